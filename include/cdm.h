@@ -119,6 +119,28 @@ void cdm_strv_free(char **v);
 /* Remove leftovers of interrupted work (.staging). Mutating commands do this on their own. */
 int cdm_gc(cdm_ctx *ctx, unsigned *removed);
 
+/* ---- projects ------------------------------------------------------------------------ */
+
+#define CDM_PIN_FILE ".cudnn-version"
+
+struct cdm_project {
+    char path[4096];      /* the folder, canonical and absolute */
+    char link_name[256];  /* the link's name: from the project's history, else [link] name */
+    char link_path[4096]; /* <path>/<link_name> */
+    bool has_link;        /* a link cdm can read is there */
+    bool link_foreign;    /* something else (a real folder) sits at link_path */
+    char target[4096];    /* where the link points ("" without a link) */
+    char linked_id[64];   /* the install id the link points to ("" when not into the store) */
+    bool has_pin;
+    char pinned_id[64];   /* the install id in the pin file */
+};
+
+/* Read the project in folder dir (which must exist). */
+int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out);
+/* The nearest project from start (NULL: the current folder) upwards: the first folder that
+ * holds a link or a pin file. */
+int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out);
+
 /* This machine's platform name as archives spell it: linux-x86_64, windows-x86_64, ... */
 const char *cdm_host_platform(void);
 

@@ -317,6 +317,7 @@ int main(int argc, char **argv)
     } else if (ends_with(out, ".tar.xz")) {
         archive_write_set_format_pax_restricted(f.a);
         archive_write_add_filter_xz(f.a);
+        archive_write_set_filter_option(f.a, "xz", "compression-level", "1"); /* fast */
     } else {
         archive_write_set_format_gnutar(f.a);
         archive_write_add_filter_gzip(f.a);
