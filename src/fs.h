@@ -65,4 +65,8 @@ const char *fs_host_platform(void);
 uint64_t fs_process_id(void);
 bool fs_process_alive(uint64_t pid);
 
+/* Fault injection for the crash tests: when CDM_CRASH_AT names this point, the process
+ * kills itself with SIGKILL (TerminateProcess on Windows), as a power cut would stop it. */
+void fs_crash_point(const char *name);
+
 #endif

@@ -497,6 +497,7 @@ static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_instal
     char *old = staging_path(ctx, in->id, "old");
     char *final = store_install_path(ctx, in->id);
     char *staging = store_staging_dir(ctx);
+    fs_crash_point("extracted");
     int rc = fs_rename(ctx, tmp, ready);
     if (rc)
         goto out;
@@ -509,11 +510,14 @@ static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_instal
         goto undo;
     }
     /* From here the record is the journal: a failure is finished by store_recover. */
+    fs_crash_point("recorded");
     if (fs_kind(final) != FS_NONE && (rc = fs_rename(ctx, final, old)))
         goto out;
+    fs_crash_point("moved-aside");
     if ((rc = fs_rename(ctx, ready, final)))
         goto out;
     fs_sync_dir(ctx->root);
+    fs_crash_point("renamed");
     if ((rc = db_install_set_state(ctx, in->id, "ok")))
         goto out;
     if (fs_kind(old) != FS_NONE)
@@ -673,8 +677,11 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_in
     bool present = fs_kind(final) == FS_DIR;
     if (present)
         rc = fs_rename(ctx, final, aside);
-    if (!rc && !(rc = db_install_delete(ctx, removed->id)) && present)
+    fs_crash_point("remove-moved");
+    if (!rc && !(rc = db_install_delete(ctx, removed->id)) && present) {
+        fs_crash_point("remove-recorded");
         rc = fs_remove_tree(ctx, aside);
+    }
     free(aside);
     free(final);
     return rc;

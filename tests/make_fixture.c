@@ -4,7 +4,7 @@
  * hostile variants. Nothing binary is committed: every archive is made at test time.
  *
  *   make_fixture OUT [--version A.B.C.D] [--header A.B.C] [--evil KIND] [--pad BYTES]
- *                    [--lib-dir lib|lib/x64] [--bin-dir bin|bin/x64]
+ *                    [--lib-dir lib|lib/x64] [--bin-dir bin|bin/x64] [--zeros BYTES]
  *
  * The format follows OUT's extension (.zip, .tar.xz, .tgz/.tar.gz), the layout and
  * platform follow OUT's name as NVIDIA spells it: "cudnn-11.3-linux-x64-v8.2.1.32.tgz" is
@@ -25,6 +25,7 @@ struct fixture {
     int major, minor, patch;       /* header version */
     int hmajor, hminor, hpatch;    /* what the header says (--header) */
     size_t pad;
+    unsigned long long zeros; /* a large, very compressible library, for slow installs */
     const char *evil;
 };
 
@@ -239,6 +240,27 @@ static void add_evil(struct fixture *f)
     }
 }
 
+static void add_zeros(struct fixture *f)
+{
+    struct archive_entry *e = archive_entry_new();
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/lib/libcudnn_zeros.so.%d", f->top, f->major);
+    archive_entry_set_pathname(e, path);
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0755);
+    archive_entry_set_size(e, (la_int64_t)f->zeros);
+    if (archive_write_header(f->a, e) != ARCHIVE_OK)
+        die(path, f->a);
+    static const char chunk[1 << 16];
+    for (unsigned long long left = f->zeros; left;) {
+        size_t n = left < sizeof(chunk) ? (size_t)left : sizeof(chunk);
+        if (archive_write_data(f->a, chunk, n) != (la_ssize_t)n)
+            die(path, f->a);
+        left -= n;
+    }
+    archive_entry_free(e);
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -264,6 +286,8 @@ int main(int argc, char **argv)
             f.evil = argv[i + 1];
         else if (!strcmp(argv[i], "--pad"))
             f.pad = (size_t)strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--zeros"))
+            f.zeros = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--lib-dir"))
             lib_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--bin-dir"))
@@ -337,6 +361,8 @@ int main(int argc, char **argv)
     } else {
         add_library(&f, windows ? "bin/cudnn64_9.dll" : "lib/libcudnn.so.9");
     }
+    if (f.zeros)
+        add_zeros(&f);
     if (f.evil)
         add_evil(&f);
     if (archive_write_close(f.a) != ARCHIVE_OK)
