@@ -40,6 +40,10 @@ int cmd_install(struct cli *cli, int argc, char **argv)
     } else if (result.changed) {
         cli_info(cli, "installed %s%s into '%s'\n", in->id,
                  in->official ? " (official NVIDIA archive)" : "", in->path);
+        if (cli->verbose)
+            cli_info(cli, "  archive %s, sha256 %s\n  layout %s, bin '%s', lib '%s', include '%s'\n",
+                     in->archive_name, in->sha256, in->layout, in->bin_dir, in->lib_dir,
+                     in->include_dir);
     } else {
         cli_info(cli, "%s is already installed from this archive; nothing to do\n", in->id);
     }

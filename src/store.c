@@ -599,7 +599,8 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         if ((rc = archive_hash(ctx, archive, sha, &size)) ||
             (rc = check_hashes(ctx, archive, sha, expected, expected_count)))
             goto out;
-        if (!strcmp(sha, existing.sha256) && fs_kind(existing.path) == FS_DIR) {
+        /* --force with the same archive reinstalls: the way to repair a damaged folder. */
+        if (!strcmp(sha, existing.sha256) && fs_kind(existing.path) == FS_DIR && !req->force) {
             result->install = existing;
             result->changed = false;
             goto out;

@@ -135,6 +135,37 @@ run_cdm list --json --root "$SCRATCH/empty-store"
 check "listing a store that does not exist prints []" test "$OUT" = "[]"
 check "and does not create it" test ! -e "$SCRATCH/empty-store"
 
+# Progress: on a terminal only (script(1) gives cdm one), never with --quiet or --json.
+big=$(fixture cudnn-linux-x86_64-9.8.0.87_cuda12-archive.tar.xz --pad 3000000)
+if command -v script >/dev/null; then
+  script -qec "'$CDM' install '$big'" /dev/null >"$SCRATCH/tty.out" 2>&1
+  check "progress on a terminal shows bytes, percent and rate" \
+    grep -Eq 'MiB / .*MiB +100%  .*/s' "$SCRATCH/tty.out"
+  "$CDM" remove 9.8 >/dev/null 2>&1
+  script -qec "'$CDM' --quiet install '$big'" /dev/null >"$SCRATCH/tty.out" 2>&1
+  check "--quiet prints nothing, also on a terminal" test ! -s "$SCRATCH/tty.out"
+else
+  skip "progress on a terminal" "script(1) from util-linux is missing"
+  skip "--quiet on a terminal" "script(1) from util-linux is missing"
+fi
+"$CDM" remove 9.8 >/dev/null 2>&1
+run_cdm install "$big"
+check "no progress when stderr is not a terminal" test "$(printf '%s' "$ERR" | grep -c '%')" -eq 0
+run_cdm install "$big" --verbose --force
+check "--verbose adds the layout" sh -c 'printf "%s" "$1" | grep -q "layout C, bin .., lib .lib."' _ "$ERR"
+
+# Writers serialise on the store lock: parallel installs all land, the index stays whole.
+for v in 9.10.0.1 9.10.1.2 9.10.2.3 9.11.0.4; do
+  f=$(fixture "cudnn-linux-x86_64-${v}_cuda12-archive.tar.xz" --pad 200000)
+  "$CDM" install "$f" >/dev/null 2>"$SCRATCH/par-$v.err" &
+done
+wait
+run_cdm list --json
+check "4 parallel installs all landed" \
+  test "$(json 'len([i for i in d if i["version"].startswith(("9.10.", "9.11."))])')" = 4
+check "and the index passes SQLite's integrity check" \
+  test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("pragma integrity_check").fetchone()[0])' "$CDM_ROOT/cdm.db")" = ok
+
 run_cdm --version
 check "--version" test "$OUT" = "cdm 0.1.0"
 run_cdm help install
