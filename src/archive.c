@@ -354,6 +354,15 @@ static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e
     }
 }
 
+/* libarchive gave up: the read callback's own error first, else libarchive's words. */
+static int read_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, const char *fix)
+{
+    if (s->error)
+        return s->error;
+    return cdm_error_set(ctx, CDM_EARCHIVE, "cannot read archive '%s': %s; %s", s->path,
+                         archive_error_string(a), fix);
+}
+
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result)
 {
@@ -379,11 +388,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     archive_read_support_filter_xz(a);
     archive_read_support_filter_bzip2(a);
     if (archive_read_open(a, &s, NULL, stream_read, NULL) != ARCHIVE_OK) {
-        rc = s.error ? s.error
-                     : cdm_error_set(ctx, CDM_EARCHIVE,
-                                     "cannot read archive '%s': %s; is it a .zip, .tar.xz or "
-                                     ".tgz cuDNN archive?",
-                                     path, archive_error_string(a));
+        rc = read_failed(ctx, a, &s, "is it a .zip, .tar.xz or .tgz cuDNN archive?");
         goto out;
     }
     struct archive_entry *e;
@@ -393,11 +398,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         if (r == ARCHIVE_EOF)
             break;
         if (r < ARCHIVE_WARN) {
-            rc = s.error ? s.error
-                         : cdm_error_set(ctx, CDM_EARCHIVE,
-                                         "cannot read archive '%s': %s; the file is damaged or "
-                                         "incomplete, download it again",
-                                         path, archive_error_string(a));
+            rc = read_failed(ctx, a, &s, "the file is damaged or incomplete, download it again");
             goto out;
         }
         entries++;
