@@ -516,7 +516,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     const char *name = req->name ? req->name : p.link_name;
     const char *spec = req->spec;
     if (!spec && !p.has_pin)
-        return cdm_error_set(ctx, CDM_EINVAL,
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "no version to link in '%s': give one ('cdm link %s 9.1') or "
                              "commit a %s pin file",
                              p.path, req->project, CDM_PIN_FILE);

@@ -1,7 +1,7 @@
 # The junction bytes cdm builds, read back by an independent NTFS implementation: ntfs-3g
 # shows a folder whose system.ntfs_reparse_data holds a junction as a symbolic link to the
 # junction's target, translated into the mount (WINDOWS.md, "Checking junction bytes").
-. "$TESTS_DIR/cli/lib.sh"
+. "$TESTS_DIR/cli/lib.sh" || exit 1
 
 find_tool() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || { [ -x "/sbin/$1" ] && echo "/sbin/$1"; }; }
 MKNTFS=$(find_tool mkntfs)
