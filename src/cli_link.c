@@ -43,21 +43,20 @@ void cli_warn_which(struct cli *cli, const struct cdm_which *w)
         return;
     }
     if (p->link_foreign)
-        fprintf(stderr, "cdm: warning: '%s' is a real folder or file, not a link\n",
-                p->link_path);
+        fprintf(stderr, "cdm: warning: '%s' is a real folder or file, not a link\n", p->link_path);
     if (w->drift && *p->linked_id)
         fprintf(stderr,
                 "cdm: warning: '%s' points to %s but the index says %s (generation %lld); was "
                 "it changed by hand? 'cdm link %s %s' records it\n",
-                p->link_path, p->linked_id, *w->index_id ? w->index_id : "no link",
-                w->generation, p->path, p->linked_id);
+                p->link_path, p->linked_id, *w->index_id ? w->index_id : "no link", w->generation,
+                p->path, p->linked_id);
     else if (w->drift)
         fprintf(stderr,
                 "cdm: warning: the index says '%s' links to %s (generation %lld) but %s; "
                 "'cdm link %s %s' puts it back\n",
                 p->path, w->index_id, w->generation,
-                p->has_link ? "the link points outside the store" : "there is no link",
-                p->path, w->index_id);
+                p->has_link ? "the link points outside the store" : "there is no link", p->path,
+                w->index_id);
     if (*p->linked_id && !w->installed)
         fprintf(stderr, "cdm: warning: %s is not installed in this store; run 'cdm install %s'\n",
                 p->linked_id, p->linked_id);

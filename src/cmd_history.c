@@ -45,8 +45,7 @@ int cmd_history(struct cli *cli, int argc, char **argv)
             json_object_end(&j);
         } else {
             printf("%s  %-4lld %-9s %-22s %-20s %s\n", g[i].current ? "*" : " ", g[i].number,
-                   g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when,
-                   g[i].link_name);
+                   g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when, g[i].link_name);
         }
     }
     if (cli->json)

@@ -17,8 +17,9 @@ int cmd_rollback(struct cli *cli, int argc, char **argv)
         char *end;
         to = strtoll(to_text, &end, 10);
         if (end == to_text || *end || to < 1)
-            return cli_usage_error(cli, "--to takes a generation number (see 'cdm history'), "
-                                        "not '%s'",
+            return cli_usage_error(cli,
+                                   "--to takes a generation number (see 'cdm history'), "
+                                   "not '%s'",
                                    to_text);
     }
     cdm_ctx *ctx = cli_ctx(cli);

@@ -55,8 +55,7 @@ static void gen_read_row(sqlite3_stmt *st, struct cdm_generation *g)
 
 /* One generation: the given number, or the newest "ok" one when number is 0.
  * CDM_ENOTFOUND without a message when there is none. */
-static int gen_get(cdm_ctx *ctx, const char *project, long long number,
-                   struct cdm_generation *out)
+static int gen_get(cdm_ctx *ctx, const char *project, long long number, struct cdm_generation *out)
 {
     sqlite3_stmt *st = NULL;
     int rc = gen_prepare(ctx,
@@ -99,9 +98,8 @@ static int gen_next_number(cdm_ctx *ctx, const char *project, long long *number)
     return rc;
 }
 
-static int gen_insert(cdm_ctx *ctx, const char *project, long long number,
-                      const char *install_id, const char *action, const char *link_name,
-                      const char *state)
+static int gen_insert(cdm_ctx *ctx, const char *project, long long number, const char *install_id,
+                      const char *action, const char *link_name, const char *state)
 {
     sqlite3_stmt *st = NULL;
     int rc = gen_prepare(ctx,
@@ -243,8 +241,8 @@ static int pin_write(cdm_ctx *ctx, const struct cdm_project *p, const char *id)
     if (p->has_pin && !strcmp(p->pinned_id, id))
         return CDM_OK;
     char *pin = path_join(p->path, CDM_PIN_FILE);
-    char *tmp_name = xasprintf("%s.cdm-%llu.tmp", CDM_PIN_FILE,
-                               (unsigned long long)fs_process_id());
+    char *tmp_name =
+        xasprintf("%s.cdm-%llu.tmp", CDM_PIN_FILE, (unsigned long long)fs_process_id());
     char *tmp = path_join(p->path, tmp_name);
     char *text = xasprintf("%s\n", id);
     struct fs_file *f = NULL;
@@ -494,10 +492,26 @@ static int installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_i
 
 static int refuse_foreign(cdm_ctx *ctx, const char *link_path)
 {
-    return cdm_error_set(ctx, CDM_EEXISTS,
-                         "cannot link '%s': it is a real %s, not a link; move it away or pass "
-                         "another --name",
-                         link_path, fs_kind(link_path) == FS_DIR ? "folder" : "file");
+    /* Say what is there, so the user sees it is data, not a broken link. */
+    struct strbuf what = STRBUF_INIT;
+    char **names = NULL;
+    if (fs_kind(link_path) != FS_DIR) {
+        sb_add(&what, "file");
+    } else if (fs_list_dir(ctx, link_path, &names) == CDM_OK) {
+        size_t n = 0;
+        while (names[n])
+            n++;
+        sb_addf(&what, "folder with %zu entr%s", n, n == 1 ? "y" : "ies");
+        cdm_strv_free(names);
+    } else {
+        sb_add(&what, "folder");
+    }
+    int rc = cdm_error_set(ctx, CDM_EEXISTS,
+                           "cannot link '%s': it is a real %s, not a link; move it away or pass "
+                           "another --name",
+                           link_path, sb_str(&what));
+    sb_free(&what);
+    return rc;
 }
 
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result)
@@ -588,8 +602,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_r
     return finish(ctx, p.path, changed, result);
 }
 
-int cdm_rollback(cdm_ctx *ctx, const char *project, long long to,
-                 struct cdm_link_result *result)
+int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
     struct cdm_project p;
@@ -706,8 +719,9 @@ static bool pending_happened(cdm_ctx *ctx, const struct pending *g)
     enum link_kind kind = LINK_FOREIGN;
     char *target = NULL;
     link_read(ctx, link_path, &kind, &target);
-    bool happened = g->install_id ? kind == LINK_OURS && target_is_install(ctx, target, g->install_id)
-                                  : kind == LINK_NONE;
+    bool happened = g->install_id
+                        ? kind == LINK_OURS && target_is_install(ctx, target, g->install_id)
+                        : kind == LINK_NONE;
     free(target);
     free(link_path);
     return happened;
@@ -727,8 +741,7 @@ int generation_recover(cdm_ctx *ctx, unsigned *done)
             clean_project_leftovers(ctx, g->project, g->link_name);
             struct cdm_project p;
             /* The pin follows the link; a failure here is reported by the next link. */
-            if (!rc && happened && g->install_id &&
-                cdm_project_open(ctx, g->project, &p) == CDM_OK)
+            if (!rc && happened && g->install_id && cdm_project_open(ctx, g->project, &p) == CDM_OK)
                 pin_write(ctx, &p, g->install_id);
         }
         (*done)++;

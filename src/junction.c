@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define HEADER_SIZE 8u  /* tag, data length, reserved */
-#define NAMES_AT 16u    /* the four u16 name fields come first */
+#define NAMES_AT    16u /* the four u16 name fields come first */
 static const char substitute_prefix[] = "\\??\\";
 
 static bool is_sep(char c)
@@ -140,8 +140,8 @@ const char *junction_build(const char *target, unsigned char **buf, size_t *size
     struct strbuf sub = STRBUF_INIT, print = STRBUF_INIT;
     sb_add(&sub, ""); /* so an empty name still has a buffer */
     sb_add(&print, "");
-    bool valid = add_utf16(&sub, substitute_prefix) && add_utf16(&sub, norm) &&
-                 add_utf16(&print, norm);
+    bool valid =
+        add_utf16(&sub, substitute_prefix) && add_utf16(&sub, norm) && add_utf16(&print, norm);
     free(norm);
     size_t total = NAMES_AT + sub.len + 2 + print.len + 2;
     if (!valid)
@@ -176,8 +176,7 @@ static size_t get16(const unsigned char *p)
 
 static uint32_t get32(const unsigned char *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
 /* UTF-16LE bytes to UTF-8; NULL on unpaired surrogates or NUL. */

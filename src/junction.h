@@ -13,8 +13,8 @@
 #include <stddef.h>
 
 #define JUNCTION_TAG_MOUNT_POINT 0xA0000003u
-#define JUNCTION_TAG_SYMLINK 0xA000000Cu
-#define JUNCTION_MAX_BUFFER 16384u /* MAXIMUM_REPARSE_DATA_BUFFER_SIZE */
+#define JUNCTION_TAG_SYMLINK     0xA000000Cu
+#define JUNCTION_MAX_BUFFER      16384u /* MAXIMUM_REPARSE_DATA_BUFFER_SIZE */
 
 /* The form a junction target is stored in: "X:\a\b" with backslashes, the drive letter in
  * upper case, no "\\?\" prefix, no empty, "." or ".." components, no trailing separator

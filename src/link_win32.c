@@ -73,9 +73,9 @@ static int fail(cdm_ctx *ctx, DWORD code, const char *what, const char *path)
 
 static HANDLE open_reparse(const wchar_t *path, DWORD access)
 {
-    return CreateFileW(path, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                       NULL, OPEN_EXISTING,
-                       FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    return CreateFileW(path, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                       OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS,
+                       NULL);
 }
 
 int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target)
@@ -105,8 +105,8 @@ int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **targe
         return fail(ctx, GetLastError(), "read link", path);
     unsigned char *buf = xmalloc(JUNCTION_MAX_BUFFER);
     DWORD got = 0;
-    BOOL ok = DeviceIoControl(h, FSCTL_GET_REPARSE_POINT, NULL, 0, buf, JUNCTION_MAX_BUFFER,
-                              &got, NULL);
+    BOOL ok =
+        DeviceIoControl(h, FSCTL_GET_REPARSE_POINT, NULL, 0, buf, JUNCTION_MAX_BUFFER, &got, NULL);
     DWORD e = GetLastError();
     CloseHandle(h);
     int rc = CDM_OK;
@@ -123,8 +123,8 @@ int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **targe
 }
 
 /* Write the junction buffer into an existing empty folder or junction. */
-static int set_reparse(cdm_ctx *ctx, const wchar_t *w, const char *path,
-                       const unsigned char *buf, size_t size)
+static int set_reparse(cdm_ctx *ctx, const wchar_t *w, const char *path, const unsigned char *buf,
+                       size_t size)
 {
     HANDLE h = open_reparse(w, GENERIC_WRITE);
     if (h == INVALID_HANDLE_VALUE)
@@ -152,8 +152,8 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
     size_t size = 0;
     const char *why = junction_build(target, &buf, &size);
     if (why)
-        return cdm_error_set(ctx, CDM_EUNSUPPORTED, "cannot link '%s' to '%s': the target %s",
-                             path, target, why);
+        return cdm_error_set(ctx, CDM_EUNSUPPORTED, "cannot link '%s' to '%s': the target %s", path,
+                             target, why);
     enum link_kind kind;
     char *old = NULL;
     int rc = link_read(ctx, path, &kind, &old);

@@ -22,7 +22,8 @@ const struct cli_command cli_commands[] = {
      "  --force         unlink the projects that use it first\n"},
     {"gc", cmd_gc, "clean up leftovers of interrupted work", "", ""},
     {"help", cmd_help, "show help for a command", "[COMMAND]", ""},
-    {"link", cmd_link, "link a project to an installed version", "<PROJECT> [VERSION] [--name NAME]",
+    {"link", cmd_link, "link a project to an installed version",
+     "<PROJECT> [VERSION] [--name NAME] [--cuda N]",
      "Creates or switches PROJECT/cuda_link and writes PROJECT/.cudnn-version.\n"
      "VERSION omitted: the one in the project's .cudnn-version pin file.\n"
      "  --name NAME     the link's name (default: the project's, or [link] name)\n"

@@ -131,7 +131,7 @@ echo notes >"$R/cuda_link/README"
 before=$(tree_digest "$R")
 run_cdm link "$R" 9.1
 expect_rc 1 "a real folder named cuda_link is refused"
-expect_err "real folder" "saying it is a real folder"
+expect_err "real folder with 2 entries" "saying it is a real folder and what it holds"
 check "its files are untouched" test "$before" = "$(tree_digest "$R")"
 check "no pin and no generation are written" test ! -e "$R/.cudnn-version" -a "$(gens "$R")" -eq 0
 run_cdm unlink "$R"
