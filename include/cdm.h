@@ -144,4 +144,58 @@ int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out);
 /* This machine's platform name as archives spell it: linux-x86_64, windows-x86_64, ... */
 const char *cdm_host_platform(void);
 
+/* ---- links and their history ----------------------------------------------------------- */
+
+/* One change of a project's link. Numbers grow by one per project. */
+struct cdm_generation {
+    long long number;
+    char install_id[64]; /* "" for an unlink */
+    char action[16];     /* "link", "rollback", "unlink"; "gone" when cdm gc dropped the
+                          * record of a project folder that no longer exists */
+    char link_name[256];
+    int64_t time;        /* seconds since the epoch */
+    bool current;        /* the newest: what the index says the project uses */
+};
+
+/* What a project uses, read from the file system and compared with the index. */
+struct cdm_which {
+    struct cdm_project project; /* path is the recorded one when the folder is gone */
+    bool gone;                  /* the folder no longer exists; its history remains */
+    char version[32];           /* of linked_id ("" without one) */
+    bool installed;             /* linked_id is an install of this store */
+    long long generation;       /* the current generation, 0 when there is none */
+    char index_id[64];          /* the install id the current generation names */
+    bool drift;                 /* the link on disk and the index disagree */
+};
+
+struct cdm_link_request {
+    const char *project; /* an existing folder */
+    const char *spec;    /* a version spec; NULL: the project's pin file */
+    int cuda;            /* --cuda N, 0 for any */
+    const char *name;    /* the link's name; NULL: the project's current one or [link] name */
+};
+
+struct cdm_link_result {
+    struct cdm_which now;  /* the project after the change */
+    char previous_id[64];  /* what the link pointed to before ("" for none) */
+    bool changed;          /* false: it was so already, nothing was recorded */
+};
+
+/* Create or switch a project's link and write its pin file; records a generation. */
+int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result);
+/* Remove a project's link (never its target) and record it; forget also removes the pin. */
+int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_result *result);
+/* Go back to the install of generation `to` (0: the one before the current); recorded as a
+ * new generation, so rolling back twice returns. */
+int cdm_rollback(cdm_ctx *ctx, const char *project, long long to,
+                 struct cdm_link_result *result);
+/* The project in folder project (NULL: the nearest one), or the record of a folder gone. */
+int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which *out);
+/* A project's generations, oldest first (*out malloc'd); path (4096 bytes) gets the
+ * project's recorded path. A folder that is gone still has its history. */
+int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_generation **out,
+                size_t *count);
+/* True when a recorded project's folder no longer exists. */
+bool cdm_project_gone(const char *project);
+
 #endif

@@ -66,4 +66,17 @@ int cmd_remove(struct cli *cli, int argc, char **argv);
 int cmd_gc(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
 
+/* cli_link.c: a project's link, as which, link, unlink and rollback report it. */
+void cli_json_which(struct json *j, const struct cdm_which *w);
+void cli_warn_which(struct cli *cli, const struct cdm_which *w);
+void cli_print_which(struct cli *cli, const struct cdm_which *w);
+/* done: "linked", "unlinked", "rolled back" */
+void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const char *done);
+
+int cmd_link(struct cli *cli, int argc, char **argv);
+int cmd_unlink(struct cli *cli, int argc, char **argv);
+int cmd_which(struct cli *cli, int argc, char **argv);
+int cmd_history(struct cli *cli, int argc, char **argv);
+int cmd_rollback(struct cli *cli, int argc, char **argv);
+
 #endif

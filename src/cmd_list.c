@@ -11,6 +11,13 @@ static void print_projects_json(struct json *j, char **projects)
     for (char **p = projects; p && *p; p++)
         json_string(j, *p);
     json_array_end(j);
+    /* Recorded projects whose folder is gone; 'cdm gc' drops them. */
+    json_key(j, "projects_gone");
+    json_array_begin(j);
+    for (char **p = projects; p && *p; p++)
+        if (cdm_project_gone(*p))
+            json_string(j, *p);
+    json_array_end(j);
 }
 
 int cmd_list(struct cli *cli, int argc, char **argv)
@@ -55,7 +62,7 @@ int cmd_list(struct cli *cli, int argc, char **argv)
             printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s\n", in->id, in->version, in->cuda,
                    in->platform, size, in->official ? "yes" : "no", when, in->path);
             for (char **p = projects; p && *p; p++)
-                printf("    used by %s\n", *p);
+                printf("    used by %s%s\n", *p, cdm_project_gone(*p) ? " (gone)" : "");
         }
         cdm_strv_free(projects);
     }

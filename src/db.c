@@ -46,6 +46,9 @@ static const char *const migrations[] = {
     "  PRIMARY KEY (project, generation)"
     ");"
     "CREATE INDEX generations_install ON generations(install_id);",
+    /* 2: a link change is recorded "pending" before the link is switched and "ok" after, so
+     * the next writer can tell a crash in between from a hand-edited link */
+    "ALTER TABLE generations ADD COLUMN state TEXT NOT NULL DEFAULT 'ok';",
 };
 
 static int db_fail(cdm_ctx *ctx, const char *what)
@@ -397,7 +400,7 @@ int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
     int rc = prepare(ctx,
                      "SELECT g.project FROM generations g WHERE g.install_id = ?1 AND "
                      "g.generation = (SELECT MAX(generation) FROM generations h "
-                     "WHERE h.project = g.project) ORDER BY g.project",
+                     "WHERE h.project = g.project AND h.state = 'ok') ORDER BY g.project",
                      &st);
     if (rc)
         return rc;

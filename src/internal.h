@@ -50,4 +50,9 @@ char *store_install_path(const cdm_ctx *ctx, const char *id);
  * (records a generation). */
 int project_unlink_for_remove(cdm_ctx *ctx, const char *project);
 
+/* generation.c: finish or undo link changes a crash interrupted (under the store lock),
+ * and drop the records of project folders that are gone (cdm gc). Both count what they do. */
+int generation_recover(cdm_ctx *ctx, unsigned *done);
+int generation_drop_gone(cdm_ctx *ctx, unsigned *dropped);
+
 #endif

@@ -22,6 +22,22 @@ const struct cli_command cli_commands[] = {
      "  --force         unlink the projects that use it first\n"},
     {"gc", cmd_gc, "clean up leftovers of interrupted work", "", ""},
     {"help", cmd_help, "show help for a command", "[COMMAND]", ""},
+    {"link", cmd_link, "link a project to an installed version",
+     "<PROJECT> [VERSION] [--name NAME] [--cuda N]",
+     "Creates or switches PROJECT/cuda_link and writes PROJECT/.cudnn-version.\n"
+     "VERSION omitted: the one in the project's .cudnn-version pin file.\n"
+     "  --name NAME     the link's name (default: the project's, or [link] name)\n"
+     "  --cuda N        the CUDA major of the build variant, when several match\n"},
+    {"unlink", cmd_unlink, "remove a project's link (never its target)",
+     "<PROJECT> [--forget]", "  --forget        also delete the .cudnn-version pin file\n"},
+    {"which", cmd_which, "show the version a project uses and where its link points",
+     "[PROJECT]", "PROJECT defaults to the nearest folder upwards with a link or pin file.\n"},
+    {"history", cmd_history, "list a project's link generations", "[PROJECT]",
+     "The current generation is marked with '*'.\n"},
+    {"rollback", cmd_rollback, "go back to a project's previous generation",
+     "<PROJECT> [--to GEN]",
+     "The rollback is a new generation: rolling back twice returns.\n"
+     "  --to GEN        go back to generation GEN (see 'cdm history')\n"},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -131,8 +131,3 @@ int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
     free(dir);
     return rc;
 }
-
-int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
-{
-    return cdm_error_set(ctx, CDM_EUNSUPPORTED, "cannot unlink '%s' yet", project);
-}

@@ -144,7 +144,10 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
 static int recover(cdm_ctx *ctx, unsigned *done)
 {
     char **pending = NULL;
-    int rc = db_install_pending(ctx, &pending);
+    int rc = generation_recover(ctx, done);
+    if (rc)
+        return rc;
+    rc = db_install_pending(ctx, &pending);
     for (char **p = pending; !rc && p && *p; p++)
         rc = roll_forward(ctx, *p, done);
     cdm_strv_free(pending);
@@ -180,9 +183,9 @@ int cdm_gc(cdm_ctx *ctx, unsigned *removed)
     *removed = 0;
     ctx->recovered = true; /* gc recovers below itself, to count what it did */
     int rc = store_open(ctx, true);
-    if (rc)
+    if (rc || (rc = recover(ctx, removed)))
         return rc;
-    return recover(ctx, removed);
+    return generation_drop_gone(ctx, removed);
 }
 
 int cdm_list(cdm_ctx *ctx, struct cdm_install **out, size_t *count)
