@@ -172,7 +172,7 @@ void activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
     char *rest = list_without(pf, get(arg, pf->path_var), drop, CDM_ARRAY_LEN(drop));
     add(out, pf->path_var, rest, xstrdup(entry));
     add_set(out, "CDM_PATH_ENTRY", entry);
-    add_set(out, "CDM_PROJECT", t->project);
+    add(out, "CDM_PROJECT", native_path(pf, t->project), NULL);
     add_set(out, "CDM_ACTIVE", t->id);
     free(entry);
 }

@@ -70,7 +70,7 @@ static bool same(const char *env, const char *want)
 }
 
 /* --auto, for the prompt hooks: follow the working folder. Outside any project deactivate;
- * in the project already active do nothing; in another activate it (or, when it cannot be,
+ * in the project already active (same install, same entry) do nothing; in another activate it (or, when it cannot be,
  * say why and deactivate, since the old project's cuDNN no longer belongs here). */
 static int activate_auto(struct cli *cli, const struct shell *sh, const char *start)
 {
@@ -94,7 +94,7 @@ static int activate_auto(struct cli *cli, const struct shell *sh, const char *st
         target_of(&a, &t);
         char *entry = activation_entry(pf, &t);
         bool current = activation_is_on(pf, cli_getenv, NULL) && same("CDM_ACTIVE", a.id) &&
-                       same("CDM_PROJECT", a.project) && same("CDM_PATH_ENTRY", entry);
+                       same("CDM_PATH_ENTRY", entry);
         free(entry);
         if (!current)
             activation_plan(pf, cli_getenv, NULL, &t, &plan);
