@@ -2,7 +2,7 @@
 #   . <path>\cdm.ps1
 # Candidates come from `cdm complete`; the word being completed goes as --current=WORD
 # because Windows PowerShell drops empty arguments to native programs.
-Register-ArgumentCompleter -Native -CommandName cdm, cdm.exe -ScriptBlock {
+Register-ArgumentCompleter -Native -CommandName @('cdm', 'cdm.exe') -ScriptBlock {
     param($wordToComplete, $commandAst, $cursorPosition)
     # The words before the one under the cursor, without the program name.
     $words = @($commandAst.CommandElements | Select-Object -Skip 1 |
