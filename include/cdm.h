@@ -198,4 +198,20 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
 /* True when a recorded project's folder no longer exists. */
 bool cdm_project_gone(const char *project);
 
+/* ---- activation ------------------------------------------------------------------------ */
+
+/* What `cdm activate` points a shell at: the project's link and the linked install's
+ * folders. Reads the index only (no store scan, no recovery), so a prompt hook can call it. */
+struct cdm_activation {
+    char project[4096];   /* the project folder */
+    char link_path[4096]; /* <project>/<link name>: paths go through it, so a later
+                             link or rollback takes effect without activating again */
+    char id[64];          /* the linked install */
+    char bin_dir[16];     /* the install's folders, relative to the link, '/' separated */
+    char lib_dir[32];
+};
+/* The project in dir (search: the nearest one from dir upwards; dir NULL: the current
+ * folder). Fails, saying which `cdm link` to run, when the project has no usable link. */
+int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out);
+
 #endif

@@ -65,6 +65,20 @@ int cmd_list(struct cli *cli, int argc, char **argv);
 int cmd_remove(struct cli *cli, int argc, char **argv);
 int cmd_gc(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
+int cmd_activate(struct cli *cli, int argc, char **argv);
+int cmd_deactivate(struct cli *cli, int argc, char **argv);
+int cmd_hook(struct cli *cli, int argc, char **argv);
+int cmd_complete(struct cli *cli, int argc, char **argv);
+
+/* cmd_activate.c: shared by activate, deactivate and hook. */
+struct shell;
+struct env_plan;
+/* --shell, else $CDM_SHELL, else the parent process (Windows), else $SHELL. */
+int cli_choose_shell(struct cli *cli, const char *given, const struct shell **out);
+/* Render plan for sh on stdout; fails (printing why) when sh cannot express a value. */
+int cli_print_plan(struct cli *cli, const struct shell *sh, const struct env_plan *plan);
+/* getenv as an env_get_fn. */
+const char *cli_getenv(void *arg, const char *name);
 
 /* cli_link.c: a project's link, as which, link, unlink and rollback report it. */
 void cli_json_which(struct json *j, const struct cdm_which *w);

@@ -38,6 +38,27 @@ const struct cli_command cli_commands[] = {
      "<PROJECT> [--to GEN]",
      "The rollback is a new generation: rolling back twice returns.\n"
      "  --to GEN        go back to generation GEN (see 'cdm history')\n"},
+    {"activate", cmd_activate, "print shell lines that put a project's cuDNN in use",
+     "[PROJECT] [--shell SHELL] [--auto]",
+     "PROJECT defaults to the nearest folder upwards with a link or pin file. Use it as:\n"
+     "  bash/zsh/sh:  eval \"$(cdm activate)\"\n"
+     "  fish:         cdm activate --shell fish | source\n"
+     "  PowerShell:   cdm activate --shell pwsh | Out-String | Invoke-Expression\n"
+     "  cmd:          for /f \"delims=\" %i in ('cdm activate --shell cmd') do @%i\n"
+     "  --shell SHELL pwsh powershell cmd bash zsh fish sh (default: $CDM_SHELL, the\n"
+     "                parent process on Windows, else $SHELL)\n"
+     "  --auto        for prompt hooks: follow the working folder (PROJECT: where to\n"
+     "                start), deactivate outside projects, print nothing when current\n"},
+    {"deactivate", cmd_deactivate, "print shell lines that undo activate exactly",
+     "[--shell SHELL]", "  --shell SHELL pwsh powershell cmd bash zsh fish sh\n"},
+    {"hook", cmd_hook, "print a profile snippet that activates projects on cd",
+     "<bash|zsh|fish|pwsh>",
+     "  bash/zsh: eval \"$(cdm hook bash)\"   fish: cdm hook fish | source\n"
+     "  PowerShell: (& cdm hook pwsh) | Out-String | Invoke-Expression\n"},
+    {"complete", cmd_complete, "print completion candidates (used by completions/)",
+     "[--current=WORD] -- [WORD...]",
+     "WORDs are the command line after 'cdm' up to the cursor; WORD the one being\n"
+     "completed. Prints one candidate a line; nothing means file names.\n"},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

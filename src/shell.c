@@ -1,0 +1,210 @@
+/* Shell syntax: one row per shell, and rendering an env_plan with it. */
+#include "shell.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum shell_id { SHELL_SH, SHELL_BASH, SHELL_ZSH, SHELL_FISH, SHELL_PWSH, SHELL_POWERSHELL,
+                SHELL_CMD, SHELL_COUNT };
+
+struct shell {
+    const char *name;
+    void (*quote)(struct strbuf *out, const char *value);
+    bool (*expressible)(const char *value); /* NULL: every value */
+    /* set: set_pre NAME set_mid QUOTED set_post; unset: unset_pre NAME unset_post */
+    const char *set_pre, *set_mid, *set_post;
+    const char *unset_pre, *unset_post;
+    /* Between the separately quoted parts of a path list; NULL: the list is one literal
+     * joined with the platform's separator. */
+    const char *list_join;
+};
+
+/* POSIX sh: nothing is special inside '...' except the closing quote itself. */
+static void quote_sh(struct strbuf *out, const char *v)
+{
+    sb_addc(out, '\'');
+    for (; *v; v++) {
+        if (*v == '\'')
+            sb_add(out, "'\\''");
+        else
+            sb_addc(out, *v);
+    }
+    sb_addc(out, '\'');
+}
+
+/* fish: inside '...' only \' and \\ are escapes. */
+static void quote_fish(struct strbuf *out, const char *v)
+{
+    sb_addc(out, '\'');
+    for (; *v; v++) {
+        if (*v == '\'' || *v == '\\')
+            sb_addc(out, '\\');
+        sb_addc(out, *v);
+    }
+    sb_addc(out, '\'');
+}
+
+/* PowerShell single-quoted literal: no expansion; a quote is doubled. PowerShell also takes
+ * the typographic single quotes U+2018..U+201B as quotes, so those are doubled too. */
+static size_t pwsh_quote_len(const char *v)
+{
+    if (*v == '\'')
+        return 1;
+    const unsigned char *u = (const unsigned char *)v;
+    if (u[0] == 0xE2 && u[1] == 0x80 && u[2] >= 0x98 && u[2] <= 0x9B)
+        return 3;
+    return 0;
+}
+
+static void quote_pwsh(struct strbuf *out, const char *v)
+{
+    sb_addc(out, '\'');
+    while (*v) {
+        size_t q = pwsh_quote_len(v);
+        if (q) {
+            sb_addn(out, v, q);
+            sb_addn(out, v, q);
+            v += q;
+        } else {
+            sb_addc(out, *v++);
+        }
+    }
+    sb_addc(out, '\'');
+}
+
+/* cmd: the whole `set "NAME=value"` is quoted by the template; inside it nothing but a quote
+ * or a line break can go wrong (%, ^, & and ! are literal there when delayed expansion is
+ * off, as it is by default). */
+static void quote_cmd(struct strbuf *out, const char *v)
+{
+    sb_add(out, v);
+}
+
+static bool cmd_expressible(const char *v)
+{
+    return !strpbrk(v, "\"\r\n");
+}
+
+static const struct shell shells[] = {
+    [SHELL_SH] = {"sh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
+    [SHELL_BASH] = {"bash", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
+    [SHELL_ZSH] = {"zsh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
+    [SHELL_FISH] = {"fish", quote_fish, NULL, "set -gx ", " ", "", "set -e -g ", "", NULL},
+    [SHELL_PWSH] = {"pwsh", quote_pwsh, NULL, "$env:", " = ", "", "Remove-Item -LiteralPath 'Env:",
+                    "' -ErrorAction SilentlyContinue", " + [IO.Path]::PathSeparator + "},
+    [SHELL_POWERSHELL] = {"powershell", quote_pwsh, NULL, "$env:", " = ", "",
+                          "Remove-Item -LiteralPath 'Env:", "' -ErrorAction SilentlyContinue",
+                          " + [IO.Path]::PathSeparator + "},
+    [SHELL_CMD] = {"cmd", quote_cmd, cmd_expressible, "set \"", "=", "\"", "set \"", "=\"",
+                   NULL},
+};
+_Static_assert(CDM_ARRAY_LEN(shells) == SHELL_COUNT, "one row per shell");
+
+/* Programs that read one of the syntaxes above. */
+static const struct {
+    const char *program;
+    enum shell_id shell;
+} aliases[] = {
+    {"dash", SHELL_SH}, {"ash", SHELL_SH},  {"ksh", SHELL_SH},
+    {"mksh", SHELL_SH}, {"yash", SHELL_SH}, {"busybox", SHELL_SH},
+};
+
+static bool same_icase(const char *a, const char *b, size_t n)
+{
+    if (strlen(b) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+            return false;
+    return true;
+}
+
+const struct shell *shell_find(const char *name)
+{
+    if (!name || !*name)
+        return NULL;
+    /* A path or a program file name: the last component, without a login '-' or ".exe". */
+    const char *base = name;
+    for (const char *p = name; *p; p++)
+        if (*p == '/' || *p == '\\')
+            base = p + 1;
+    if (*base == '-')
+        base++;
+    size_t n = strlen(base);
+    if (str_ends_with_icase(base, ".exe"))
+        n -= 4;
+    for (size_t i = 0; i < SHELL_COUNT; i++)
+        if (same_icase(base, shells[i].name, n))
+            return &shells[i];
+    for (size_t i = 0; i < CDM_ARRAY_LEN(aliases); i++)
+        if (same_icase(base, aliases[i].program, n))
+            return &shells[aliases[i].shell];
+    return NULL;
+}
+
+const char *shell_name(const struct shell *sh)
+{
+    return sh->name;
+}
+
+const char *shell_names(void)
+{
+    return "pwsh powershell cmd bash zsh fish sh";
+}
+
+const struct shell_platform shell_platform_posix = {"LD_LIBRARY_PATH",
+                                                     "CDM_SAVED_LD_LIBRARY_PATH", ':', '/', false, false};
+const struct shell_platform shell_platform_windows = {"PATH", "CDM_SAVED_PATH", ';', '\\', true, true};
+
+void shell_quote(const struct shell *sh, struct strbuf *out, const char *value)
+{
+    sh->quote(out, value);
+}
+
+static bool expressible(const struct shell *sh, const char *v)
+{
+    return !v || !sh->expressible || sh->expressible(v);
+}
+
+const char *shell_render(const struct shell *sh, const struct shell_platform *pf,
+                         const struct env_plan *plan, struct strbuf *out)
+{
+    for (size_t i = 0; i < plan->n; i++) {
+        const struct env_change *c = &plan->v[i];
+        if (!expressible(sh, c->value) || !expressible(sh, c->first))
+            return c->name;
+    }
+    for (size_t i = 0; i < plan->n; i++) {
+        const struct env_change *c = &plan->v[i];
+        if (!c->value) {
+            sb_addf(out, "%s%s%s\n", sh->unset_pre, c->name, sh->unset_post);
+            continue;
+        }
+        sb_addf(out, "%s%s%s", sh->set_pre, c->name, sh->set_mid);
+        if (!c->first) {
+            sh->quote(out, c->value);
+        } else if (!*c->value) {
+            sh->quote(out, c->first);
+        } else if (sh->list_join) {
+            sh->quote(out, c->first);
+            sb_add(out, sh->list_join);
+            sh->quote(out, c->value);
+        } else {
+            char *joined = xasprintf("%s%c%s", c->first, pf->list_sep, c->value);
+            sh->quote(out, joined);
+            free(joined);
+        }
+        sb_addf(out, "%s\n", sh->set_post);
+    }
+    return NULL;
+}
+
+void env_plan_free(struct env_plan *plan)
+{
+    for (size_t i = 0; i < plan->n; i++) {
+        free(plan->v[i].value);
+        free(plan->v[i].first);
+    }
+    plan->n = 0;
+}

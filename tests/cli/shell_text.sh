@@ -1,0 +1,75 @@
+# The exact text per shell (golden files in tests/golden/, @SCRATCH@ for the scratch folder),
+# and PowerShell's text parsed by a real PowerShell grammar (tree-sitter-powershell), since
+# no pwsh runs here. CDM_REGEN_GOLDEN=1 rewrites the golden files.
+. "$TESTS_DIR/cli/lib.sh"
+
+run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
+# Every awkward character cmd can take too (it cannot take a double quote).
+name=$'it\'s 100% ^&`$x;\\y \xc3\xa9\xe2\x80\x98q'
+mkdir -p "$SCRATCH/w/$name"
+P=$(cd "$SCRATCH/w/$name" && pwd -P)
+ln -s "$CDM_ROOT/9.1.0.70-cuda12" "$P/cuda_link"
+GOLDEN="$TESTS_DIR/golden"
+
+golden() { # CASE SHELL: compare stdout of the last run with golden/CASE.SHELL
+  local file="$GOLDEN/$1.$2" got
+  got=$(printf '%s\n' "$OUT" | sed "s|$SCRATCH|@SCRATCH@|g")
+  if [ -n "${CDM_REGEN_GOLDEN-}" ]; then printf '%s\n' "$got" >"$file"; fi
+  if [ "$got" = "$(cat "$file" 2>/dev/null)" ]; then
+    ok "$2: $1 text is exactly golden/$1.$2"
+  else
+    not_ok "$2: $1 text is exactly golden/$1.$2"
+    diag "got:" "$got"
+  fi
+}
+
+cd "$P" || exit 1
+export LD_LIBRARY_PATH=/orig/x CUDNN_PATH=
+unset CUDA_PATH
+for sh in bash zsh sh fish pwsh powershell cmd; do
+  run_cdm activate --shell "$sh"
+  golden activate "$sh"
+done
+active_env=$(eval "$("$CDM" activate --shell bash)" && env | grep -E '^(CUDA_PATH|CUDNN_PATH|LD_LIBRARY_PATH|CDM_[APS][A-Z_]*)=' | LC_ALL=C sort)
+for sh in bash fish pwsh cmd; do
+  OUT=$(eval "$("$CDM" activate --shell bash)" && "$CDM" deactivate --shell "$sh")
+  golden deactivate "$sh"
+done
+
+# PowerShell grammar: the text parses, holds only verbatim strings, and assigns exactly what
+# bash got from the same activation.
+cache=${CDM_TEST_CACHE:-${TMPDIR:-/tmp}/cdm-test-cache}/tree-sitter-powershell
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  skip "PowerShell text parses with tree-sitter-powershell" "node or npm is not installed"
+elif [ ! -d "$cache/node_modules/tree-sitter-powershell" ] &&
+  ! (mkdir -p "$cache" && cd "$cache" &&
+    npm install --no-audit --no-fund --silent tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null 2>&1); then
+  skip "PowerShell text parses with tree-sitter-powershell" "npm could not install tree-sitter-powershell 0.26.4"
+else
+  ps() { NODE_PATH="$cache/node_modules" node --no-warnings "$TESTS_DIR/ps_parse.mjs" : 2>&1; }
+  parsed=$(printf '%s\n' "$("$CDM" activate --shell pwsh)" | ps)
+  check "pwsh activate parses and assigns what bash got" \
+    test "$(printf '%s\n' "$parsed" | LC_ALL=C sort)" = "$active_env"
+  [ "$(printf '%s\n' "$parsed" | LC_ALL=C sort)" = "$active_env" ] || diag "$parsed"
+  parsed=$(eval "$("$CDM" activate --shell bash)" && "$CDM" deactivate --shell pwsh | ps)
+  check "pwsh deactivate parses, restores /orig/x and removes the rest" \
+    test "$(printf '%s\n' "$parsed" | tr '\n' ' ')" = "CUDA_PATH CUDNN_PATH= LD_LIBRARY_PATH=/orig/x CDM_SAVED_CUDA_PATH CDM_SAVED_CUDNN_PATH CDM_SAVED_LD_LIBRARY_PATH CDM_PATH_ENTRY CDM_PROJECT CDM_ACTIVE "
+  OUT=$(printf '%s\n' "\$env:X = \"\$(evil)\"" | ps)
+  check "the parse check does fail on an expandable string" test "$OUT" = "an expandable string: \$env:X = \"\$(evil)\""
+  for f in hook completion; do
+    if [ $f = hook ]; then text=$("$CDM" hook pwsh); else text=$(cat "$TESTS_DIR/../completions/cdm.ps1"); fi
+    tree=$(printf '%s\n' "$text" | NODE_PATH="$cache/node_modules" node --no-warnings -e '
+      const { createRequire } = require("node:module");
+      const r = createRequire(process.env.NODE_PATH + "/");
+      (async () => {
+        const P = (await import(r.resolve("tree-sitter"))).default;
+        const L = (await import(r.resolve("tree-sitter-powershell"))).default;
+        const p = new P(); p.setLanguage(L);
+        const t = p.parse(require("fs").readFileSync(0, "utf8"));
+        console.log(t.rootNode.hasError ? "error" : "fine");
+      })();' 2>&1)
+    check "the PowerShell $f script parses" test "$tree" = fine
+  done
+fi
+
+done_testing

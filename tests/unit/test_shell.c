@@ -1,0 +1,273 @@
+/* Shell emitters and activation plans: golden text per shell and case. */
+#include "shell.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A fake environment: NAME=value strings; a name without '=' is absent. */
+struct env {
+    char *vars[32];
+    size_t n;
+};
+
+static const char *env_get(void *arg, const char *name)
+{
+    struct env *e = arg;
+    size_t len = strlen(name);
+    for (size_t i = 0; i < e->n; i++)
+        if (!strncmp(e->vars[i], name, len) && e->vars[i][len] == '=')
+            return e->vars[i] + len + 1;
+    return NULL;
+}
+
+static void env_apply(struct env *e, const struct shell_platform *pf, const struct env_plan *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const struct env_change *c = &p->v[i];
+        size_t len = strlen(c->name);
+        for (size_t k = 0; k < e->n; k++) {
+            if (!strncmp(e->vars[k], c->name, len) && e->vars[k][len] == '=') {
+                free(e->vars[k]);
+                e->vars[k] = e->vars[--e->n];
+                break;
+            }
+        }
+        if (!c->value)
+            continue;
+        if (c->first && *c->value)
+            e->vars[e->n++] = xasprintf("%s=%s%c%s", c->name, c->first, pf->list_sep, c->value);
+        else
+            e->vars[e->n++] = xasprintf("%s=%s", c->name, c->first ? c->first : c->value);
+    }
+}
+
+static void env_free(struct env *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        free(e->vars[i]);
+    e->n = 0;
+}
+
+static char *render(const char *shell, const struct shell_platform *pf, const struct env_plan *p)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, "");
+    const char *bad = shell_render(shell_find(shell), pf, p, &sb);
+    if (bad) {
+        sb_free(&sb);
+        return xasprintf("cannot: %s", bad);
+    }
+    return sb_detach(&sb);
+}
+
+static char *quoted(const char *shell, const char *value)
+{
+    struct strbuf sb = STRBUF_INIT;
+    shell_quote(shell_find(shell), &sb, value);
+    return sb_detach(&sb);
+}
+
+#define AWKWARD "/p/a b'c\"d$e%f^g&h`i;j\\k\xc3\xa9\xe2\x80\x99z"
+
+static void test_quoting(void)
+{
+    char *q;
+    is_str(q = quoted("sh", AWKWARD), "'/p/a b'\\''c\"d$e%f^g&h`i;j\\k\xc3\xa9\xe2\x80\x99z'",
+           "sh: single quotes, a quote as '\\''");
+    free(q);
+    is_str(q = quoted("fish", AWKWARD), "'/p/a b\\'c\"d$e%f^g&h`i;j\\\\k\xc3\xa9\xe2\x80\x99z'",
+           "fish: \\' and \\\\ inside single quotes");
+    free(q);
+    is_str(q = quoted("pwsh", AWKWARD),
+           "'/p/a b''c\"d$e%f^g&h`i;j\\k\xc3\xa9\xe2\x80\x99\xe2\x80\x99z'",
+           "pwsh: '' and doubled typographic quotes");
+    free(q);
+    is_str(q = quoted("powershell", "C:\\Program Files\\x"), "'C:\\Program Files\\x'",
+           "powershell: backslashes stay");
+    free(q);
+}
+
+static void test_names(void)
+{
+    ok(shell_find("bash") && !strcmp(shell_name(shell_find("/usr/bin/bash")), "bash"),
+       "a path names its shell");
+    is_str(shell_name(shell_find("dash")), "sh", "dash reads sh syntax");
+    is_str(shell_name(shell_find("PWSH.EXE")), "pwsh", "pwsh.exe, any case");
+    is_str(shell_name(shell_find("C:\\Windows\\System32\\cmd.exe")), "cmd", "cmd.exe by path");
+    is_str(shell_name(shell_find("-zsh")), "zsh", "a login shell's -zsh");
+    ok(shell_find("tcsh") == NULL, "tcsh is not a shell cdm writes for");
+    ok(shell_find("") == NULL && shell_find(NULL) == NULL, "no name, no shell");
+}
+
+static const struct activation_target proj_a = {"9.1.0.70-cuda12", "/w/a", "/w/a/cuda_link",
+                                                "lib"};
+static const struct activation_target proj_b = {"8.2.1.32-cuda11", "/w/b", "/w/b/cuda_link",
+                                                "lib64"};
+
+static void test_posix_cycle(void)
+{
+    const struct shell_platform *pf = &shell_platform_posix;
+    struct env e = {{xstrdup("LD_LIBRARY_PATH=/x::/y"), xstrdup("CUDNN_PATH=")}, 2};
+    struct env_plan p;
+    activation_plan(pf, env_get, &e, &proj_a, &p);
+    char *text = render("bash", pf, &p);
+    is_str(text,
+           "export CDM_SAVED_CUDA_PATH='unset'\n"
+           "export CDM_SAVED_CUDNN_PATH='set:'\n"
+           "export CDM_SAVED_LD_LIBRARY_PATH='set:/x::/y'\n"
+           "export CUDA_PATH='/w/a/cuda_link'\n"
+           "export CUDNN_PATH='/w/a/cuda_link'\n"
+           "export LD_LIBRARY_PATH='/w/a/cuda_link/lib:/x::/y'\n"
+           "export CDM_PATH_ENTRY='/w/a/cuda_link/lib'\n"
+           "export CDM_PROJECT='/w/a'\n"
+           "export CDM_ACTIVE='9.1.0.70-cuda12'\n",
+           "bash: first activation saves unset, empty and set values");
+    free(text);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+
+    activation_plan(pf, env_get, &e, &proj_a, &p);
+    is_int(p.n, 6, "activating again saves nothing more");
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+    is_str(env_get(&e, "LD_LIBRARY_PATH"), "/w/a/cuda_link/lib:/x::/y", "and adds no duplicate");
+
+    activation_plan(pf, env_get, &e, &proj_b, &p);
+    text = render("fish", pf, &p);
+    is_str(text,
+           "set -gx CUDA_PATH '/w/b/cuda_link'\n"
+           "set -gx CUDNN_PATH '/w/b/cuda_link'\n"
+           "set -gx LD_LIBRARY_PATH '/w/b/cuda_link/lib64:/x::/y'\n"
+           "set -gx CDM_PATH_ENTRY '/w/b/cuda_link/lib64'\n"
+           "set -gx CDM_PROJECT '/w/b'\n"
+           "set -gx CDM_ACTIVE '8.2.1.32-cuda11'\n",
+           "fish: another project replaces the old entry");
+    free(text);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+
+    deactivation_plan(pf, env_get, &e, &p);
+    text = render("zsh", pf, &p);
+    is_str(text,
+           "unset CUDA_PATH\n"
+           "export CUDNN_PATH=''\n"
+           "export LD_LIBRARY_PATH='/x::/y'\n"
+           "unset CDM_SAVED_CUDA_PATH\n"
+           "unset CDM_SAVED_CUDNN_PATH\n"
+           "unset CDM_SAVED_LD_LIBRARY_PATH\n"
+           "unset CDM_PATH_ENTRY\n"
+           "unset CDM_PROJECT\n"
+           "unset CDM_ACTIVE\n",
+           "zsh: deactivation restores unset, empty and the list byte for byte");
+    free(text);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+    is_int(e.n, 2, "the environment has its two variables again");
+    deactivation_plan(pf, env_get, &e, &p);
+    is_int(p.n, 0, "deactivating twice does nothing");
+    env_free(&e);
+}
+
+static void test_unset_list_and_user_changes(void)
+{
+    const struct shell_platform *pf = &shell_platform_posix;
+    struct env e = {{0}, 0};
+    struct env_plan p;
+    activation_plan(pf, env_get, &e, &proj_a, &p);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+    is_str(env_get(&e, "LD_LIBRARY_PATH"), "/w/a/cuda_link/lib",
+           "an unset list becomes the entry alone, no empty item");
+    deactivation_plan(pf, env_get, &e, &p);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+    ok(env_get(&e, "LD_LIBRARY_PATH") == NULL, "and comes back unset");
+
+    activation_plan(pf, env_get, &e, &proj_a, &p);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+    /* The user adds a folder after activation: deactivation keeps it. */
+    for (size_t i = 0; i < e.n; i++)
+        if (!strncmp(e.vars[i], "LD_LIBRARY_PATH=", 16)) {
+            free(e.vars[i]);
+            e.vars[i] = xstrdup("LD_LIBRARY_PATH=/mine:/w/a/cuda_link/lib");
+        }
+    deactivation_plan(pf, env_get, &e, &p);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+    is_str(env_get(&e, "LD_LIBRARY_PATH"), "/mine", "a folder added later stays");
+    env_free(&e);
+}
+
+static void test_windows(void)
+{
+    const struct shell_platform *pf = &shell_platform_windows;
+    const struct activation_target t = {"8.8.0.121-cuda11", "C:/w/it's 100%",
+                                        "C:/w/it's 100%/cuda_link", "bin/x64"};
+    struct env e = {{xstrdup("PATH=C:\\Windows;C:\\W\\IT'S 100%\\CUDA_LINK\\BIN\\X64\\")}, 1};
+    struct env_plan p;
+    activation_plan(pf, env_get, &e, &t, &p);
+    char *text = render("pwsh", pf, &p);
+    is_str(text,
+           "$env:CDM_SAVED_CUDA_PATH = 'unset'\n"
+           "$env:CDM_SAVED_CUDNN_PATH = 'unset'\n"
+           "$env:CDM_SAVED_PATH = 'set:C:\\Windows;C:\\W\\IT''S 100%\\CUDA_LINK\\BIN\\X64\\'\n"
+           "$env:CUDA_PATH = 'C:\\w\\it''s 100%\\cuda_link'\n"
+           "$env:CUDNN_PATH = 'C:\\w\\it''s 100%\\cuda_link'\n"
+           "$env:PATH = 'C:\\w\\it''s 100%\\cuda_link\\bin\\x64' + [IO.Path]::PathSeparator + "
+           "'C:\\Windows'\n"
+           "$env:CDM_PATH_ENTRY = 'C:\\w\\it''s 100%\\cuda_link\\bin\\x64'\n"
+           "$env:CDM_PROJECT = 'C:\\w\\it''s 100%'\n"
+           "$env:CDM_ACTIVE = '8.8.0.121-cuda11'\n",
+           "pwsh on Windows: bin\\x64 first on PATH, the same folder in other case dropped");
+    free(text);
+    text = render("cmd", pf, &p);
+    is_str(text,
+           "set \"CDM_SAVED_CUDA_PATH=unset\"\n"
+           "set \"CDM_SAVED_CUDNN_PATH=unset\"\n"
+           "set \"CDM_SAVED_PATH=set:C:\\Windows;C:\\W\\IT'S 100%\\CUDA_LINK\\BIN\\X64\\\"\n"
+           "set \"CUDA_PATH=C:\\w\\it's 100%\\cuda_link\"\n"
+           "set \"CUDNN_PATH=C:\\w\\it's 100%\\cuda_link\"\n"
+           "set \"PATH=C:\\w\\it's 100%\\cuda_link\\bin\\x64;C:\\Windows\"\n"
+           "set \"CDM_PATH_ENTRY=C:\\w\\it's 100%\\cuda_link\\bin\\x64\"\n"
+           "set \"CDM_PROJECT=C:\\w\\it's 100%\"\n"
+           "set \"CDM_ACTIVE=8.8.0.121-cuda11\"\n",
+           "cmd: set \"NAME=value\"");
+    free(text);
+    env_apply(&e, pf, &p);
+    env_plan_free(&p);
+    deactivation_plan(pf, env_get, &e, &p);
+    text = render("powershell", pf, &p);
+    is_str(text,
+           "Remove-Item -LiteralPath 'Env:CUDA_PATH' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CUDNN_PATH' -ErrorAction SilentlyContinue\n"
+           "$env:PATH = 'C:\\Windows;C:\\W\\IT''S 100%\\CUDA_LINK\\BIN\\X64\\'\n"
+           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDA_PATH' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_PATH' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CDM_SAVED_PATH' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CDM_PATH_ENTRY' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CDM_PROJECT' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CDM_ACTIVE' -ErrorAction SilentlyContinue\n",
+           "powershell: deactivation restores PATH exactly, its old entry included");
+    free(text);
+    env_plan_free(&p);
+    env_free(&e);
+
+    struct env_plan q = {.n = 0};
+    q.v[q.n++] = (struct env_change){"CUDA_PATH", xstrdup("a\"b"), NULL};
+    text = render("cmd", pf, &q);
+    is_str(text, "cannot: CUDA_PATH", "cmd refuses a value with a quote");
+    free(text);
+    env_plan_free(&q);
+}
+
+int main(void)
+{
+    test_quoting();
+    test_names();
+    test_posix_cycle();
+    test_unset_list_and_user_changes();
+    test_windows();
+    return tap_done();
+}
