@@ -65,5 +65,7 @@ int cmd_list(struct cli *cli, int argc, char **argv);
 int cmd_remove(struct cli *cli, int argc, char **argv);
 int cmd_gc(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
+int cmd_doctor(struct cli *cli, int argc, char **argv);
+int cmd_verify(struct cli *cli, int argc, char **argv);
 
 #endif
