@@ -63,12 +63,13 @@ int cmd_verify(struct cli *cli, int argc, char **argv)
         json_kv_int(&j, "extra", (long long)r.extra);
         json_object_end(&j);
     } else if (ok) {
-        cli_info(cli, "%zu install(s), %zu file(s): all as installed\n", r.installs, r.files);
+        cli_info(cli, "%u install(s), %u file(s): all as installed\n", (unsigned)r.installs, (unsigned)r.files);
     } else {
         fprintf(stderr,
-                "cdm: %zu install(s), %zu file(s): %zu missing, %zu changed, %zu extra; "
+                "cdm: %u install(s), %u file(s): %u missing, %u changed, %u extra; "
                 "install the archive again with 'cdm install ARCHIVE --force'\n",
-                r.installs, r.files, r.missing, r.changed, r.extra);
+                (unsigned)r.installs, (unsigned)r.files, (unsigned)r.missing,
+                (unsigned)r.changed, (unsigned)r.extra);
     }
     return ok ? EXIT_OK : EXIT_FAIL;
 }

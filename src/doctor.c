@@ -143,7 +143,7 @@ static void check_leftovers(struct doctor *d)
         sb_addf(&sb, "%s.staging/%s", n ? ", " : "", *p);
     if (n)
         doctor_add(d, "store.leftovers", CDM_CHECK_WARN, "run 'cdm gc'",
-                   "%zu leftover(s) of interrupted work: %s", n, sb_str(&sb));
+                   "%u leftover(s) of interrupted work: %s", (unsigned)n, sb_str(&sb));
     else
         doctor_add(d, "store.leftovers", CDM_CHECK_OK, NULL, "no leftovers of interrupted work");
     sb_free(&sb);
@@ -172,12 +172,12 @@ static void check_installs(struct doctor *d)
         char *fix = xasprintf("remove the record with 'cdm remove ID', or install the archive "
                               "again with 'cdm install ARCHIVE --force'");
         doctor_add(d, "store.installs", CDM_CHECK_FAIL, fix,
-                   "%zu of %zu installs have no folder in the store: %s", missing, n,
+                   "%u of %u installs have no folder in the store: %s", (unsigned)missing, (unsigned)n,
                    sb_str(&gone));
         free(fix);
     } else {
-        doctor_add(d, "store.installs", CDM_CHECK_OK, NULL, "%zu install(s), each with its folder",
-                   n);
+        doctor_add(d, "store.installs", CDM_CHECK_OK, NULL, "%u install(s), each with its folder",
+                   (unsigned)n);
     }
     sb_free(&gone);
     free(all);
@@ -626,7 +626,7 @@ static void check_one_library(struct doctor *d, const char *file)
                    "missing %s; looked in %s", sb_str(&missing), sb_str(&where));
         sb_free(&where);
     } else {
-        doctor_add(d, name, CDM_CHECK_OK, NULL, "all %zu imports found: %s", nfound,
+        doctor_add(d, name, CDM_CHECK_OK, NULL, "all %u imports found: %s", (unsigned)nfound,
                    nfound ? sb_str(&found) : "none");
     }
     sb_free(&found);
