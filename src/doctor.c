@@ -626,7 +626,7 @@ static void check_one_library(struct doctor *d, const char *file)
                    "missing %s; looked in %s", sb_str(&missing), sb_str(&where));
         sb_free(&where);
     } else {
-        doctor_add(d, name, CDM_CHECK_OK, NULL, "all %u imports found: %s", (unsigned)nfound,
+        doctor_add(d, name, CDM_CHECK_OK, NULL, "%u import(s), all found: %s", (unsigned)nfound,
                    nfound ? sb_str(&found) : "none");
     }
     sb_free(&found);
@@ -688,7 +688,7 @@ static void check_runtime_deps(struct doctor *d)
                               "to %s",
                               d->install.cuda, win ? "PATH" : "LD_LIBRARY_PATH");
         doctor_add(d, "deps.runtime", CDM_CHECK_WARN, fix,
-                   "cuDNN %d loads %s at run time and the loader would not find it%s%s",
+                   "cuDNN %d loads cuBLASLt and NVRTC at run time; the loader would not find %s%s%s",
                    d->major, sb_str(&missing), found.len ? "; found " : "", sb_str(&found));
         free(fix);
     } else {
