@@ -213,5 +213,60 @@ struct cdm_activation {
 /* The project in dir (search: the nearest one from dir upwards; dir NULL: the current
  * folder). Fails, saying which `cdm link` to run, when the project has no usable link. */
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out);
+/* ---- verify ------------------------------------------------------------------------- */
+
+enum cdm_verify_kind {
+    CDM_VERIFY_MISSING, /* recorded at install, gone now */
+    CDM_VERIFY_CHANGED, /* there, but another size, hash, link target or kind */
+    CDM_VERIFY_EXTRA,   /* in the version folder, never installed by cdm */
+};
+struct cdm_verify_issue {
+    const char *install_id;
+    const char *path; /* relative to the version folder, '/' separated */
+    enum cdm_verify_kind kind;
+    const char *detail;
+};
+typedef void (*cdm_verify_fn)(void *arg, const struct cdm_verify_issue *issue);
+struct cdm_verify_result {
+    size_t installs, files; /* checked */
+    size_t missing, changed, extra;
+};
+/* Re-hash every file of the install spec names (NULL: every install) against the sizes,
+ * SHA-256 and link targets recorded at install; fn is called for each difference. Returns
+ * CDM_OK when the check ran, whatever it found (see the counts). */
+int cdm_verify(cdm_ctx *ctx, const char *spec, int cuda, cdm_verify_fn fn, void *arg,
+               struct cdm_verify_result *result);
+
+/* ---- doctor ------------------------------------------------------------------------- */
+
+enum cdm_check_status { CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL, CDM_CHECK_SKIP };
+
+struct cdm_check {
+    char *name;   /* "store.index", "library.load", "deps.libcudnn.so.9", ... */
+    enum cdm_check_status status;
+    char *detail; /* one line */
+    char *fix;    /* what to do; NULL when there is nothing to do */
+};
+
+struct cdm_doctor_request {
+    const char *project; /* a project folder; NULL: the nearest from the current folder */
+    const char *spec;    /* a version to examine instead of (or without) a project's */
+    int cuda;
+};
+
+struct cdm_doctor_report {
+    struct cdm_check *checks;
+    size_t count;
+    char project[4096];  /* "" when no project was examined */
+    char install_id[64]; /* "" when no install was examined */
+};
+
+/* Run the layered checks (store, library, dependencies, shadowing, driver and toolkit).
+ * Returns CDM_OK when the checks ran, whatever they found; a failed check is in the
+ * report. Fails only for a bad request (an unknown version). */
+int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req,
+               struct cdm_doctor_report *report);
+void cdm_doctor_report_free(struct cdm_doctor_report *report);
+const char *cdm_check_status_name(enum cdm_check_status status); /* "ok", "warn", ... */
 
 #endif

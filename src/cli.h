@@ -92,5 +92,7 @@ int cmd_unlink(struct cli *cli, int argc, char **argv);
 int cmd_which(struct cli *cli, int argc, char **argv);
 int cmd_history(struct cli *cli, int argc, char **argv);
 int cmd_rollback(struct cli *cli, int argc, char **argv);
+int cmd_doctor(struct cli *cli, int argc, char **argv);
+int cmd_verify(struct cli *cli, int argc, char **argv);
 
 #endif

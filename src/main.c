@@ -59,6 +59,22 @@ const struct cli_command cli_commands[] = {
      "[--current=WORD] -- [WORD...]",
      "WORDs are the command line after 'cdm' up to the cursor; WORD the one being\n"
      "completed. Prints one candidate a line; nothing means file names.\n"},
+    {"doctor", cmd_doctor, "find out why a project's cuDNN does not load",
+     "[PROJECT] [--cudnn VERSION] [--cuda N]",
+     "Checks, in order: the store and the project's link and pin; loading the project's\n"
+     "cuDNN and calling it; its libraries' imports; other cuDNN copies the loader finds\n"
+     "first; the driver and the CUDA toolkit against the compatibility tables.\n"
+     "PROJECT defaults to the nearest folder upwards with a link or pin file; without\n"
+     "one only the store is checked, unless --cudnn names an install to examine.\n"
+     "  --cudnn V       examine this install (instead of the project's)\n"
+     "  --cuda N        the CUDA major of the build variant, when several match\n"
+     "Environment: CDM_DRIVER_LIB_PATH, a list of folders, replaces the loader's search\n"
+     "for the driver's NVML and libcuda (nvml.dll, nvcuda.dll) libraries.\n"
+     "Exit status 1 when a check fails.\n"},
+    {"verify", cmd_verify, "check installed files against the hashes recorded at install",
+     "[VERSION] [--cuda N]",
+     "Re-hashes every file of one install (all without VERSION) and reports missing,\n"
+     "changed and extra files. Exit status 1 on any difference.\n"},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -1,0 +1,26 @@
+/* The compatibility tables of CUDNN_FACTS.md section 6, and the questions asked of them. */
+#ifndef CDM_COMPAT_H
+#define CDM_COMPAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum compat_verdict { COMPAT_OK, COMPAT_WARN, COMPAT_FAIL, COMPAT_UNKNOWN };
+
+/* cuDNN version (major.minor.patch) built for CUDA major `variant`, used with a toolkit
+ * tk_major.tk_minor. FAIL when the majors differ or the table rules it out, WARN when
+ * the toolkit is newer than NVIDIA's matrix lists for that release, UNKNOWN without a
+ * table row (only the majors were compared). why gets one line. */
+enum compat_verdict compat_toolkit(int major, int minor, int patch, int variant, int tk_major,
+                                   int tk_minor, char *why, size_t why_size);
+
+/* Driver version text ("580.159.04") against the minimum for a CUDA toolkit: OK at or above
+ * the toolkit's minimum, WARN between the minor-version-compatibility floor and it, FAIL
+ * below the floor, UNKNOWN for a toolkit the table does not know. */
+enum compat_verdict compat_driver(const char *driver, int tk_major, int tk_minor, bool windows,
+                                  char *why, size_t why_size);
+
+/* Compare dotted driver versions numerically: <0, 0, >0. */
+int compat_driver_compare(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,66 @@
+# cdm verify: the store's files against the sizes, hashes and links recorded at install.
+. "$TESTS_DIR/cli/lib.sh"
+
+a=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)
+b=$(fixture cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz)
+run_cdm install "$a"
+run_cdm install "$b"
+v=$CDM_ROOT/9.1.0.70-cuda12
+
+run_cdm verify
+expect_rc 0 "a fresh store verifies"
+expect_err "2 install\\(s\\), [0-9]+ file\\(s\\): all as installed" "and says so on stderr"
+run_cdm verify --json
+check "verify --json: ok, counts, no problems" \
+  test "$(json 'd["ok"], d["installs"], d["files"] > 20, d["problems"]')" = "(True, 2, True, [])"
+
+# One byte flipped, same size: only the hash can tell.
+python3 - "$v/include/cudnn.h" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[0] ^= 1
+open(p, "wb").write(b)
+PY
+rm "$v/lib/libcudnn_ops.so.9.1.0"
+echo stray >"$v/lib/notes.txt"
+mkdir -p "$v/extra/deeper" && echo x >"$v/extra/deeper/file"
+ln -sfn libcudnn.so.9.1.0 "$v/lib/libcudnn.so"
+
+run_cdm verify 9.1
+expect_rc 1 "a changed install fails verify"
+check "the flipped byte is reported as changed, by name" \
+  sh -c 'printf "%s" "$1" | grep -q "^changed  9.1.0.70-cuda12/include/cudnn.h: SHA-256"' _ "$OUT"
+check "the deleted file is reported as missing" \
+  sh -c 'printf "%s" "$1" | grep -q "^missing  9.1.0.70-cuda12/lib/libcudnn_ops.so.9.1.0"' _ "$OUT"
+check "the added file is reported as extra" \
+  sh -c 'printf "%s" "$1" | grep -q "^extra    9.1.0.70-cuda12/lib/notes.txt"' _ "$OUT"
+check "files in an added folder are extra too" \
+  sh -c 'printf "%s" "$1" | grep -q "extra/deeper/file"' _ "$OUT"
+check "a retargeted link is changed, with both targets" \
+  sh -c 'printf "%s" "$1" | grep -q "lib/libcudnn.so: link points to .libcudnn.so.9.1.0., was .libcudnn.so.9."' _ "$OUT"
+expect_err "1 missing, 2 changed, 2 extra" "the summary counts each kind"
+
+run_cdm verify 9.1 --json
+check "--json lists the problems by kind" \
+  test "$(json 'sorted((p["kind"], p["path"]) for p in d["problems"])')" = "[('changed', 'include/cudnn.h'), ('changed', 'lib/libcudnn.so'), ('extra', 'extra/deeper/file'), ('extra', 'lib/notes.txt'), ('missing', 'lib/libcudnn_ops.so.9.1.0')]"
+check "--json ok is false" test "$(json 'd["ok"]')" = False
+expect_rc 1 "and exits 1"
+
+run_cdm verify 9.2
+expect_rc 0 "the other install is untouched and verifies"
+run_cdm verify
+expect_rc 1 "verify without a version checks all and fails on the changed one"
+
+run_cdm verify 7.0
+expect_rc 1 "verifying a version that is not installed fails"
+expect_err "not installed" "saying so"
+run_cdm verify 9.1 9.2
+expect_rc 2 "two versions are a usage error"
+
+rm -rf "$CDM_ROOT/9.2.0.82-cuda12"
+run_cdm verify 9.2
+expect_rc 1 "an install whose folder is gone fails"
+expect_err "folder .* is gone" "naming the folder"
+
+done_testing
