@@ -3,6 +3,7 @@
 # Usage: tests/bench/activate.sh [path/to/cdm] [path/to/make_fixture]
 set -eu
 CDM=$(realpath "${1:-build/cdm}")
+[ -d "$CDM" ] && CDM=$CDM/cdm
 MAKE_FIXTURE=$(realpath "${2:-build/tests/make_fixture}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
