@@ -1,0 +1,147 @@
+/*
+ * cdm: keep several cuDNN versions side by side and give each project its own.
+ *
+ * This header is the core's whole API. The core never prints: every call returns a
+ * status (CDM_OK or a negative CDM_E* code) and, on failure, leaves a message in the
+ * context (cdm_error_message), worded for the user: the failure first, the subject
+ * quoted, then what to do.
+ */
+#ifndef CDM_H
+#define CDM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CDM_VERSION_STRING "0.1.0"
+
+enum cdm_status {
+    CDM_OK = 0,
+    CDM_EINVAL = -1,     /* bad argument from the user */
+    CDM_EIO = -2,        /* a file system call failed */
+    CDM_ENOTFOUND = -3,  /* no such version, file, project */
+    CDM_EEXISTS = -4,    /* already there and not ours to replace */
+    CDM_EAMBIGUOUS = -5, /* a version spec matches several installs */
+    CDM_ECHECKSUM = -6,  /* a given checksum does not match */
+    CDM_EARCHIVE = -7,   /* corrupt, truncated or hostile archive */
+    CDM_EDB = -8,        /* the SQLite index failed */
+    CDM_EBUSY = -9,      /* in use (a project links to it, the store is locked) */
+    CDM_EUNSUPPORTED = -10, /* the platform or file system cannot do it */
+    CDM_ECONFIG = -11,   /* malformed configuration file */
+};
+
+typedef struct cdm_ctx cdm_ctx;
+
+/* Progress of a long operation: done and total in bytes (total 0 when unknown). */
+typedef void (*cdm_progress_fn)(void *arg, uint64_t done, uint64_t total);
+/* A warning the front end should show (unknown config key, ...). */
+typedef void (*cdm_warn_fn)(void *arg, const char *message);
+
+struct cdm_options {
+    const char *root;        /* --root, else CDM_ROOT, else [store] root, else default */
+    const char *config_path; /* --config, else CDM_CONFIG, else the per-user default */
+    cdm_progress_fn progress;
+    cdm_warn_fn warn;
+    void *callback_arg;
+};
+
+/* Open a context: reads the configuration and settles the store root. The store itself
+ * is opened lazily by the calls that need it. On failure *out still holds a context
+ * whose message says why (free it with cdm_ctx_free). */
+int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options);
+void cdm_ctx_free(cdm_ctx *ctx);
+
+const char *cdm_error_message(const cdm_ctx *ctx);
+int cdm_error_code(const cdm_ctx *ctx);
+
+/* The settled store root (absolute) and configuration values. */
+const char *cdm_root(const cdm_ctx *ctx);
+const char *cdm_config_file(const cdm_ctx *ctx); /* NULL when none was read */
+const char *cdm_link_name(const cdm_ctx *ctx);   /* [link] name, default "cuda_link" */
+size_t cdm_source_count(const cdm_ctx *ctx);
+const char *cdm_source(const cdm_ctx *ctx, size_t i);
+
+/* ---- installs ---------------------------------------------------------------- */
+
+struct cdm_install {
+    char id[64];           /* 8.8.0.121-cuda11 */
+    char version[32];      /* 8.8.0.121 */
+    int cuda;              /* CUDA major of the build variant */
+    char platform[32];     /* linux-x86_64, windows-x86_64, linux-sbsa, ... */
+    char layout[8];        /* "A" (cuda/ top folder), "B" (8.3.1-8.4), "C" (8.5+) */
+    char bin_dir[16];      /* "bin", "bin/x64" or "" when the archive has none */
+    char lib_dir[32];      /* "lib", "lib/x64", "lib64", ... */
+    char include_dir[48];  /* "include" or targets/.../include */
+    char archive_name[256];
+    uint64_t archive_size;
+    char sha256[65];
+    bool official;         /* the archive's hash is a known NVIDIA release */
+    int64_t installed_at;  /* seconds since the epoch */
+    uint64_t size;         /* bytes of regular files in the store folder */
+    char path[4096];       /* <root>/<id> */
+};
+
+struct cdm_install_request {
+    const char *what;          /* an archive path, or a version spec found in [install] sources */
+    int cuda;                  /* --cuda N, 0 for any */
+    const char *sha256;        /* --sha256, NULL for none */
+    const char *platform;      /* --platform, NULL: this machine's */
+    bool force;                /* replace an install of the same id made from another archive */
+};
+
+struct cdm_install_result {
+    struct cdm_install install;
+    bool changed; /* false: the same archive was installed already */
+};
+
+int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
+                struct cdm_install_result *result);
+
+/* Every install, ordered by version. *out is malloc'd (free it); *count may be 0. */
+int cdm_list(cdm_ctx *ctx, struct cdm_install **out, size_t *count);
+
+/* Resolve a version spec (8.8, 8.8.0, 8.8.0.121, 8.8.0.121-cuda11, latest) to one install. */
+int cdm_resolve(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_install *out);
+
+struct cdm_remove_request {
+    const char *spec;
+    int cuda;
+    bool force; /* unlink the projects using it first */
+};
+int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_install *removed);
+
+/* Projects whose current generation links to install_id: a NULL-terminated malloc'd array
+ * of malloc'd strings (free with cdm_strv_free). */
+int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects);
+void cdm_strv_free(char **v);
+
+/* Remove leftovers of interrupted work (.staging). Mutating commands do this on their own. */
+int cdm_gc(cdm_ctx *ctx, unsigned *removed);
+
+/* ---- projects ------------------------------------------------------------------------ */
+
+#define CDM_PIN_FILE ".cudnn-version"
+
+struct cdm_project {
+    char path[4096];      /* the folder, canonical and absolute */
+    char link_name[256];  /* the link's name: from the project's history, else [link] name */
+    char link_path[4096]; /* <path>/<link_name> */
+    bool has_link;        /* a link cdm can read is there */
+    bool link_foreign;    /* something else (a real folder) sits at link_path */
+    char target[4096];    /* where the link points ("" without a link) */
+    char linked_id[64];   /* the install id the link points to ("" when not into the store) */
+    bool has_pin;
+    char pinned_id[64];   /* the install id in the pin file */
+};
+
+/* Read the project in folder dir (which must exist). */
+int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out);
+/* The nearest project from start (NULL: the current folder) upwards: the first folder that
+ * holds a link or a pin file. */
+int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out);
+
+/* This machine's platform name as archives spell it: linux-x86_64, windows-x86_64, ... */
+const char *cdm_host_platform(void);
+
+#endif

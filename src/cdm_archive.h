@@ -1,0 +1,57 @@
+/* Reading a cuDNN archive in one streaming pass: hash, check, extract, describe. */
+#ifndef CDM_CDM_ARCHIVE_H
+#define CDM_CDM_ARCHIVE_H
+
+#include "db.h"
+
+/* Normalise an entry path ('\\' to '/', no "./", no trailing '/'). Returns NULL when it is
+ * acceptable, else why not ("is absolute", "goes up with '..'", "names a drive"). */
+const char *entry_path_check(const char *raw, char *out, size_t size);
+
+/* True when a link at link_path (relative to the version folder) pointing to target stays
+ * inside the version folder. */
+bool link_target_inside(const char *link_path, const char *target);
+
+/* Which folders an extracted tree has: fed every relative path, in any order. */
+struct layout_scan {
+    bool bin, bin_x64, lib, lib_x64, lib64;
+    char target_lib[48], target_include[48]; /* targets/ppc64le-linux/{lib,include} */
+    bool include;
+    unsigned dlls, shared_objects;
+};
+void layout_note(struct layout_scan *scan, const char *rel_path);
+/* The folders to record; bin "" when the archive has none. */
+void layout_result(const struct layout_scan *scan, char *bin, size_t bin_size, char *lib,
+                   size_t lib_size, char *include, size_t include_size);
+/* "windows", "linux" or "" from the libraries seen. */
+const char *layout_os(const struct layout_scan *scan);
+
+struct extract_limits {
+    unsigned long long max_total_size;
+    unsigned long long max_entries;
+};
+
+struct extract_result {
+    char sha256[65];          /* of the whole archive file */
+    uint64_t archive_size;
+    uint64_t extracted_size;  /* bytes of regular files */
+    char top[256];            /* the single top folder */
+    struct layout_scan scan;
+    bool header_found;
+    int major, minor, patch;  /* from cudnn_version.h, or cudnn.h for v7 */
+    struct db_file *files;    /* every entry below the top folder */
+    size_t file_count;
+    char **strings;           /* owns the files' strings */
+    size_t string_count;
+};
+void extract_result_free(struct extract_result *r);
+
+/* Stream the archive at path into dest (an empty folder made by the caller). On failure
+ * dest may hold part of the content: the caller deletes it. */
+int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
+                    const struct extract_limits *limits, struct extract_result *result);
+
+/* Only hash the archive (to tell whether it is the one installed already). */
+int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size);
+
+#endif

@@ -1,0 +1,69 @@
+/* The front end: what main.c and every cmd_*.c share. Only these files print. */
+#ifndef CDM_CLI_H
+#define CDM_CLI_H
+
+#include "cdm.h"
+#include "json.h"
+
+#include <stdbool.h>
+
+enum cli_exit { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+struct cli {
+    const char *root;
+    const char *config;
+    bool json;
+    bool quiet;
+    bool verbose;
+    cdm_ctx *ctx; /* opened by cli_ctx */
+    const struct cli_command *command;
+};
+
+struct cli_command {
+    const char *name;
+    int (*run)(struct cli *cli, int argc, char **argv);
+    const char *summary;
+    const char *usage; /* the arguments after the name */
+    const char *help;  /* options and details, one per line */
+};
+
+/* main.c: the whole program, from argv in UTF-8. */
+int cli_main(int argc, char **argv);
+/* cli_posix.c / cli_win32.c: the real entry point and the terminal. */
+bool cli_stderr_is_terminal(void);
+
+/* The command table (main.c). */
+extern const struct cli_command cli_commands[];
+
+/* Open the core's context once; prints the error and returns NULL on failure. */
+cdm_ctx *cli_ctx(struct cli *cli);
+/* Print the context's error ("cdm: ...") and return the exit code it calls for. */
+int cli_fail(struct cli *cli);
+/* Print a usage error for the current command and return EXIT_USAGE. */
+int cli_usage_error(struct cli *cli, const char *fmt, ...);
+/* A message on stderr unless --quiet. */
+void cli_info(struct cli *cli, const char *fmt, ...);
+
+/* Options of one command. value is set for options taking one; flag for the others. */
+struct cli_option {
+    const char *name; /* "--cuda" */
+    const char **value;
+    bool *flag;
+};
+/* Parse argv (after the command name) into options and positionals; at most max_pos
+ * positionals, at least min_pos. Returns EXIT_OK or a usage error already printed. */
+int cli_parse(struct cli *cli, int argc, char **argv, const struct cli_option *options,
+              const char **positionals, int min_pos, int max_pos);
+/* Parse a --cuda value (empty: 0). */
+int cli_parse_cuda(struct cli *cli, const char *text, int *cuda);
+
+void cli_json_install(struct json *j, const struct cdm_install *in);
+void cli_format_time(long long t, char *out, size_t size);
+
+int cmd_install(struct cli *cli, int argc, char **argv);
+int cmd_list(struct cli *cli, int argc, char **argv);
+int cmd_remove(struct cli *cli, int argc, char **argv);
+int cmd_gc(struct cli *cli, int argc, char **argv);
+int cmd_help(struct cli *cli, int argc, char **argv);
+
+#endif

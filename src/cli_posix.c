@@ -1,0 +1,14 @@
+/* The entry point on POSIX: arguments are already bytes the file system takes. */
+#include "cli.h"
+
+#include <unistd.h>
+
+bool cli_stderr_is_terminal(void)
+{
+    return isatty(STDERR_FILENO) == 1;
+}
+
+int main(int argc, char **argv)
+{
+    return cli_main(argc, argv);
+}

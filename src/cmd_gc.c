@@ -1,0 +1,26 @@
+#include "cli.h"
+
+#include <stdio.h>
+
+int cmd_gc(struct cli *cli, int argc, char **argv)
+{
+    int rc = cli_parse(cli, argc, argv, NULL, NULL, 0, 0);
+    if (rc)
+        return rc;
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
+    unsigned removed = 0;
+    if (cdm_gc(ctx, &removed) != CDM_OK)
+        return cli_fail(cli);
+    if (cli->json) {
+        struct json j;
+        json_init(&j, stdout);
+        json_object_begin(&j);
+        json_kv_int(&j, "removed", removed);
+        json_object_end(&j);
+    } else {
+        cli_info(cli, removed ? "removed %u leftover(s)\n" : "nothing to clean up\n", removed);
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,66 @@
+#include "cli.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void print_projects_json(struct json *j, char **projects)
+{
+    json_key(j, "projects");
+    json_array_begin(j);
+    for (char **p = projects; p && *p; p++)
+        json_string(j, *p);
+    json_array_end(j);
+}
+
+int cmd_list(struct cli *cli, int argc, char **argv)
+{
+    int rc = cli_parse(cli, argc, argv, NULL, NULL, 0, 0);
+    if (rc)
+        return rc;
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
+    struct cdm_install *all = NULL;
+    size_t n = 0;
+    if (cdm_list(ctx, &all, &n) != CDM_OK)
+        return cli_fail(cli);
+    struct json j;
+    json_init(&j, stdout);
+    if (cli->json)
+        json_array_begin(&j);
+    else if (n == 0)
+        cli_info(cli, "no cuDNN installed in '%s'; add one with 'cdm install ARCHIVE'\n",
+                 cdm_root(ctx));
+    else
+        printf("%-22s %-12s %-5s %-15s %10s %-8s %-10s %s\n", "ID", "VERSION", "CUDA",
+               "PLATFORM", "SIZE", "OFFICIAL", "INSTALLED", "PATH");
+    for (size_t i = 0; i < n && rc == EXIT_OK; i++) {
+        const struct cdm_install *in = &all[i];
+        char **projects = NULL;
+        if (cdm_projects_using(ctx, in->id, &projects) != CDM_OK) {
+            rc = cli_fail(cli);
+            break;
+        }
+        if (cli->json) {
+            json_object_begin(&j);
+            cli_json_install(&j, in);
+            print_projects_json(&j, projects);
+            json_object_end(&j);
+        } else {
+            char size[32], when[32];
+            format_size(size, sizeof(size), in->size);
+            cli_format_time(in->installed_at, when, sizeof(when));
+            when[10] = '\0'; /* the date is enough in a table */
+            printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s\n", in->id, in->version, in->cuda,
+                   in->platform, size, in->official ? "yes" : "no", when, in->path);
+            for (char **p = projects; p && *p; p++)
+                printf("    used by %s\n", *p);
+        }
+        cdm_strv_free(projects);
+    }
+    if (cli->json && rc == EXIT_OK)
+        json_array_end(&j);
+    free(all);
+    return rc;
+}

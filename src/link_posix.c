@@ -1,0 +1,97 @@
+/* Project links on POSIX: symbolic links, switched by renaming a new link over the old. */
+#include "fs.h"
+#include "link.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target)
+{
+    *target = NULL;
+    switch (fs_kind(path)) {
+    case FS_NONE:
+        *kind = LINK_NONE;
+        return CDM_OK;
+    case FS_LINK:
+        break;
+    default:
+        *kind = LINK_FOREIGN;
+        return CDM_OK;
+    }
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t size = 256;; size *= 2) {
+        char *buf = xmalloc(size);
+        ssize_t n = readlink(path, buf, size);
+        if (n < 0) {
+            int e = errno;
+            free(buf);
+            return cdm_error_set(ctx, CDM_EIO, "cannot read link '%s': %s", path, strerror(e));
+        }
+        if ((size_t)n < size) {
+            sb_addn(&sb, buf, (size_t)n);
+            free(buf);
+            break;
+        }
+        free(buf);
+    }
+    *kind = LINK_OURS;
+    *target = sb_detach(&sb);
+    return CDM_OK;
+}
+
+static int refuse_foreign(cdm_ctx *ctx, const char *path)
+{
+    enum fs_kind k = fs_kind(path);
+    return cdm_error_set(ctx, CDM_EEXISTS,
+                         "cannot link '%s': it is a real %s, not a link; move it away or pass "
+                         "another --name",
+                         path, k == FS_DIR ? "folder" : "file");
+}
+
+int link_set(cdm_ctx *ctx, const char *path, const char *target)
+{
+    enum link_kind kind;
+    char *old = NULL;
+    int rc = link_read(ctx, path, &kind, &old);
+    free(old);
+    if (rc)
+        return rc;
+    if (kind == LINK_FOREIGN)
+        return refuse_foreign(ctx, path);
+    /* A temporary link beside it, then rename(2), which replaces a link atomically. */
+    char *tmp = xasprintf("%s.cdm-%llu.tmp", path, (unsigned long long)getpid());
+    unlink(tmp);
+    if (symlink(target, tmp) != 0) {
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot create link '%s': %s", tmp, strerror(errno));
+    } else if (rename(tmp, path) != 0) {
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot put link '%s' in place: %s", path,
+                           strerror(errno));
+        unlink(tmp);
+    } else {
+        char *dir = path_dirname(path);
+        fs_sync_dir(dir);
+        free(dir);
+    }
+    free(tmp);
+    return rc;
+}
+
+int link_remove(cdm_ctx *ctx, const char *path)
+{
+    enum link_kind kind;
+    char *old = NULL;
+    int rc = link_read(ctx, path, &kind, &old);
+    free(old);
+    if (rc || kind == LINK_NONE)
+        return rc;
+    if (kind == LINK_FOREIGN)
+        return cdm_error_set(ctx, CDM_EEXISTS,
+                             "cannot unlink '%s': it is a real folder or file, not a link cdm "
+                             "made; it was left alone",
+                             path);
+    if (unlink(path) != 0)
+        return cdm_error_set(ctx, CDM_EIO, "cannot remove link '%s': %s", path, strerror(errno));
+    return CDM_OK;
+}

@@ -1,0 +1,222 @@
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static void out_of_memory(size_t n)
+{
+    fprintf(stderr, "cdm: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory(n);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t n)
+{
+    void *p = calloc(count ? count : 1, n ? n : 1);
+    if (!p)
+        out_of_memory(count * n);
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        out_of_memory(n);
+    return q;
+}
+
+char *xstrdup(const char *s)
+{
+    return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *p = xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    return sb_detach(&sb);
+}
+
+static void sb_grow(struct strbuf *sb, size_t extra)
+{
+    size_t need = sb->len + extra + 1;
+    if (need <= sb->cap)
+        return;
+    size_t cap = sb->cap ? sb->cap : 64;
+    while (cap < need)
+        cap *= 2;
+    sb->buf = xrealloc(sb->buf, cap);
+    sb->cap = cap;
+}
+
+void sb_addn(struct strbuf *sb, const char *s, size_t n)
+{
+    sb_grow(sb, n);
+    memcpy(sb->buf + sb->len, s, n);
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
+}
+
+void sb_add(struct strbuf *sb, const char *s)
+{
+    sb_addn(sb, s, strlen(s));
+}
+
+void sb_addc(struct strbuf *sb, char c)
+{
+    sb_addn(sb, &c, 1);
+}
+
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(NULL, 0, fmt, copy);
+    va_end(copy);
+    if (n < 0)
+        return;
+    sb_grow(sb, (size_t)n);
+    vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+    sb->len += (size_t)n;
+}
+
+void sb_addf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(sb, fmt, ap);
+    va_end(ap);
+}
+
+void sb_reset(struct strbuf *sb)
+{
+    sb->len = 0;
+    if (sb->buf)
+        sb->buf[0] = '\0';
+}
+
+const char *sb_str(const struct strbuf *sb)
+{
+    return sb->buf ? sb->buf : "";
+}
+
+char *sb_detach(struct strbuf *sb)
+{
+    char *s = sb->buf ? sb->buf : xstrdup("");
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+    return s;
+}
+
+void sb_free(struct strbuf *sb)
+{
+    free(sb->buf);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+}
+
+bool copy_str(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= size) {
+        if (size) {
+            memcpy(dst, src, size - 1);
+            dst[size - 1] = '\0';
+        }
+        return false;
+    }
+    memcpy(dst, src, n + 1);
+    return true;
+}
+
+bool str_starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+bool str_ends_with_icase(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static bool is_sep(char c)
+{
+    return c == '/' || c == '\\';
+}
+
+char *path_join(const char *a, const char *b)
+{
+    size_t n = strlen(a);
+    while (n > 1 && is_sep(a[n - 1]))
+        n--;
+    while (is_sep(*b))
+        b++;
+    if (n == 0)
+        return xstrdup(b);
+    return xasprintf("%.*s/%s", (int)n, a, b);
+}
+
+const char *path_basename(const char *path)
+{
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (is_sep(*p) && p[1])
+            base = p + 1;
+    return base;
+}
+
+char *path_dirname(const char *path)
+{
+    const char *last = NULL;
+    for (const char *p = path; *p; p++)
+        if (is_sep(*p))
+            last = p;
+    if (!last)
+        return xstrdup(".");
+    if (last == path)
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(last - path));
+}
+
+void format_size(char *out, size_t size, unsigned long long bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < CDM_ARRAY_LEN(units)) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, size, "%llu B", bytes);
+    else
+        snprintf(out, size, "%.1f %s", v, units[u]);
+}

@@ -1,0 +1,59 @@
+/* Small helpers every core file uses: checked allocation and a growable string. */
+#ifndef CDM_UTIL_H
+#define CDM_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#if defined(__GNUC__)
+#define CDM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CDM_PRINTF(f, a)
+#endif
+
+#define CDM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation failure is not recoverable in a command-line tool: these abort. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) CDM_PRINTF(1, 2);
+
+struct strbuf {
+    char *buf; /* always NUL-terminated once anything was added */
+    size_t len;
+    size_t cap;
+};
+#define STRBUF_INIT {NULL, 0, 0}
+
+void sb_add(struct strbuf *sb, const char *s);
+void sb_addn(struct strbuf *sb, const char *s, size_t n);
+void sb_addc(struct strbuf *sb, char c);
+void sb_addf(struct strbuf *sb, const char *fmt, ...) CDM_PRINTF(2, 3);
+void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void sb_reset(struct strbuf *sb);
+const char *sb_str(const struct strbuf *sb); /* "" when empty */
+char *sb_detach(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+
+/* Copy with truncation check: false when src did not fit. */
+bool copy_str(char *dst, size_t size, const char *src);
+
+bool str_starts_with(const char *s, const char *prefix);
+bool str_ends_with(const char *s, const char *suffix);
+bool str_ends_with_icase(const char *s, const char *suffix);
+
+/* Join with '/', never doubling it. Result malloc'd. */
+char *path_join(const char *a, const char *b);
+/* The last component (points into path). */
+const char *path_basename(const char *path);
+/* Everything before the last separator, malloc'd ("." when there is none). */
+char *path_dirname(const char *path);
+
+/* Format bytes as "1.2 GiB". */
+void format_size(char *out, size_t size, unsigned long long bytes);
+
+#endif

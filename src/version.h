@@ -1,0 +1,54 @@
+/* Versions, install ids, version specs and NVIDIA's archive names: pure functions. */
+#ifndef CDM_VERSION_H
+#define CDM_VERSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct version {
+    int part[4];
+    int count; /* how many parts were given: 1 to 4 */
+};
+
+/* "8.8.0.121" -> {8,8,0,121}, count 4. False for anything else than 1-4 dotted numbers. */
+bool version_parse(const char *s, struct version *v);
+/* Compare the parts both have; with equal prefixes the longer one is greater. */
+int version_compare(const struct version *a, const struct version *b);
+/* True when every part of prefix equals the same part of v ("8.8" matches 8.8.0.121). */
+bool version_has_prefix(const struct version *v, const struct version *prefix);
+void version_format(const struct version *v, char *out, size_t size);
+
+/* What a user may type for a version: 8, 8.8, 8.8.0, 8.8.0.121, 8.8.0.121-cuda11, latest. */
+struct version_spec {
+    bool latest;
+    struct version version; /* unset when latest */
+    int cuda;               /* 0 when the spec names none */
+};
+bool version_spec_parse(const char *s, struct version_spec *spec);
+bool version_spec_matches(const struct version_spec *spec, const struct version *v, int cuda);
+
+/* The encodings of CUDNN_VERSION / cudnnGetVersion(): 8.8.0 -> 8800, 9.1.0 -> 90100. */
+long cudnn_version_encode(int major, int minor, int patch);
+void cudnn_version_decode(long value, int *major, int *minor, int *patch);
+
+/* What NVIDIA's file name says about an archive. */
+struct archive_name {
+    struct version version; /* 4 parts */
+    int cuda_major;
+    int cuda_minor;         /* -1 when the name gives only the major */
+    char platform[32];      /* as the current names spell it: linux-x86_64, windows-x86_64 */
+    char layout;            /* 'A' old cuda/ folder, 'B' 8.3.1-8.4, 'C' 8.5 and later */
+    char stem[256];         /* the name without its extension (layout B/C: the top folder) */
+};
+/* Parse a file name (not a path). False when it is not a cuDNN archive name. */
+bool archive_name_parse(const char *file_name, struct archive_name *out);
+/* True for the extensions cdm reads: .zip .tar.xz .txz .tgz .tar.gz */
+bool archive_has_known_extension(const char *file_name);
+
+/* The layout a version ships in ('A', 'B' or 'C'). */
+char layout_for_version(const struct version *v);
+
+/* Read CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL from header text. */
+bool cudnn_header_version(const char *text, size_t len, int *major, int *minor, int *patch);
+
+#endif

@@ -1,0 +1,77 @@
+# Shared by the command-line scenarios: TAP output, a scratch folder, helpers.
+# Each scenario runs `cdm` ($CDM) against a store in its own temporary folder.
+set -u
+
+T=0
+FAILED=0
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cdm-test.XXXXXX")
+export CDM_ROOT="$SCRATCH/store"
+export CDM_CONFIG="$SCRATCH/config.ini"
+export HOME="$SCRATCH/home"
+mkdir -p "$HOME"
+: >"$CDM_CONFIG"
+trap 'rm -rf "$SCRATCH"' EXIT
+
+ok() { T=$((T + 1)); echo "ok $T - $*"; }
+not_ok() { T=$((T + 1)); FAILED=$((FAILED + 1)); echo "not ok $T - $*"; }
+skip() { T=$((T + 1)); echo "ok $T - $1 # SKIP $2"; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+
+# check "description" command...: passes when the command succeeds
+check() {
+  local what=$1
+  shift
+  if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+# run_cdm ARGS...: runs cdm, keeps stdout in $OUT, stderr in $ERR, status in $RC
+run_cdm() {
+  OUT=$("$CDM" "$@" 2>"$SCRATCH/stderr")
+  RC=$?
+  ERR=$(cat "$SCRATCH/stderr")
+  return 0
+}
+
+# expect_rc N "description": the last run_cdm ended with status N
+expect_rc() {
+  if [ "$RC" -eq "$1" ]; then
+    ok "$2"
+  else
+    not_ok "$2 (status $RC, want $1)"
+    diag "stdout: $OUT" "stderr: $ERR"
+  fi
+}
+
+# expect_err PATTERN "description": stderr of the last run matches an extended regex
+expect_err() {
+  if printf '%s' "$ERR" | grep -Eq -- "$1"; then
+    ok "$2"
+  else
+    not_ok "$2"
+    diag "stderr was: $ERR" "wanted: $1"
+  fi
+}
+
+# json EXPR: evaluate a Python expression on the last stdout parsed as JSON (as `d`)
+json() {
+  printf "%s" "$OUT" | python3 -c "import json,sys; d=json.load(sys.stdin); print(($1))"
+}
+
+# fixture NAME [make_fixture options]: make an archive in $SCRATCH/archives, print its path
+fixture() {
+  local name=$1
+  shift
+  mkdir -p "$SCRATCH/archives"
+  "$MAKE_FIXTURE" "$SCRATCH/archives/$name" "$@" || return 1
+  printf '%s\n' "$SCRATCH/archives/$name"
+}
+
+# tree_digest DIR: one line per entry (type, path, size or link) for comparing folders
+tree_digest() {
+  (cd "$1" 2>/dev/null && find . -printf '%y %p %s %l\n' | sort)
+}
+
+done_testing() {
+  echo "1..$T"
+  [ "$FAILED" -eq 0 ]
+}

@@ -1,0 +1,88 @@
+#include "cdm_archive.h"
+#include "tap.h"
+
+static void entry_paths(void)
+{
+    char out[256];
+    is_str(entry_path_check("top/lib/x", out, sizeof(out)), NULL, "plain path accepted");
+    is_str(out, "top/lib/x", "kept as it is");
+    ok(!entry_path_check("./top//bin\\x64\\a.dll", out, sizeof(out)) &&
+           !strcmp(out, "top/bin/x64/a.dll"),
+       "'./', '//' and backslashes normalised");
+    ok(!entry_path_check("top/include/", out, sizeof(out)) && !strcmp(out, "top/include"),
+       "trailing slash dropped");
+    ok(entry_path_check("/etc/passwd", out, sizeof(out)) != NULL, "absolute refused");
+    ok(entry_path_check("\\Windows\\x", out, sizeof(out)) != NULL, "absolute backslash refused");
+    ok(entry_path_check("C:/Windows/x", out, sizeof(out)) != NULL, "drive refused");
+    ok(entry_path_check("top/../../x", out, sizeof(out)) != NULL, "'..' refused");
+    ok(entry_path_check("top\\..\\x", out, sizeof(out)) != NULL, "'..' with backslashes refused");
+    ok(entry_path_check("top/a:stream", out, sizeof(out)) != NULL, "NTFS stream refused");
+    ok(entry_path_check("", out, sizeof(out)) != NULL, "empty refused");
+    ok(entry_path_check("./", out, sizeof(out)) != NULL, "only '.' refused");
+    char tiny[4];
+    ok(entry_path_check("toolong", tiny, sizeof(tiny)) != NULL, "too long refused");
+}
+
+static void links(void)
+{
+    ok(link_target_inside("lib/libcudnn.so", "libcudnn.so.9"), "sibling");
+    ok(link_target_inside("lib/x/a", "../b"), "up one stays inside");
+    ok(!link_target_inside("lib/a", "../../etc"), "up two leaves");
+    ok(!link_target_inside("a", "../a"), "up from the top leaves");
+    ok(!link_target_inside("lib/a", "/etc/passwd"), "absolute leaves");
+    ok(!link_target_inside("lib/a", "C:\\Windows"), "drive leaves");
+    ok(link_target_inside("lib/a", "./b/../c"), "'.' and down-up stay");
+    ok(!link_target_inside("lib/a", ""), "empty target refused");
+}
+
+static void layouts(void)
+{
+    struct layout_scan s = {0};
+    const char *win9[] = {"bin/x64/cudnn64_9.dll", "lib/x64/cudnn.lib", "include/cudnn.h"};
+    for (size_t i = 0; i < 3; i++)
+        layout_note(&s, win9[i]);
+    char bin[16], lib[32], inc[48];
+    layout_result(&s, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
+    ok(!strcmp(bin, "bin/x64") && !strcmp(lib, "lib/x64") && !strcmp(inc, "include"),
+       "9.18+ windows: bin/x64, lib/x64");
+    is_str(layout_os(&s), "windows", "windows from the dlls");
+
+    struct layout_scan l = {0};
+    layout_note(&l, "lib/libcudnn.so.9.1.0");
+    layout_note(&l, "include/cudnn_version.h");
+    layout_result(&l, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
+    ok(!strcmp(bin, "") && !strcmp(lib, "lib"), "linux current: no bin, lib");
+    is_str(layout_os(&l), "linux", "linux from the .so");
+
+    struct layout_scan o = {0};
+    layout_note(&o, "lib64/libcudnn.so.8");
+    layout_result(&o, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
+    is_str(lib, "lib64", "old linux: lib64");
+
+    struct layout_scan p = {0};
+    layout_note(&p, "targets/ppc64le-linux/lib/libcudnn.so.8");
+    layout_note(&p, "targets/ppc64le-linux/include/cudnn.h");
+    layout_result(&p, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
+    ok(!strcmp(lib, "targets/ppc64le-linux/lib") &&
+           !strcmp(inc, "targets/ppc64le-linux/include"),
+       "ppc64le targets folders");
+
+    struct layout_scan w = {0};
+    layout_note(&w, "bin/cudnn64_8.dll");
+    layout_note(&w, "lib/cudnn.lib");
+    layout_result(&w, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
+    ok(!strcmp(bin, "bin") && !strcmp(lib, "lib"), "disputed windows zips: bin and lib");
+
+    struct layout_scan mixed = {0};
+    layout_note(&mixed, "bin/cudnn64_8.dll");
+    layout_note(&mixed, "lib/libcudnn.so.8");
+    is_str(layout_os(&mixed), "", "both kinds: no verdict");
+}
+
+int main(void)
+{
+    entry_paths();
+    links();
+    layouts();
+    return tap_done();
+}
