@@ -413,6 +413,13 @@ int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
     DWORD e = GetLastError();
     free(t);
     free(w);
+    /* Wine 8 answers TRUE and makes nothing: a store missing its links is worse than an
+     * error. */
+    if (ok && fs_kind(path) == FS_NONE)
+        return cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                             "cannot create symbolic link '%s': the system reported success "
+                             "but made nothing (Wine?); install this archive on Linux",
+                             path);
     if (ok)
         return CDM_OK;
     if (e == ERROR_PRIVILEGE_NOT_HELD)
