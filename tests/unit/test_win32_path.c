@@ -1,4 +1,5 @@
 /* The path form every Win32 call gets (win32_util.c): Windows only. */
+#include "fs.h"
 #include "tap.h"
 #include "util.h"
 #include "win32_util.h"
@@ -65,6 +66,17 @@ int main(void)
        "roots");
     ok(!win_is_root("C:\\x") && !win_is_root("\\\\srv\\share\\x") && !win_is_root("x"),
        "not roots");
+    char *root = fs_default_root();
+    is_str(root, "C:\\cudnn_archive", "the default store");
+    free(root);
+    char *appdata = fs_getenv("APPDATA");
+    char *config = fs_default_config();
+    char *want_config = xasprintf("%s\\cdm\\config.ini", appdata ? appdata : "");
+    is_str(config, want_config, "the default config is in %%APPDATA%%");
+    free(want_config);
+    free(config);
+    free(appdata);
+    is_str(fs_host_platform(), "windows-x86_64", "the platform");
     char *text = win_error_text(ERROR_ACCESS_DENIED);
     ok(strstr(text, "(error 5)") && text[0] != 'A', "error text: '%s'", text);
     free(text);
