@@ -19,17 +19,16 @@
 /* Antivirus and indexers briefly open fresh files, which makes a rename or delete fail
  * with "access denied" or "sharing violation"; retrying for about a second is what
  * git for Windows and libuv do too. */
-#define RETRIES 10
+#define RETRIES  10
 #define RETRY_MS 100
 
 static bool transient(DWORD e)
 {
-    return e == ERROR_ACCESS_DENIED || e == ERROR_SHARING_VIOLATION ||
-           e == ERROR_LOCK_VIOLATION || e == ERROR_DIR_NOT_EMPTY;
+    return e == ERROR_ACCESS_DENIED || e == ERROR_SHARING_VIOLATION || e == ERROR_LOCK_VIOLATION ||
+           e == ERROR_DIR_NOT_EMPTY;
 }
 
-static int fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a,
-                const char *b)
+static int fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b)
 {
     char *why = win_error_text(e);
     int rc = b ? cdm_error_set(ctx, code, fmt, a, b, why) : cdm_error_set(ctx, code, fmt, a, why);
@@ -269,8 +268,7 @@ int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names)
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return fail(ctx, not_found_or(e, CDM_EIO), e, "cannot read folder '%s': %s", path,
-                    NULL);
+        return fail(ctx, not_found_or(e, CDM_EIO), e, "cannot read folder '%s': %s", path, NULL);
     size_t count = 0, cap = 16;
     char **v = xmalloc(cap * sizeof(*v));
     do {
@@ -298,9 +296,8 @@ char *fs_realpath(const char *path)
         return NULL;
     DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
     wchar_t *buf = n ? xmalloc((n + 1) * sizeof(wchar_t)) : NULL;
-    DWORD got = buf ? GetFinalPathNameByHandleW(h, buf, n + 1,
-                                                FILE_NAME_NORMALIZED | VOLUME_NAME_DOS)
-                    : 0;
+    DWORD got =
+        buf ? GetFinalPathNameByHandleW(h, buf, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS) : 0;
     CloseHandle(h);
     char *out = NULL;
     if (got && got <= n)

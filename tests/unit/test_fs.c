@@ -11,7 +11,9 @@
 #include <stdlib.h>
 
 /* "données-日本" in UTF-8, spelled out so that no editor or compiler recodes it */
-#define NON_ASCII "donn\xc3\xa9" "es-\xe6\x97\xa5\xe6\x9c\xac"
+#define NON_ASCII                                                                                  \
+    "donn\xc3\xa9"                                                                                 \
+    "es-\xe6\x97\xa5\xe6\x9c\xac"
 
 static bool write_file(cdm_ctx *ctx, const char *path, const char *text)
 {
@@ -130,7 +132,8 @@ static void delete_never_follows(cdm_ctx *ctx, const char *scratch)
         int rc = link_set(ctx, link, outside);
         ok(rc == CDM_OK && fs_kind(link) == FS_LINK, "a project link inside the tree (%s)",
            rc ? cdm_error_message(ctx) : "made");
-        is_int(fs_remove_tree(ctx, tree), CDM_OK, "a link inside a deleted tree is removed, not entered");
+        is_int(fs_remove_tree(ctx, tree), CDM_OK,
+               "a link inside a deleted tree is removed, not entered");
         ok(fs_kind(keep) == FS_FILE && fs_kind(tree) == FS_NONE,
            "the link's target keeps its files");
     }
