@@ -385,10 +385,19 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     archive_read_support_format_tar(a);
     archive_read_support_format_gnutar(a);
     archive_read_support_filter_gzip(a);
-    archive_read_support_filter_xz(a);
+    /* ARCHIVE_WARN: no liblzma, only the external xz program (the Windows build). */
+    bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
     archive_read_support_filter_bzip2(a);
     if (archive_read_open(a, &s, NULL, stream_read, NULL) != ARCHIVE_OK) {
-        rc = read_failed(ctx, a, &s, "is it a .zip, .tar.xz or .tgz cuDNN archive?");
+        if (!xz_builtin && !s.error && (str_ends_with_icase(path, ".xz") ||
+                                        str_ends_with_icase(path, ".txz")))
+            rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                               "cannot read archive '%s': this build of cdm reads no .tar.xz "
+                               "(built without liblzma, as on Windows); use NVIDIA's .zip "
+                               "for Windows, or install the .tar.xz with cdm on Linux",
+                               path);
+        else
+            rc = read_failed(ctx, a, &s, "is it a .zip, .tar.xz or .tgz cuDNN archive?");
         goto out;
     }
     struct archive_entry *e;

@@ -31,6 +31,9 @@ struct cli_command {
 int cli_main(int argc, char **argv);
 /* cli_posix.c / cli_win32.c: the real entry point and the terminal. */
 bool cli_stderr_is_terminal(void);
+/* The time now, for progress rates (timespec_get is missing from Windows' msvcrt). */
+struct timespec;
+void cli_now(struct timespec *now);
 
 /* The command table (main.c). */
 extern const struct cli_command cli_commands[];

@@ -1,11 +1,17 @@
 /* The entry point on POSIX: arguments are already bytes the file system takes. */
 #include "cli.h"
 
+#include <time.h>
 #include <unistd.h>
 
 bool cli_stderr_is_terminal(void)
 {
     return isatty(STDERR_FILENO) == 1;
+}
+
+void cli_now(struct timespec *now)
+{
+    clock_gettime(CLOCK_MONOTONIC, now);
 }
 
 int main(int argc, char **argv)

@@ -96,7 +96,7 @@ int config_load(cdm_ctx *ctx, const char *explicit_path)
     c->max_total_size = DEFAULT_MAX_TOTAL_SIZE;
     c->max_entries = DEFAULT_MAX_ENTRIES;
     char *path = explicit_path ? xstrdup(explicit_path) : fs_default_config();
-    FILE *f = fopen(path, "r");
+    FILE *f = fs_fopen(path, "r");
     if (!f) {
         int rc = CDM_OK;
         if (explicit_path)

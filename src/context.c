@@ -42,10 +42,15 @@ int cdm_error_code(const cdm_ctx *ctx)
     return ctx ? ctx->error_code : CDM_EINVAL;
 }
 
-static const char *nonempty_env(const char *name)
+/* malloc'd; NULL when unset or empty */
+static char *nonempty_env(const char *name)
 {
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
+    char *v = fs_getenv(name);
+    if (v && !*v) {
+        free(v);
+        v = NULL;
+    }
+    return v;
 }
 
 int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
@@ -54,19 +59,21 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
     *out = ctx;
     if (options)
         ctx->options = *options;
-    const char *config = ctx->options.config_path ? ctx->options.config_path
-                                                  : nonempty_env("CDM_CONFIG");
-    int rc = config_load(ctx, config);
+    char *env_config = ctx->options.config_path ? NULL : nonempty_env("CDM_CONFIG");
+    int rc = config_load(ctx, ctx->options.config_path ? ctx->options.config_path : env_config);
+    free(env_config);
     if (rc)
         return rc;
     const char *root = ctx->options.root;
+    char *env_root = root ? NULL : nonempty_env("CDM_ROOT");
     if (!root)
-        root = nonempty_env("CDM_ROOT");
+        root = env_root;
     if (!root)
         root = ctx->config.root;
     char *fallback = root ? NULL : fs_default_root();
     ctx->root = fs_absolute(root ? root : fallback);
     free(fallback);
+    free(env_root);
     return CDM_OK;
 }
 

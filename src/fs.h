@@ -69,4 +69,9 @@ bool fs_process_alive(uint64_t pid);
  * kills itself with SIGKILL (TerminateProcess on Windows), as a power cut would stop it. */
 void fs_crash_point(const char *name);
 
+/* fopen for a UTF-8 path (Windows' fopen takes the ANSI code page). */
+FILE *fs_fopen(const char *path, const char *mode);
+/* An environment variable in UTF-8, malloc'd; NULL when unset. */
+char *fs_getenv(const char *name);
+
 #endif

@@ -384,3 +384,14 @@ void fs_crash_point(const char *name)
     if (at && !strcmp(at, name))
         kill(getpid(), SIGKILL);
 }
+
+FILE *fs_fopen(const char *path, const char *mode)
+{
+    return fopen(path, mode);
+}
+
+char *fs_getenv(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? xstrdup(v) : NULL;
+}

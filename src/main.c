@@ -156,7 +156,7 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
     (void)arg;
     struct progress *p = &progress_state;
     struct timespec now;
-    timespec_get(&now, TIME_UTC);
+    cli_now(&now);
     if (!p->shown) {
         p->start = p->last = now;
         p->shown = true;

@@ -11,7 +11,7 @@
 static bool read_pin(const char *dir, char *out, size_t size)
 {
     char *path = path_join(dir, CDM_PIN_FILE);
-    FILE *f = fopen(path, "r");
+    FILE *f = fs_fopen(path, "r");
     free(path);
     if (!f)
         return false;

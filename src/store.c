@@ -347,7 +347,7 @@ static void lower(char *s)
  * is NULL, for a .sha256 file that holds only the hash). */
 static bool sums_lookup(const char *file, const char *base, char out[65])
 {
-    FILE *f = fopen(file, "r");
+    FILE *f = fs_fopen(file, "r");
     if (!f)
         return false;
     char line[4096];

@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +182,11 @@ char *path_join(const char *a, const char *b)
         b++;
     if (n == 0)
         return xstrdup(b);
-    return xasprintf("%.*s/%s", (int)n, a, b);
+    /* A Windows path (C:\... or \\server\...) goes on with its own separator, so that
+     * the paths shown to Windows users do not mix the two. */
+    bool drive = isalpha((unsigned char)a[0]) && a[1] == ':' && a[2] == '\\';
+    bool windows = drive || (a[0] == '\\' && a[1] == '\\');
+    return xasprintf("%.*s%c%s", (int)n, a, windows ? '\\' : '/', b);
 }
 
 const char *path_basename(const char *path)

@@ -46,7 +46,8 @@ bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 bool str_ends_with_icase(const char *s, const char *suffix);
 
-/* Join with '/', never doubling it. Result malloc'd. */
+/* Join with '/' ('\' after a Windows path such as C:\x), never doubling it. Result
+ * malloc'd. */
 char *path_join(const char *a, const char *b);
 /* The last component (points into path). */
 const char *path_basename(const char *path);

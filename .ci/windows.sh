@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# CI for the Windows build, run after the native one: fill subprojects/ from Debian's
+# source packages (cached in $CDM_DEPS_CACHE), cross-build cdm.exe with mingw-w64 and
+# warnings as errors, run the whole test suite through Wine. Exits non-zero on any
+# failure; the results are in build-win/meson-logs/testlog.json for counting.
+#
+# Needs (Debian 12): gcc-mingw-w64-x86-64 libz-mingw-w64-dev wine wine64 meson
+# ninja-build pkg-config python3 libarchive-dev libarchive-tools tcl make;
+# ccache is used when present (its files go to $CDM_DEPS_CACHE/ccache).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export CDM_DEPS_CACHE=${CDM_DEPS_CACHE:-/var/cache/cdm-win-deps}
+export WINEDEBUG=-all
+
+bash subprojects/fetch-debian-sources.sh || { echo "windows: cannot fill subprojects/"; exit 1; }
+
+if command -v ccache >/dev/null && mkdir -p "$CDM_DEPS_CACHE/ccache" 2>/dev/null; then
+  export CCACHE_DIR=$CDM_DEPS_CACHE/ccache # meson wraps the compilers in ccache by itself
+fi
+# A Wine prefix of its own, made once (wineboot takes a while the first time).
+export WINEPREFIX=${WINEPREFIX:-$CDM_DEPS_CACHE/wineprefix}
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  wineboot -i >/tmp/cdm-ci-wineboot.log 2>&1 || { tail -20 /tmp/cdm-ci-wineboot.log; echo "windows: wineboot failed"; exit 1; }
+fi
+# One wineserver for all the tests (each cdm.exe run would otherwise start one).
+wineserver -p 60 2>/dev/null
+
+rm -rf build-win
+meson setup build-win --cross-file tests/cross/x86_64-w64-mingw32.ini --werror \
+  >/tmp/cdm-ci-win-setup.log 2>&1 || { cat /tmp/cdm-ci-win-setup.log; exit 1; }
+ninja -C build-win || exit 1
+meson test -C build-win --print-errorlogs

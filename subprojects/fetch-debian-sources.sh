@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Fills subprojects/ so that the Windows cross build (meson setup
+# --cross-file tests/cross/x86_64-w64-mingw32.ini) works offline, on a Debian 12
+# machine that reaches only Debian's mirrors.
+#
+# The sources come from Debian source packages:
+#   libarchive 3.6.2  bookworm's libarchive_3.6.2.orig.tar.xz == upstream tarball
+#   inih r59          trixie's libinih_59.orig.tar.gz == GitHub's r59 archive
+#                     (bookworm's libinih 55 source is gone from the mirror)
+#   SQLite 3.40.1     bookworm's sqlite3 source tree; the amalgamation that
+#                     sqlite3.wrap names cannot be rebuilt byte for byte, so
+#                     sqlite3.c/sqlite3.h are generated (tclsh) into the
+#                     wrap's folder instead
+# and are kept in $CDM_DEPS_CACHE (default /var/cache/cdm-win-deps), outside
+# the clone, so a second run (or CI with that folder cached) downloads and
+# generates nothing. Running as root is needed only to fill that cache.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${CDM_DEPS_CACHE:-/var/cache/cdm-win-deps}
+sources=/etc/apt/sources.list.d/debian.sources
+trixie_src=/etc/apt/sources.list.d/cdm-trixie-src.sources
+
+# file in the cache and packagecache | Debian source/suite | Debian orig file | sha256
+# (the suite matters: with trixie's deb-src present, apt-get would pick trixie's
+# newer libarchive and sqlite3)
+tarballs=(
+	"libarchive-3.6.2.tar.xz|libarchive/bookworm|libarchive_3.6.2.orig.tar.xz|9e2c1b80d5fbe59b61308fdfab6c79b5021d7ff4ff2489fb12daf0a96a83551d"
+	"inih-r59.tar.gz|libinih/trixie|libinih_59.orig.tar.gz|062279922805f5e9a369551a08d5ddb506140fe50774183ffdbb7c22bb97e3f4"
+)
+sqlite_dir=sqlite-amalgamation-3400100
+sqlite_orig=sqlite3_3.40.1.orig.tar.xz
+sqlite_sha=aaa776260ab4dc976db34aa7891819484c8676b5b2783123ebc6301e2ca5d655
+
+say() { printf 'fetch-debian-sources: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+sha_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+apt_ready=
+prepare_apt() {
+	[ -n "$apt_ready" ] && return
+	[ "$(id -u)" = 0 ] || die "the cache '$cache' is incomplete and filling it needs root (apt-get): run once as root, or point CDM_DEPS_CACHE at a filled cache"
+	[ -f "$sources" ] || die "'$sources' not found: add deb-src entries for bookworm and trixie by hand"
+	if ! grep -q '^Types:.*deb-src' "$sources"; then
+		say "adding deb-src to the Types: lines of $sources"
+		sed -i 's/^Types: deb$/Types: deb deb-src/' "$sources"
+	fi
+	if [ ! -f "$trixie_src" ]; then
+		# Source entries only: no trixie binary package can be installed.
+		local uri
+		uri=$(sed -n 's/^URIs: *//p' "$sources" | head -n1)
+		say "adding trixie deb-src ($uri) as $trixie_src"
+		printf 'Types: deb-src\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+			"$uri" >"$trixie_src"
+	fi
+	say "apt-get update"
+	apt-get update -qq || die "apt-get update failed: is a Debian mirror reachable?"
+	apt_ready=1
+}
+
+# Downloads Debian source package $1 into $work and checks that it brought
+# orig file $2 with sha256 $3.
+fetch_source() {
+	prepare_apt
+	say "apt-get source --download-only $1"
+	(cd "$work" && apt-get source -qq --download-only "$1" >/dev/null 2>apt.log) ||
+		die "cannot download the source package '$1': $(grep '^E:' "$work/apt.log" | head -n1)"
+	[ -f "$work/$2" ] || die "source package '$1' has no '$2' (a new upstream version on the mirror?): update the .wrap files"
+	sha_ok "$work/$2" "$3" || die "'$2' does not have the expected sha256 $3"
+}
+
+if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
+	die "cannot write to the cache '$cache': run as root or set CDM_DEPS_CACHE"
+fi
+work=$(mktemp -d "$cache/.work.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+for t in "${tarballs[@]}"; do
+	IFS='|' read -r file pkg orig sha <<<"$t"
+	if sha_ok "$cache/$file" "$sha"; then
+		say "cached: $file"
+	else
+		fetch_source "$pkg" "$orig" "$sha"
+		mv "$work/$orig" "$cache/$file"
+	fi
+done
+
+if [ -f "$cache/$sqlite_dir/sqlite3.c" ]; then
+	say "cached: $sqlite_dir (generated)"
+else
+	for tool in tclsh cc make; do
+		command -v "$tool" >/dev/null ||
+			die "'$tool' is needed to generate the SQLite amalgamation: apt-get install tcl gcc make"
+	done
+	fetch_source sqlite3/bookworm "$sqlite_orig" "$sqlite_sha"
+	say "generating sqlite3.c and sqlite3.h (configure; make sqlite3.c)"
+	tar -xf "$work/$sqlite_orig" -C "$work"
+	mkdir "$work/bld" "$work/$sqlite_dir"
+	if ! (cd "$work/bld" && ../sqlite3-3.40.1/configure >build.log 2>&1 && make sqlite3.c >>build.log 2>&1); then
+		tail -n 20 "$work/bld/build.log" >&2
+		die "cannot generate the SQLite amalgamation (configure; make sqlite3.c): see above"
+	fi
+	cp "$work/bld/sqlite3.c" "$work/bld/sqlite3.h" "$work/sqlite3-3.40.1/src/sqlite3ext.h" \
+		"$work/sqlite3-3.40.1/LICENSE.md" "$work/$sqlite_dir/"
+	mv "$work/$sqlite_dir" "$cache/$sqlite_dir"
+fi
+
+# Into the clone: tarballs where meson looks before downloading, and the
+# SQLite folder that meson takes as it is (so the overlay goes in by hand).
+mkdir -p "$here/packagecache" "$here/$sqlite_dir"
+for t in "${tarballs[@]}"; do
+	file=${t%%|*}
+	cmp -s "$cache/$file" "$here/packagecache/$file" || cp "$cache/$file" "$here/packagecache/$file"
+done
+for f in "$cache/$sqlite_dir"/* "$here/packagefiles/sqlite3/meson.build"; do
+	cmp -s "$f" "$here/$sqlite_dir/${f##*/}" || cp "$f" "$here/$sqlite_dir/"
+done
+say "ready: subprojects/packagecache/ and subprojects/$sqlite_dir/ (cache: $cache)"
