@@ -6,7 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* meson defines __USE_MINGW_ANSI_STDIO: C99 formats (%zu, %lld) on every Windows */
+#define CDM_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#elif defined(__GNUC__)
 #define CDM_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CDM_PRINTF(f, a)
