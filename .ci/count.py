@@ -1,4 +1,5 @@
-"""Count TAP results over every test in meson's testlog.json.
+"""Count TAP results over every test in meson's testlog.json files (--failed=STEP adds one
+failure for a step that failed before its tests could run).
 
 Prints the per-program lines that failed, then one line "N passed, N failed, N skipped".
 A program that failed without a failing TAP line (a crash, a timeout) counts as one failure.
@@ -10,6 +11,10 @@ import sys
 
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
+    if path.startswith("--failed="):  # a step that failed before any test could run
+        print(f"{path[len('--failed='):]}: failed before its tests ran")
+        failed += 1
+        continue
     with open(path) as f:
         for line in f:
             test = json.loads(line)
