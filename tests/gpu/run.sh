@@ -2,7 +2,7 @@
 # The doctor on a GPU machine (CI has no GPU and does not run this):
 #   tests/gpu/run.sh CDM WORK_DIR
 # Packs the cuDNN that the machine's PyTorch ships into a layout-C archive, installs it
-# with CDM, links a project by hand, activates it in bash, runs `cdm doctor` (which must
+# with CDM, links a project with `cdm link`, activates it in bash, runs `cdm doctor` (which must
 # report cudnnCreate succeeding), then builds tests/gpu/conv.c against the link's headers
 # and library and runs one convolution forward through it.
 set -uo pipefail
@@ -33,16 +33,9 @@ echo "installed in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 id=$(basename "$archive" .tar.xz | sed 's/^cudnn-linux-[^-]*-\([0-9.]*\)_cuda\([0-9]*\)-archive$/\1-cuda\2/')
 proj=$work/project
 mkdir -p "$proj"
-ln -sfn "$CDM_ROOT/$id" "$proj/cuda_link"
-echo "$id" >"$proj/.cudnn-version"
+"$cdm" link "$proj" "$id" || fail "link failed"
 cd "$proj"
-if "$cdm" help activate >/dev/null 2>&1; then
-  eval "$("$cdm" activate)"
-else
-  # What `cdm activate` prints for bash (DESIGN.md "Activation"), until it exists here.
-  export CUDA_PATH=$proj/cuda_link CUDNN_PATH=$proj/cuda_link CDM_ACTIVE=$id
-  export LD_LIBRARY_PATH=$proj/cuda_link/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+eval "$("$cdm" activate --shell bash)" || fail "activate failed"
 echo "activated: CDM_ACTIVE=$CDM_ACTIVE LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
 "$cdm" verify "$id" || fail "verify failed"
