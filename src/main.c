@@ -20,8 +20,6 @@ const struct cli_command cli_commands[] = {
     {"list", cmd_list, "list installed versions and the projects using each", "", ""},
     {"remove", cmd_remove, "remove an installed version", "<VERSION> [--cuda N] [--force]",
      "  --force         unlink the projects that use it first\n"},
-    {"gc", cmd_gc, "clean up leftovers of interrupted work", "", ""},
-    {"help", cmd_help, "show help for a command", "[COMMAND]", ""},
     {"link", cmd_link, "link a project to an installed version",
      "<PROJECT> [VERSION] [--name NAME] [--cuda N]",
      "Creates or switches PROJECT/cuda_link and writes PROJECT/.cudnn-version.\n"
@@ -55,10 +53,6 @@ const struct cli_command cli_commands[] = {
      "<bash|zsh|fish|pwsh>",
      "  bash/zsh: eval \"$(cdm hook bash)\"   fish: cdm hook fish | source\n"
      "  PowerShell: (& cdm hook pwsh) | Out-String | Invoke-Expression\n"},
-    {"complete", cmd_complete, "print completion candidates (used by completions/)",
-     "[--current=WORD] -- [WORD...]",
-     "WORDs are the command line after 'cdm' up to the cursor; WORD the one being\n"
-     "completed. Prints one candidate a line; nothing means file names.\n"},
     {"doctor", cmd_doctor, "find out why a project's cuDNN does not load",
      "[PROJECT] [--cudnn VERSION] [--cuda N]",
      "Checks, in order: the store and the project's link and pin; loading the project's\n"
@@ -75,7 +69,13 @@ const struct cli_command cli_commands[] = {
      "[VERSION] [--cuda N]",
      "Re-hashes every file of one install (all without VERSION) and reports missing,\n"
      "changed and extra files. Exit status 1 on any difference.\n"},
-    {NULL, NULL, NULL, NULL, NULL},
+        {"gc", cmd_gc, "clean up leftovers of interrupted work", "", ""},
+    {"complete", cmd_complete, "print completion candidates (used by completions/)",
+     "[--current=WORD] -- [WORD...]",
+     "WORDs are the command line after 'cdm' up to the cursor; WORD the one being\n"
+     "completed. Prints one candidate a line; nothing means file names.\n"},
+    {"help", cmd_help, "show help for a command", "[COMMAND]", ""},
+{NULL, NULL, NULL, NULL, NULL},
 };
 
 static const struct cli_command *find_command(const char *name)
