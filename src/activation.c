@@ -3,6 +3,7 @@
  * shell.h for the variables that carry the state). Pure: the environment comes through a
  * callback, so the unit tests can play any sequence of activate/deactivate.
  */
+#include "fs.h"
 #include "shell.h"
 
 #include <ctype.h>
@@ -54,6 +55,26 @@ static bool parse_saved(const char *saved, bool *was_set, const char **value)
 static char *saved_form(const char *value)
 {
     return value ? xasprintf(SAVED_SET "%s", value) : xstrdup(SAVED_UNSET);
+}
+
+const char *env_snapshot_get(void *snapshot, const char *name)
+{
+    struct env_snapshot *s = snapshot;
+    char *v = fs_getenv(name);
+    if (!v)
+        return NULL;
+    s->values = xrealloc(s->values, (s->n + 1) * sizeof(*s->values));
+    s->values[s->n++] = v;
+    return v;
+}
+
+void env_snapshot_free(struct env_snapshot *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->values[i]);
+    free(s->values);
+    s->values = NULL;
+    s->n = 0;
 }
 
 bool activation_is_on(const struct shell_platform *pf, env_get_fn get, void *arg)
@@ -152,10 +173,15 @@ char *activation_entry(const struct shell_platform *pf, const struct activation_
     return entry;
 }
 
-void activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
+bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
                      const struct activation_target *t, struct env_plan *out)
 {
     out->n = 0;
+    char *entry = activation_entry(pf, t);
+    if (strchr(entry, pf->list_sep)) {
+        free(entry);
+        return false;
+    }
     bool on = activation_is_on(pf, get, arg);
     if (!on) {
         for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
@@ -167,7 +193,6 @@ void activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
         add_set(out, plain_vars[i].name, link);
     free(link);
     /* The previous activation's entry goes too, so switching projects never stacks. */
-    char *entry = activation_entry(pf, t);
     const char *drop[] = {entry, on ? get(arg, "CDM_PATH_ENTRY") : NULL};
     char *rest = list_without(pf, get(arg, pf->path_var), drop, CDM_ARRAY_LEN(drop));
     add(out, pf->path_var, rest, xstrdup(entry));
@@ -175,6 +200,7 @@ void activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
     add(out, "CDM_PROJECT", native_path(pf, t->project), NULL);
     add_set(out, "CDM_ACTIVE", t->id);
     free(entry);
+    return true;
 }
 
 /* The path list's value after deactivation (NULL: unset). When nobody touched the list

@@ -80,8 +80,6 @@ struct env_plan;
 int cli_choose_shell(struct cli *cli, const char *given, const struct shell **out);
 /* Render plan for sh on stdout; fails (printing why) when sh cannot express a value. */
 int cli_print_plan(struct cli *cli, const struct shell *sh, const struct env_plan *plan);
-/* getenv as an env_get_fn. */
-const char *cli_getenv(void *arg, const char *name);
 
 /* cli_link.c: a project's link, as which, link, unlink and rollback report it. */
 void cli_json_which(struct json *j, const struct cdm_which *w);

@@ -7,12 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *cli_getenv(void *arg, const char *name)
-{
-    (void)arg;
-    return getenv(name);
-}
-
 static const char *nonempty(const char *s)
 {
     return s && *s ? s : NULL;
@@ -54,6 +48,19 @@ int cli_print_plan(struct cli *cli, const struct shell *sh, const struct env_pla
     return EXIT_OK;
 }
 
+/* Why target cannot be activated (activation_plan said no): its path entry holds the
+ * path list's separator. */
+static void say_unlistable(const struct activation_target *t)
+{
+    const struct shell_platform *pf = shell_host_platform();
+    char *entry = activation_entry(pf, t);
+    fprintf(stderr,
+            "cdm: cannot put '%s' on %s: its name holds '%c', which separates %s "
+            "entries; rename or move the project folder\n",
+            entry, pf->path_var, pf->list_sep, pf->path_var);
+    free(entry);
+}
+
 static void target_of(const struct cdm_activation *a, struct activation_target *t)
 {
     const struct shell_platform *pf = shell_host_platform();
@@ -63,9 +70,9 @@ static void target_of(const struct cdm_activation *a, struct activation_target *
     t->lib_dir = pf->use_bin_dir ? a->bin_dir : a->lib_dir;
 }
 
-static bool same(const char *env, const char *want)
+static bool same(struct env_snapshot *env, const char *name, const char *want)
 {
-    const char *v = getenv(env);
+    const char *v = env_snapshot_get(env, name);
     return v && !strcmp(v, want);
 }
 
@@ -79,28 +86,33 @@ static int activate_auto(struct cli *cli, const struct shell *sh, const char *st
     if (!ctx)
         return EXIT_FAIL;
     struct env_plan plan = {.n = 0};
+    struct env_snapshot env = {NULL, 0};
     struct cdm_project project;
     struct cdm_activation a;
     int rc = EXIT_OK;
     if (cdm_project_find(ctx, start, &project) != CDM_OK) {
-        deactivation_plan(pf, cli_getenv, NULL, &plan);
+        deactivation_plan(pf, env_snapshot_get, &env, &plan);
     } else if (cdm_activation_find(ctx, project.path, false, &a) != CDM_OK) {
         if (!cli->quiet)
             fprintf(stderr, "cdm: %s\n", cdm_error_message(ctx));
-        deactivation_plan(pf, cli_getenv, NULL, &plan);
+        deactivation_plan(pf, env_snapshot_get, &env, &plan);
         rc = EXIT_FAIL;
     } else {
         struct activation_target t;
         target_of(&a, &t);
         char *entry = activation_entry(pf, &t);
-        bool current = activation_is_on(pf, cli_getenv, NULL) && same("CDM_ACTIVE", a.id) &&
-                       same("CDM_PATH_ENTRY", entry);
+        bool current = activation_is_on(pf, env_snapshot_get, &env) &&
+                       same(&env, "CDM_ACTIVE", a.id) && same(&env, "CDM_PATH_ENTRY", entry);
         free(entry);
-        if (!current)
-            activation_plan(pf, cli_getenv, NULL, &t, &plan);
+        if (!current && !activation_plan(pf, env_snapshot_get, &env, &t, &plan)) {
+            say_unlistable(&t);
+            deactivation_plan(pf, env_snapshot_get, &env, &plan);
+            rc = EXIT_FAIL;
+        }
     }
     int prc = cli_print_plan(cli, sh, &plan);
     env_plan_free(&plan);
+    env_snapshot_free(&env);
     return prc ? prc : rc;
 }
 
@@ -128,7 +140,13 @@ int cmd_activate(struct cli *cli, int argc, char **argv)
     struct activation_target t;
     target_of(&a, &t);
     struct env_plan plan;
-    activation_plan(shell_host_platform(), cli_getenv, NULL, &t, &plan);
+    struct env_snapshot env = {NULL, 0};
+    bool listable = activation_plan(shell_host_platform(), env_snapshot_get, &env, &t, &plan);
+    env_snapshot_free(&env); /* the plan holds copies */
+    if (!listable) {
+        say_unlistable(&t);
+        return EXIT_FAIL;
+    }
     if (cli->json) {
         struct json j;
         json_init(&j, stdout);

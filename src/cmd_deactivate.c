@@ -14,7 +14,9 @@ int cmd_deactivate(struct cli *cli, int argc, char **argv)
     if (rc || (rc = cli_choose_shell(cli, shell_text, &sh)))
         return rc;
     struct env_plan plan;
-    deactivation_plan(shell_host_platform(), cli_getenv, NULL, &plan);
+    struct env_snapshot env = {NULL, 0};
+    deactivation_plan(shell_host_platform(), env_snapshot_get, &env, &plan);
+    env_snapshot_free(&env); /* the plan holds copies */
     if (plan.n == 0)
         cli_info(cli, "cdm: nothing is active in this shell\n");
     rc = cli_print_plan(cli, sh, &plan);

@@ -62,6 +62,17 @@ void env_plan_free(struct env_plan *plan);
 
 typedef const char *(*env_get_fn)(void *arg, const char *name);
 
+/* The process's environment for an env_get_fn, in UTF-8 on every platform (the C
+ * library's getenv answers in the ANSI code page on Windows, which would mix two encodings
+ * in one activation and lose what that code page cannot hold). Pass the snapshot as arg;
+ * the values it returned stay valid until env_snapshot_free. */
+struct env_snapshot {
+    char **values;
+    size_t n;
+};
+const char *env_snapshot_get(void *snapshot, const char *name);
+void env_snapshot_free(struct env_snapshot *s);
+
 /* What to activate: the link and the install's folder, relative to the link. */
 struct activation_target {
     const char *id;
@@ -71,8 +82,11 @@ struct activation_target {
 };
 
 /* The changes that activate target over the environment get() describes: remembers the
- * values replaced unless an activation is already on, and never repeats a path entry. */
-void activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
+ * values replaced unless an activation is already on, and never repeats a path entry.
+ * False, with an empty plan, when the path entry holds the platform's list separator (a
+ * project folder named with ';' on Windows): no path list can carry it, the loader would
+ * split it in two. */
+bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
                      const struct activation_target *t, struct env_plan *out);
 /* The changes that undo activation; an empty plan when none is on. */
 void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,

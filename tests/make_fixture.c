@@ -5,12 +5,14 @@
  *
  *   make_fixture OUT [--version A.B.C.D] [--header A.B.C] [--evil KIND] [--pad BYTES]
  *                    [--lib-dir lib|lib/x64] [--bin-dir bin|bin/x64] [--zeros BYTES]
+ *                    [--file REL=PATH]...
  *
  * The format follows OUT's extension (.zip, .tar.xz, .tgz/.tar.gz), the layout and
  * platform follow OUT's name as NVIDIA spells it: "cudnn-11.3-linux-x64-v8.2.1.32.tgz" is
  * an old cuda/ archive, "cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip" a current one.
  * KIND: absolute, dotdot, drive, device, fifo, symlink-out, hardlink-out, two-tops,
- * no-header, so-in-windows.
+ * no-header, so-in-windows. --file puts the bytes of the real file PATH (a library built by
+ * the tests) at REL below the top folder, in place of that entry's stand-in bytes.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -27,6 +29,8 @@ struct fixture {
     size_t pad;
     unsigned long long zeros; /* a large, very compressible library, for slow installs */
     const char *evil;
+    const char *file_rel[8], *file_path[8]; /* --file REL=PATH */
+    size_t nfiles;
 };
 
 static void die(const char *what, struct archive *a)
@@ -78,9 +82,42 @@ static void add_dir(struct fixture *f, const char *rel)
     add_entry(f, rel, AE_IFDIR, NULL, 0, NULL);
 }
 
-/* A stand-in library: a recognisable line, then padding so sizes look like something. */
+/* The whole file at path, or exit: the library --file asked for. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        fprintf(stderr, "make_fixture: cannot open '%s'\n", path);
+        exit(1);
+    }
+    size_t cap = 1 << 16, n = 0, got;
+    char *data = malloc(cap);
+    while (data && (got = fread(data + n, 1, cap - n, in)) > 0)
+        if ((n += got) == cap)
+            data = realloc(data, cap *= 2);
+    if (!data || ferror(in)) {
+        fprintf(stderr, "make_fixture: cannot read '%s'\n", path);
+        exit(1);
+    }
+    fclose(in);
+    *len = n;
+    return data;
+}
+
+/* A stand-in library: a recognisable line, then padding so sizes look like something;
+ * or the real file --file named for rel. */
 static void add_library(struct fixture *f, const char *rel)
 {
+    for (size_t i = 0; i < f->nfiles; i++) {
+        if (strcmp(f->file_rel[i], rel))
+            continue;
+        size_t n;
+        char *bytes = read_file(f->file_path[i], &n);
+        add_entry(f, rel, AE_IFREG, bytes, n, NULL);
+        free(bytes);
+        f->file_rel[i] = ""; /* used: main checks that every --file found its entry */
+        return;
+    }
     size_t len = 64 + f->pad;
     char *data = malloc(len);
     int n = snprintf(data, len, "stand-in for %s, cuDNN %d.%d.%d\n", rel, f->major, f->minor,
@@ -271,7 +308,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: make_fixture OUT [--version V] [--header V] [--evil KIND] "
-                        "[--pad BYTES] [--lib-dir D] [--bin-dir D]\n");
+                        "[--pad BYTES] [--lib-dir D] [--bin-dir D] [--file REL=PATH]\n");
         return 2;
     }
     const char *out = argv[1];
@@ -292,7 +329,17 @@ int main(int argc, char **argv)
             lib_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--bin-dir"))
             bin_dir = argv[i + 1];
-        else {
+        else if (!strcmp(argv[i], "--file") &&
+                 f.nfiles < sizeof(f.file_rel) / sizeof(*f.file_rel)) {
+            char *eq = strchr(argv[i + 1], '=');
+            if (!eq || eq == argv[i + 1] || !eq[1]) {
+                fprintf(stderr, "make_fixture: --file wants REL=PATH, not '%s'\n", argv[i + 1]);
+                return 2;
+            }
+            *eq = '\0';
+            f.file_rel[f.nfiles] = argv[i + 1];
+            f.file_path[f.nfiles++] = eq + 1;
+        } else {
             fprintf(stderr, "make_fixture: unknown option '%s'\n", argv[i]);
             return 2;
         }
@@ -365,6 +412,12 @@ int main(int argc, char **argv)
         add_zeros(&f);
     if (f.evil)
         add_evil(&f);
+    for (size_t i = 0; i < f.nfiles; i++)
+        if (*f.file_rel[i]) {
+            fprintf(stderr, "make_fixture: --file '%s': this archive has no library there\n",
+                    f.file_rel[i]);
+            return 2;
+        }
     if (archive_write_close(f.a) != ARCHIVE_OK)
         die(out, f.a);
     archive_write_free(f.a);

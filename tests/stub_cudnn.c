@@ -2,7 +2,9 @@
  * A stand-in cuDNN library for the doctor tests, compiled at test time. Its answers come
  * from -D macros: STUB_VERSION (cudnnGetVersion), STUB_CUDART (cudnnGetCudartVersion),
  * STUB_CREATE (the status cudnnCreate returns). With STUB_SUB defined it exports nothing:
- * a stand-in for the sub-libraries (libcudnn_graph.so.9 ...).
+ * a stand-in for the sub-libraries (libcudnn_graph.so.9 ...). With STUB_ZLIBWAPI defined it
+ * calls zlib's zlibVersion, so that it imports zlibwapi.dll as cuDNN 8.3 to 9.1 do on
+ * Windows (link it against that DLL's import library).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -59,6 +61,14 @@ const char *cudnnGetErrorString(int status)
     }
     }
 }
+#ifdef STUB_ZLIBWAPI
+const char *zlibVersion(void);
+
+const char *cudnn_stub_zlib_version(void)
+{
+    return zlibVersion();
+}
+#endif
 #else
 int cudnn_stub_sub_library(void)
 {

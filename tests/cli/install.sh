@@ -173,4 +173,17 @@ check "help install shows the usage" sh -c 'printf "%s" "$1" | grep -q "usage: c
 run_cdm frobnicate
 expect_rc 2 "an unknown command is a usage error"
 
+# make_fixture --file: a real file's bytes in place of a stand-in (the Windows doctor
+# scenario puts DLLs built by mingw-w64 there).
+printf 'real bytes\n' >"$SCRATCH/real.dll"
+withfile=$(mkdir -p "$SCRATCH/withfile" && "$MAKE_FIXTURE" \
+  "$SCRATCH/withfile/cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip" \
+  --file "bin/cudnn64_8.dll=$SCRATCH/real.dll" && echo ok)
+check "make_fixture --file puts the file's bytes at that entry" test "$withfile" = ok -a \
+  "$(bsdtar -xOf "$SCRATCH/withfile/cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip" \
+     cudnn-windows-x86_64-8.8.0.121_cuda11-archive/bin/cudnn64_8.dll)" = "real bytes"
+"$MAKE_FIXTURE" "$SCRATCH/withfile/x-windows-x86_64-8.8.0.121_cuda11-archive.zip" \
+  --file "bin/nope.dll=$SCRATCH/real.dll" 2>/dev/null
+check "make_fixture --file for an entry the archive lacks fails" test $? -eq 2
+
 done_testing

@@ -262,6 +262,26 @@ static void test_windows(void)
     env_plan_free(&q);
 }
 
+/* A folder named with the list separator cannot go on the path list: the loader would
+ * split it, and a second activation could not find it to drop it. */
+static void test_separator_in_name(void)
+{
+    const struct activation_target win = {"8.8.0.121-cuda11", "C:/w/a;b", "C:/w/a;b/cuda_link",
+                                          "bin"};
+    const struct activation_target posix = {"9.1.0.70-cuda12", "/w/a:b", "/w/a:b/cuda_link", "lib"};
+    const struct activation_target semi = {"9.1.0.70-cuda12", "/w/a;b", "/w/a;b/cuda_link", "lib"};
+    struct env e = {{xstrdup("PATH=C:\\Windows")}, 1};
+    struct env_plan p;
+    ok(!activation_plan(&shell_platform_windows, env_get, &e, &win, &p) && p.n == 0,
+       "Windows: a project folder with ';' is refused, nothing planned");
+    ok(activation_plan(&shell_platform_posix, env_get, &e, &semi, &p),
+       "POSIX: ';' is not the separator there");
+    env_plan_free(&p);
+    ok(!activation_plan(&shell_platform_posix, env_get, &e, &posix, &p) && p.n == 0,
+       "POSIX: a project folder with ':' is refused");
+    env_free(&e);
+}
+
 int main(void)
 {
     test_quoting();
@@ -269,5 +289,6 @@ int main(void)
     test_posix_cycle();
     test_unset_list_and_user_changes();
     test_windows();
+    test_separator_in_name();
     return tap_done();
 }

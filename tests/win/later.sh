@@ -1,18 +1,211 @@
-# Windows scenarios whose commands come with other parts of cdm: they skip, saying so,
-# until those commands are in this build.
+# Windows scenarios for activation and the doctor under Wine: the cmd text of activation
+# run by Wine's cmd with the variables read back, and cdm doctor on stand-in cuDNN DLLs
+# built by mingw-w64 (tests/stub_cudnn.c).
 . "$TESTS_DIR/win/lib.sh"
 
-if has_command activate; then
-  skip "activate for cmd, run by Wine's cmd /c, variables read back" "cdm activate is in this build, but its Wine scenario is not written yet"
-  skip "activate for PowerShell" "no PowerShell under Wine; test on Windows (docs-windows-section.md)"
+# ---- cmd ------------------------------------------------------------------------------
+# Under Wine 8 no junction can be made, so `cdm activate` finds no project link there:
+# emit_activation (tests/win/emit_activation.c) writes what `cdm activate --shell cmd` and
+# `cdm deactivate --shell cmd` would, through the same core calls, for the project named by
+# CDM_TEST_PROJECT (a cmd command line would expand a '%' of the name before the program
+# saw it; the text the program writes is what is under test).
+
+EMIT=$(wpath "$EMIT_ACTIVATION")
+# A folder name with what cmd treats specially, and non-ASCII (';' is below: refused).
+PROJ="$(wpath "$SCRATCH")\\it's 100% ^&x (y) !z! %PATH% caf$(printf '\303\251') $(printf '\303\274')ber"
+LINK="$PROJ\\cuda_link"
+ENTRY="$LINK\\bin"
+ID=8.8.0.121-cuda11
+OTHER="$(wpath "$SCRATCH")\\other project"
+export CDM_TEST_PROJECT=$PROJ CDM_TEST_LINK=$LINK CDM_TEST_ID=$ID CDM_TEST_BIN_DIR=bin
+
+# run_cmd NAME LINE...: a batch file of these lines (CRLF), run by `wine cmd /c`; stdout in
+# $SCRATCH/NAME.out, stderr in $SCRATCH/NAME.err, without CRs. The console code page is
+# UTF-8 first, so that `for /f` reads the program's UTF-8 output as UTF-8.
+run_cmd() {
+  local name=$1
+  shift
+  { printf '@echo off\r\nchcp 65001 >NUL\r\n'; printf '%s\r\n' "$@"; } >"$SCRATCH/$name.cmd"
+  "$WINE" cmd /c "$(wpath "$SCRATCH/$name.cmd")" >"$SCRATCH/$name.raw" 2>"$SCRATCH/$name.rawerr"
+  RC=$?
+  tr -d '\r' <"$SCRATCH/$name.raw" >"$SCRATCH/$name.out"
+  tr -d '\r' <"$SCRATCH/$name.rawerr" >"$SCRATCH/$name.err"
+}
+
+# section FILE NAME: the `set` listing printed after "==== NAME" (up to the next marker)
+section() {
+  awk -v want="==== $2" '/^==== / { on = ($0 == want); next } on' "$1"
+}
+
+# var LISTING NAME: NAME's value in a `set` listing (names compare without case); status 1
+# when NAME is not set
+var() {
+  local line lname
+  lname=$(printf '%s' "$2" | tr '[:upper:]' '[:lower:]')
+  while IFS= read -r line; do
+    if [ "$(printf '%s' "${line%%=*}" | tr '[:upper:]' '[:lower:]')" = "$lname" ]; then
+      printf '%s\n' "${line#*=}"
+      return 0
+    fi
+  done <<<"$1"
+  return 1
+}
+
+# is VAR LISTING NAME VALUE: NAME holds exactly VALUE
+is() {
+  local got
+  got=$(var "$1" "$2") && [ "$got" = "$3" ] && return 0
+  diag "$2: got '${got:-<unset>}'" "$2: want '$3'"
+  return 1
+}
+unset_in() { ! var "$1" "$2" >/dev/null; }
+
+"$WINE" "$EMIT_ACTIVATION" activate >"$SCRATCH/emit.raw" 2>"$SCRATCH/emit.err"
+RC=$?
+tr -d '\r' <"$SCRATCH/emit.raw" >"$SCRATCH/emit.out"
+check "the cmd activation text: 9 lines, each 'set \"NAME=...\"'" \
+  test "$RC" -eq 0 -a "$(grep -c '^set "[A-Z_]*=.*"$' "$SCRATCH/emit.out")" -eq 9 \
+  -a "$(wc -l <"$SCRATCH/emit.out")" -eq 9
+check "the folder name is in it verbatim (nothing escaped: set \"...\" takes it as it is)" \
+  grep -qF "set \"CDM_PROJECT=$PROJ\"" "$SCRATCH/emit.out"
+
+# ';' separates PATH entries and cannot be quoted there for the DLL loader: a project
+# folder named with it is refused, and nothing is written for cmd to run.
+CDM_TEST_PROJECT="$PROJ;b" CDM_TEST_LINK="$PROJ;b\\cuda_link" \
+  "$WINE" "$EMIT_ACTIVATION" activate >"$SCRATCH/semi.out" 2>"$SCRATCH/semi.err"
+RC=$?
+check "a project folder named with ';' is refused (status 1), with no text for cmd" \
+  test "$RC" -eq 1 -a ! -s "$SCRATCH/semi.out"
+
+# Real cmd runs a command that a FOR variable holds, so the documented form is
+# `for /f "delims=" %i in ('cdm activate --shell cmd') do @%i`. Wine 8's cmd does not: it
+# looks for a program named by the whole line. Every line being `set "..."` (checked
+# above), the scenario runs the same set commands by naming `set` itself: the rest of the
+# line reaches set exactly as in the documented form (FOR variables are substituted after
+# cmd has expanded '%' and read '^', '&' and parentheses, in both forms).
+FOR='for /f "tokens=1* delims= " %%a in'
+DO='do @if "%%a"=="set" set %%b'
+run_cmd activation \
+  'set "CUDA_PATH=C:\old cuda"' 'set "CUDNN_PATH="' \
+  'echo ==== before' 'set' \
+  "$FOR ('$EMIT activate') $DO" 'echo ==== first' 'set' \
+  "$FOR ('$EMIT activate') $DO" 'echo ==== again' 'set' \
+  "set \"CDM_TEST_PROJECT=$OTHER\"" "set \"CDM_TEST_LINK=$OTHER\\cuda_link\"" \
+  "$FOR ('$EMIT activate') $DO" 'echo ==== other' 'set' \
+  "$FOR ('$EMIT deactivate') $DO" 'echo ==== deactivated' 'set' \
+  "$FOR ('$EMIT deactivate') $DO" 'echo ==== twice' 'set'
+check "Wine's cmd ran the batch file" test "$RC" -eq 0 -a ! -s "$SCRATCH/activation.err"
+[ -s "$SCRATCH/activation.err" ] && diag "$(cat "$SCRATCH/activation.err")"
+before=$(section "$SCRATCH/activation.out" before)
+first=$(section "$SCRATCH/activation.out" first)
+again=$(section "$SCRATCH/activation.out" again)
+other=$(section "$SCRATCH/activation.out" other)
+deact=$(section "$SCRATCH/activation.out" deactivated)
+twice=$(section "$SCRATCH/activation.out" twice)
+old_path=$(var "$before" PATH)
+check "before: PATH is Wine's, CUDA_PATH set, CUDNN_PATH unset" \
+  test -n "$old_path" -a "$(var "$before" CUDA_PATH)" = 'C:\old cuda' -a -z "$(var "$before" CUDNN_PATH)"
+
+check "activated: CUDA_PATH is the project's link, with % ^ & ( ) ! ' and é ü intact" \
+  is "$first" CUDA_PATH "$LINK"
+check "activated: CUDNN_PATH too" is "$first" CUDNN_PATH "$LINK"
+check "activated: PATH is the link's bin folder, then the old PATH" \
+  is "$first" PATH "$ENTRY;$old_path"
+check "activated: CDM_ACTIVE is the install id" is "$first" CDM_ACTIVE "$ID"
+check "activated: CDM_PROJECT is the folder, verbatim" is "$first" CDM_PROJECT "$PROJ"
+check "activated: CDM_PATH_ENTRY is the bin folder" is "$first" CDM_PATH_ENTRY "$ENTRY"
+check "activated: CDM_SAVED_CUDA_PATH keeps the old CUDA_PATH" \
+  is "$first" CDM_SAVED_CUDA_PATH 'set:C:\old cuda'
+check "activated: CDM_SAVED_CUDNN_PATH says unset" is "$first" CDM_SAVED_CUDNN_PATH unset
+check "activated: CDM_SAVED_PATH holds the old PATH" is "$first" CDM_SAVED_PATH "set:$old_path"
+
+check "activated twice: PATH unchanged, the bin folder once" is "$again" PATH "$ENTRY;$old_path"
+check "activated twice: the saved values are still the first ones" \
+  is "$again" CDM_SAVED_PATH "set:$old_path"
+check "another project: its bin folder replaces the first one's on PATH" \
+  is "$other" PATH "$OTHER\\cuda_link\\bin;$old_path"
+check "another project: CUDA_PATH, CDM_PROJECT follow; the saved CUDA_PATH stays" \
+  is "$other" CUDA_PATH "$OTHER\\cuda_link"
+check "another project: CDM_PROJECT" is "$other" CDM_PROJECT "$OTHER"
+check "another project: the saved CUDA_PATH stays the first one" \
+  is "$other" CDM_SAVED_CUDA_PATH 'set:C:\old cuda'
+
+check "deactivated: PATH is back, byte for byte" is "$deact" PATH "$old_path"
+check "deactivated: CUDA_PATH is back" is "$deact" CUDA_PATH 'C:\old cuda'
+check "deactivated: CUDNN_PATH, unset before, is unset again" unset_in "$deact" CUDNN_PATH
+left=$(for v in CDM_ACTIVE CDM_PROJECT CDM_PATH_ENTRY CDM_SAVED_CUDA_PATH CDM_SAVED_CUDNN_PATH CDM_SAVED_PATH; do
+  var "$deact" "$v" >/dev/null && printf '%s ' "$v"; done)
+check "deactivated: no CDM_ state variable is left${left:+ (left: $left)}" test -z "$left"
+check "deactivating again changes nothing" test "$twice" = "$deact"
+
+# The documented form itself, in case this Wine's cmd runs it.
+run_cmd documented \
+  "for /f \"delims=\" %%i in ('$EMIT activate') do @%%i" 'echo ==== first' 'set'
+if grep -q "^Can't recognize 'set " "$SCRATCH/documented.err"; then
+  skip "activate for cmd as documented: for /f ... do @%i" \
+    "Wine 8's cmd does not run a command held by a FOR variable ('Can't recognize'); real cmd does, see docs-windows-section.md"
 else
-  skip "activate for cmd, run by Wine's cmd /c, variables read back" "cdm activate is not in this build yet"
-  skip "activate for PowerShell" "cdm activate is not in this build yet"
+  check "activate for cmd as documented: for /f ... do @%i" \
+    is "$(section "$SCRATCH/documented.out" first)" PATH "$ENTRY;$old_path"
 fi
-if has_command doctor; then
-  skip "doctor loads a stand-in cudnn64_8.dll and calls cudnnGetVersion" "cdm doctor is in this build, but its Wine scenario is not written yet"
+
+skip "activate for PowerShell" "no PowerShell under Wine; test on Windows (docs-windows-section.md)"
+
+# ---- doctor ---------------------------------------------------------------------------
+status() { json "[c['status'] for c in d['checks'] if c['name'] == '$1'][0]"; }
+detail() { json "[c['detail'] for c in d['checks'] if c['name'] == '$1'][0]"; }
+fixtext() { json "[c['fix'] for c in d['checks'] if c['name'] == '$1'][0]"; }
+# has_detail NAME STATUS TEXT: the check NAME has STATUS and TEXT in its detail
+has_detail() {
+  local s t
+  s=$(status "$1") t=$(detail "$1")
+  [ "$s" = "$2" ] && case $t in *"$3"*) true ;; *) false ;; esac && return 0
+  diag "$1: $s: $t" "want $2 and: $3"
+  return 1
+}
+
+# The 8.8.0 zip with the stand-ins' real DLLs in place of the stand-in bytes.
+subs=()
+for part in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do
+  subs+=(--file "bin/cudnn_${part}64_8.dll=$STUB_CUDNN_SUB")
+done
+win88=$(fixture cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
+  --file "bin/cudnn64_8.dll=$STUB_CUDNN8" "${subs[@]}")
+run_cdm install "$(wpath "$win88")"
+expect_rc 0 "the 8.8.0 zip with stand-in DLLs installs"
+dll="$CDM_ROOT\\8.8.0.121-cuda11\\bin\\cudnn64_8.dll"
+run_cdm doctor --cudnn 8.8.0 --json
+check "doctor --json answers" test -n "$OUT"
+check "doctor loads cudnn64_8.dll by its absolute path" \
+  has_detail library.load ok "loaded '$dll'"
+check "and calls cudnnGetVersion: 8800, as installed" \
+  has_detail library.version ok "cudnnGetVersion() = 8800 (8.8.0), as installed (8.8.0.121)"
+check "cudnnGetCudartVersion: CUDA 11.8" has_detail library.cudart ok "= 11080: built with CUDA 11.8"
+check "cudnnCreate's status named (no GPU under Wine)" \
+  has_detail library.handle warn "cudnnCreate() returned CUDNN_STATUS_NOT_INITIALIZED (1001)"
+check "the PE import table is read and its DLLs found in System32" \
+  has_detail deps.cudnn64_8.dll ok "2 import(s), all found: KERNEL32.dll (System32), msvcrt.dll (System32)"
+check "the sub-libraries' imports too" has_detail deps.cudnn_ops_infer64_8.dll ok "all found"
+check "no check fails" test "$RC" -eq 0 -a "$(json 'd["ok"]')" = True
+
+if [ -z "${STUB_CUDNN8_ZLIBWAPI:-}" ]; then
+  skip "doctor names a missing zlibwapi.dll" "no dlltool in this build to make zlibwapi.dll's import library"
 else
-  skip "doctor loads a stand-in cudnn64_8.dll and calls cudnnGetVersion" "cdm doctor is not in this build yet"
+  win88z=$(fixture cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
+    --file "bin/cudnn64_8.dll=$STUB_CUDNN8_ZLIBWAPI" "${subs[@]}")
+  export CDM_ROOT=$(wpath "$SCRATCH/store-zlib")
+  run_cdm install "$(wpath "$win88z")"
+  expect_rc 0 "the 8.8.0 zip whose cudnn64_8.dll imports zlibwapi.dll installs"
+  run_cdm doctor --cudnn 8.8.0 --json
+  check "doctor fails" test "$RC" -eq 1 -a "$(json 'd["ok"]')" = False
+  check "the library does not load" has_detail library.load fail "cannot load '$CDM_ROOT\\8.8.0.121-cuda11\\bin\\cudnn64_8.dll'"
+  check "the dependency layer names zlibwapi.dll as missing, and where it comes from" \
+    has_detail deps.cudnn64_8.dll fail "missing zlibwapi.dll (zlib's zlibwapi.dll, which cuDNN 8.3 to 9.1 on Windows needs and does not ship)"
+  check "and where it looked" has_detail deps.cudnn64_8.dll fail "looked in the DLL's folder, System32, PATH"
+  check "KERNEL32 and msvcrt are not reported missing" \
+    sh -c 'case $1 in *KERNEL32*|*msvcrt*) exit 1 ;; esac' _ "$(detail deps.cudnn64_8.dll)"
+  check "the fix says to install zlibwapi.dll" \
+    sh -c 'case $1 in *"install zlib'"'"'s zlibwapi.dll"*) exit 0 ;; esac; exit 1' _ "$(fixtext deps.cudnn64_8.dll)"
 fi
 
 done_testing
