@@ -34,4 +34,11 @@ ninja -C build-win || exit 1
 # multiplier leaves room for Wine's start-up on a loaded machine.
 wineserver -p 60 2>/dev/null
 wine cmd /c exit >/dev/null 2>&1
-meson test -C build-win --print-errorlogs --timeout-multiplier 3
+meson test -C build-win --print-errorlogs --timeout-multiplier 3 || exit 1
+
+# The release artifact: cdm.exe stripped, with its SHA-256, in build-win/dist/.
+mkdir -p build-win/dist
+x86_64-w64-mingw32-strip -o build-win/dist/cdm.exe build-win/cdm.exe || exit 1
+(cd build-win/dist && sha256sum cdm.exe >cdm.exe.sha256)
+echo "release artifact: build-win/dist/cdm.exe ($(stat -c %s build-win/dist/cdm.exe) bytes)"
+
