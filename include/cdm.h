@@ -18,17 +18,17 @@
 
 enum cdm_status {
     CDM_OK = 0,
-    CDM_EINVAL = -1,     /* bad argument from the user */
-    CDM_EIO = -2,        /* a file system call failed */
-    CDM_ENOTFOUND = -3,  /* no such version, file, project */
-    CDM_EEXISTS = -4,    /* already there and not ours to replace */
-    CDM_EAMBIGUOUS = -5, /* a version spec matches several installs */
-    CDM_ECHECKSUM = -6,  /* a given checksum does not match */
-    CDM_EARCHIVE = -7,   /* corrupt, truncated or hostile archive */
-    CDM_EDB = -8,        /* the SQLite index failed */
-    CDM_EBUSY = -9,      /* in use (a project links to it, the store is locked) */
+    CDM_EINVAL = -1,        /* bad argument from the user */
+    CDM_EIO = -2,           /* a file system call failed */
+    CDM_ENOTFOUND = -3,     /* no such version, file, project */
+    CDM_EEXISTS = -4,       /* already there and not ours to replace */
+    CDM_EAMBIGUOUS = -5,    /* a version spec matches several installs */
+    CDM_ECHECKSUM = -6,     /* a given checksum does not match */
+    CDM_EARCHIVE = -7,      /* corrupt, truncated or hostile archive */
+    CDM_EDB = -8,           /* the SQLite index failed */
+    CDM_EBUSY = -9,         /* in use (a project links to it, the store is locked) */
     CDM_EUNSUPPORTED = -10, /* the platform or file system cannot do it */
-    CDM_ECONFIG = -11,   /* malformed configuration file */
+    CDM_ECONFIG = -11,      /* malformed configuration file */
 };
 
 typedef struct cdm_ctx cdm_ctx;
@@ -65,29 +65,29 @@ const char *cdm_source(const cdm_ctx *ctx, size_t i);
 /* ---- installs ---------------------------------------------------------------- */
 
 struct cdm_install {
-    char id[64];           /* 8.8.0.121-cuda11 */
-    char version[32];      /* 8.8.0.121 */
-    int cuda;              /* CUDA major of the build variant */
-    char platform[32];     /* linux-x86_64, windows-x86_64, linux-sbsa, ... */
-    char layout[8];        /* "A" (cuda/ top folder), "B" (8.3.1-8.4), "C" (8.5+) */
-    char bin_dir[16];      /* "bin", "bin/x64" or "" when the archive has none */
-    char lib_dir[32];      /* "lib", "lib/x64", "lib64", ... */
-    char include_dir[48];  /* "include" or targets/.../include */
+    char id[64];          /* 8.8.0.121-cuda11 */
+    char version[32];     /* 8.8.0.121 */
+    int cuda;             /* CUDA major of the build variant */
+    char platform[32];    /* linux-x86_64, windows-x86_64, linux-sbsa, ... */
+    char layout[8];       /* "A" (cuda/ top folder), "B" (8.3.1-8.4), "C" (8.5+) */
+    char bin_dir[16];     /* "bin", "bin/x64" or "" when the archive has none */
+    char lib_dir[32];     /* "lib", "lib/x64", "lib64", ... */
+    char include_dir[48]; /* "include" or targets/.../include */
     char archive_name[256];
     uint64_t archive_size;
     char sha256[65];
-    bool official;         /* the archive's hash is a known NVIDIA release */
-    int64_t installed_at;  /* seconds since the epoch */
-    uint64_t size;         /* bytes of regular files in the store folder */
-    char path[4096];       /* <root>/<id> */
+    bool official;        /* the archive's hash is a known NVIDIA release */
+    int64_t installed_at; /* seconds since the epoch */
+    uint64_t size;        /* bytes of regular files in the store folder */
+    char path[4096];      /* <root>/<id> */
 };
 
 struct cdm_install_request {
-    const char *what;          /* an archive path, or a version spec found in [install] sources */
-    int cuda;                  /* --cuda N, 0 for any */
-    const char *sha256;        /* --sha256, NULL for none */
-    const char *platform;      /* --platform, NULL: this machine's */
-    bool force;                /* replace an install of the same id made from another archive */
+    const char *what;     /* an archive path, or a version spec found in [install] sources */
+    int cuda;             /* --cuda N, 0 for any */
+    const char *sha256;   /* --sha256, NULL for none */
+    const char *platform; /* --platform, NULL: this machine's */
+    bool force;           /* replace an install of the same id made from another archive */
 };
 
 struct cdm_install_result {
@@ -132,7 +132,7 @@ struct cdm_project {
     char target[4096];    /* where the link points ("" without a link) */
     char linked_id[64];   /* the install id the link points to ("" when not into the store) */
     bool has_pin;
-    char pinned_id[64];   /* the install id in the pin file */
+    char pinned_id[64]; /* the install id in the pin file */
 };
 
 /* Read the project in folder dir (which must exist). */
@@ -153,8 +153,8 @@ struct cdm_generation {
     char action[16];     /* "link", "rollback", "unlink"; "gone" when cdm gc dropped the
                           * record of a project folder that no longer exists */
     char link_name[256];
-    int64_t time;        /* seconds since the epoch */
-    bool current;        /* the newest: what the index says the project uses */
+    int64_t time; /* seconds since the epoch */
+    bool current; /* the newest: what the index says the project uses */
 };
 
 /* What a project uses, read from the file system and compared with the index. */
@@ -176,9 +176,9 @@ struct cdm_link_request {
 };
 
 struct cdm_link_result {
-    struct cdm_which now;  /* the project after the change */
-    char previous_id[64];  /* what the link pointed to before ("" for none) */
-    bool changed;          /* false: it was so already, nothing was recorded */
+    struct cdm_which now; /* the project after the change */
+    char previous_id[64]; /* what the link pointed to before ("" for none) */
+    bool changed;         /* false: it was so already, nothing was recorded */
 };
 
 /* Create or switch a project's link and write its pin file; records a generation. */
@@ -187,8 +187,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
 int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_result *result);
 /* Go back to the install of generation `to` (0: the one before the current); recorded as a
  * new generation, so rolling back twice returns. */
-int cdm_rollback(cdm_ctx *ctx, const char *project, long long to,
-                 struct cdm_link_result *result);
+int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_link_result *result);
 /* The project in folder project (NULL: the nearest one), or the record of a folder gone. */
 int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which *out);
 /* A project's generations, oldest first (*out malloc'd); path (4096 bytes) gets the
@@ -242,7 +241,7 @@ int cdm_verify(cdm_ctx *ctx, const char *spec, int cuda, cdm_verify_fn fn, void 
 enum cdm_check_status { CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL, CDM_CHECK_SKIP };
 
 struct cdm_check {
-    char *name;   /* "store.index", "library.load", "deps.libcudnn.so.9", ... */
+    char *name; /* "store.index", "library.load", "deps.libcudnn.so.9", ... */
     enum cdm_check_status status;
     char *detail; /* one line */
     char *fix;    /* what to do; NULL when there is nothing to do */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAVED_SET "set:"
+#define SAVED_SET   "set:"
 #define SAVED_UNSET "unset"
 
 /* The plain variables activation replaces, with where their old value is kept. */
@@ -166,8 +166,8 @@ static char *native_path(const struct shell_platform *pf, const char *path)
 
 char *activation_entry(const struct shell_platform *pf, const struct activation_target *t)
 {
-    char *joined = *t->lib_dir ? xasprintf("%s/%s", t->link_path, t->lib_dir)
-                               : xstrdup(t->link_path);
+    char *joined =
+        *t->lib_dir ? xasprintf("%s/%s", t->link_path, t->lib_dir) : xstrdup(t->link_path);
     char *entry = native_path(pf, joined);
     free(joined);
     return entry;
@@ -206,8 +206,8 @@ bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
 /* The path list's value after deactivation (NULL: unset). When nobody touched the list
  * since activation, the saved value comes back byte for byte; otherwise only our entry
  * leaves and the user's own changes stay. */
-static char *restored_list(const struct shell_platform *pf, const char *current,
-                           const char *entry, bool was_set, const char *saved)
+static char *restored_list(const struct shell_platform *pf, const char *current, const char *entry,
+                           bool was_set, const char *saved)
 {
     const char *drop[] = {entry};
     char *saved_rest = list_without(pf, saved, drop, 1);
@@ -239,8 +239,7 @@ void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *ar
     }
     parse_saved(get(arg, pf->saved_path_var), &set, &value);
     add(out, pf->path_var,
-        restored_list(pf, get(arg, pf->path_var), get(arg, "CDM_PATH_ENTRY"), set, value),
-        NULL);
+        restored_list(pf, get(arg, pf->path_var), get(arg, "CDM_PATH_ENTRY"), set, value), NULL);
     for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
         add(out, plain_vars[i].saved, NULL, NULL);
     add(out, pf->saved_path_var, NULL, NULL);

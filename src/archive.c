@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define READ_BLOCK (1 << 20)
+#define READ_BLOCK  (1 << 20)
 #define HEADER_KEEP (1 << 20) /* cudnn.h of v7 is about 100 KiB */
 
 struct stream {
@@ -115,8 +115,8 @@ static const char *keep_string(struct extract_result *r, const char *s)
     return copy;
 }
 
-static void add_file(struct walk *w, const char *rel, unsigned long long size,
-                     const char *sha256, const char *link_target)
+static void add_file(struct walk *w, const char *rel, unsigned long long size, const char *sha256,
+                     const char *link_target)
 {
     struct extract_result *r = w->result;
     if (r->file_count == w->file_cap) {
@@ -298,8 +298,7 @@ static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e
         memcpy(r->top, path, top_len);
         r->top[top_len] = '\0';
     } else if (strlen(r->top) != top_len || strncmp(r->top, path, top_len)) {
-        return refuse(w, path,
-                      "is not below the archive's top folder (a cuDNN archive has one)");
+        return refuse(w, path, "is not below the archive's top folder (a cuDNN archive has one)");
     }
     unsigned type = archive_entry_filetype(e);
     const char *hardlink = archive_entry_hardlink(e);
@@ -389,8 +388,8 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
     archive_read_support_filter_bzip2(a);
     if (archive_read_open(a, &s, NULL, stream_read, NULL) != ARCHIVE_OK) {
-        if (!xz_builtin && !s.error && (str_ends_with_icase(path, ".xz") ||
-                                        str_ends_with_icase(path, ".txz")))
+        if (!xz_builtin && !s.error &&
+            (str_ends_with_icase(path, ".xz") || str_ends_with_icase(path, ".txz")))
             rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
                                "cannot read archive '%s': this build of cdm reads no .tar.xz "
                                "(built without liblzma, as on Windows); use NVIDIA's .zip "

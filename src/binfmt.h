@@ -15,11 +15,11 @@ enum bin_format { BIN_UNKNOWN, BIN_ELF, BIN_PE };
 
 struct bin_imports {
     enum bin_format format;
-    char **needed;  /* NULL-terminated, in the file's order */
+    char **needed; /* NULL-terminated, in the file's order */
     size_t count;
-    char *soname;   /* ELF DT_SONAME; NULL when absent (and for PE) */
-    char *runpath;  /* ELF DT_RUNPATH, NULL when absent */
-    char *rpath;    /* ELF DT_RPATH, NULL when absent */
+    char *soname;     /* ELF DT_SONAME; NULL when absent (and for PE) */
+    char *runpath;    /* ELF DT_RUNPATH, NULL when absent */
+    char *rpath;      /* ELF DT_RPATH, NULL when absent */
     unsigned machine; /* ELF e_machine or PE Machine: a loader skips other machines' files */
     int bits;         /* 32 or 64 */
 };

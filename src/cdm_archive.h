@@ -32,16 +32,16 @@ struct extract_limits {
 };
 
 struct extract_result {
-    char sha256[65];          /* of the whole archive file */
+    char sha256[65]; /* of the whole archive file */
     uint64_t archive_size;
-    uint64_t extracted_size;  /* bytes of regular files */
-    char top[256];            /* the single top folder */
+    uint64_t extracted_size; /* bytes of regular files */
+    char top[256];           /* the single top folder */
     struct layout_scan scan;
     bool header_found;
-    int major, minor, patch;  /* from cudnn_version.h, or cudnn.h for v7 */
-    struct db_file *files;    /* every entry below the top folder */
+    int major, minor, patch; /* from cudnn_version.h, or cudnn.h for v7 */
+    struct db_file *files;   /* every entry below the top folder */
     size_t file_count;
-    char **strings;           /* owns the files' strings */
+    char **strings; /* owns the files' strings */
     size_t string_count;
 };
 void extract_result_free(struct extract_result *r);

@@ -26,8 +26,10 @@ int cli_choose_shell(struct cli *cli, const char *given, const struct shell **ou
         return cli_usage_error(cli, "cannot tell which shell this is; pass --shell (one of: %s)",
                                shell_names());
     if (!(*out = shell_find(name)))
-        return cli_usage_error(cli, "%s names '%s', a shell cdm cannot write for; pass --shell "
-                               "(one of: %s)", from, name, shell_names());
+        return cli_usage_error(cli,
+                               "%s names '%s', a shell cdm cannot write for; pass --shell "
+                               "(one of: %s)",
+                               from, name, shell_names());
     return EXIT_OK;
 }
 
@@ -37,8 +39,9 @@ int cli_print_plan(struct cli *cli, const struct shell *sh, const struct env_pla
     struct strbuf text = STRBUF_INIT;
     const char *bad = shell_render(sh, shell_host_platform(), plan, &text);
     if (bad) {
-        fprintf(stderr, "cdm: cannot write %s for %s: its value holds a quote or line break, "
-                        "which %s cannot set; use another shell\n",
+        fprintf(stderr,
+                "cdm: cannot write %s for %s: its value holds a quote or line break, "
+                "which %s cannot set; use another shell\n",
                 bad, shell_name(sh), shell_name(sh));
         sb_free(&text);
         return EXIT_FAIL;
@@ -77,8 +80,9 @@ static bool same(struct env_snapshot *env, const char *name, const char *want)
 }
 
 /* --auto, for the prompt hooks: follow the working folder. Outside any project deactivate;
- * in the project already active (same install, same entry) do nothing; in another activate it (or, when it cannot be,
- * say why and deactivate, since the old project's cuDNN no longer belongs here). */
+ * in the project already active (same install, same entry) do nothing; in another activate it (or,
+ * when it cannot be, say why and deactivate, since the old project's cuDNN no longer belongs here).
+ */
 static int activate_auto(struct cli *cli, const struct shell *sh, const char *start)
 {
     const struct shell_platform *pf = shell_host_platform();

@@ -35,8 +35,7 @@ static void offer_str(struct completion *c, const char *candidate)
     offer(c, candidate, strlen(candidate));
 }
 
-static const char *const global_flags[] = {"--json", "--quiet", "--verbose", "--version",
-                                           "--help"};
+static const char *const global_flags[] = {"--json", "--quiet", "--verbose", "--version", "--help"};
 static const char *const global_values[] = {"--root", "--config"};
 
 static bool is_placeholder(const char *s, size_t n)
@@ -149,8 +148,8 @@ static void offer_words(struct completion *c, const char *list)
 }
 
 /* The pos'th positional placeholder in usage ("<ARCHIVE|VERSION>", "[PROJECT]"). */
-static void offer_positional(struct cli *cli, struct completion *c,
-                             const struct cli_command *cmd, int pos)
+static void offer_positional(struct cli *cli, struct completion *c, const struct cli_command *cmd,
+                             int pos)
 {
     const char *p = cmd->usage;
     while (*p) {

@@ -73,11 +73,8 @@ static const struct {
     const char *shell;
     const char *text;
 } hooks[] = {
-    {"bash", hook_bash},
-    {"zsh", hook_zsh},
-    {"fish", hook_fish},
-    {"pwsh", hook_pwsh},
-    {"powershell", hook_pwsh},
+    {"bash", hook_bash}, {"zsh", hook_zsh},         {"fish", hook_fish},
+    {"pwsh", hook_pwsh}, {"powershell", hook_pwsh},
 };
 
 int cmd_hook(struct cli *cli, int argc, char **argv)

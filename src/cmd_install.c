@@ -7,11 +7,8 @@ int cmd_install(struct cli *cli, int argc, char **argv)
     const char *what = NULL, *cuda_text = NULL, *sha256 = NULL, *platform = NULL;
     bool force = false;
     const struct cli_option options[] = {
-        {"--cuda", &cuda_text, NULL},
-        {"--sha256", &sha256, NULL},
-        {"--platform", &platform, NULL},
-        {"--force", NULL, &force},
-        {NULL, NULL, NULL},
+        {"--cuda", &cuda_text, NULL}, {"--sha256", &sha256, NULL}, {"--platform", &platform, NULL},
+        {"--force", NULL, &force},    {NULL, NULL, NULL},
     };
     int cuda;
     int rc = cli_parse(cli, argc, argv, options, &what, 1, 1);
@@ -41,7 +38,8 @@ int cmd_install(struct cli *cli, int argc, char **argv)
         cli_info(cli, "installed %s%s into '%s'\n", in->id,
                  in->official ? " (official NVIDIA archive)" : "", in->path);
         if (cli->verbose)
-            cli_info(cli, "  archive %s, sha256 %s\n  layout %s, bin '%s', lib '%s', include '%s'\n",
+            cli_info(cli,
+                     "  archive %s, sha256 %s\n  layout %s, bin '%s', lib '%s', include '%s'\n",
                      in->archive_name, in->sha256, in->layout, in->bin_dir, in->lib_dir,
                      in->include_dir);
     } else {

@@ -40,8 +40,8 @@ int cmd_list(struct cli *cli, int argc, char **argv)
         cli_info(cli, "no cuDNN installed in '%s'; add one with 'cdm install ARCHIVE'\n",
                  cdm_root(ctx));
     else
-        printf("%-22s %-12s %-5s %-15s %10s %-8s %-10s %s\n", "ID", "VERSION", "CUDA",
-               "PLATFORM", "SIZE", "OFFICIAL", "INSTALLED", "PATH");
+        printf("%-22s %-12s %-5s %-15s %10s %-8s %-10s %s\n", "ID", "VERSION", "CUDA", "PLATFORM",
+               "SIZE", "OFFICIAL", "INSTALLED", "PATH");
     for (size_t i = 0; i < n && rc == EXIT_OK; i++) {
         const struct cdm_install *in = &all[i];
         char **projects = NULL;

@@ -63,13 +63,14 @@ int cmd_verify(struct cli *cli, int argc, char **argv)
         json_kv_int(&j, "extra", (long long)r.extra);
         json_object_end(&j);
     } else if (ok) {
-        cli_info(cli, "%u install(s), %u file(s): all as installed\n", (unsigned)r.installs, (unsigned)r.files);
+        cli_info(cli, "%u install(s), %u file(s): all as installed\n", (unsigned)r.installs,
+                 (unsigned)r.files);
     } else {
         fprintf(stderr,
                 "cdm: %u install(s), %u file(s): %u missing, %u changed, %u extra; "
                 "install the archive again with 'cdm install ARCHIVE --force'\n",
-                (unsigned)r.installs, (unsigned)r.files, (unsigned)r.missing,
-                (unsigned)r.changed, (unsigned)r.extra);
+                (unsigned)r.installs, (unsigned)r.files, (unsigned)r.missing, (unsigned)r.changed,
+                (unsigned)r.extra);
     }
     return ok ? EXIT_OK : EXIT_FAIL;
 }

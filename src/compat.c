@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
-#define ANY_MINOR 99 /* "12.x" */
+#define V(a, b, c) ((a)*10000 + (b)*100 + (c))
+#define ANY_MINOR  99 /* "12.x" */
 
 struct toolkit_row {
-    int from, to;           /* cuDNN versions, V(major, minor, patch), inclusive */
-    int variant;            /* the build's CUDA major */
+    int from, to;                   /* cuDNN versions, V(major, minor, patch), inclusive */
+    int variant;                    /* the build's CUDA major */
     int tk_min_minor, tk_max_minor; /* toolkit minors of that major it supports */
 };
 
@@ -82,16 +82,16 @@ struct driver_row {
 };
 
 static const struct driver_row driver_rows[] = {
-    {11, 0, "450.51.06", "451.82"},   {11, 1, "455.23", "456.38"},
-    {11, 2, "460.27.03", "460.82"},   {11, 3, "465.19.01", "465.89"},
-    {11, 4, "470.42.01", "471.11"},   {11, 5, "495.29.05", "496.04"},
-    {11, 6, "510.39.01", "511.23"},   {11, 7, "515.43.04", "516.01"},
-    {11, 8, "520.61.05", "520.06"},   /* some copies say 522.06 for Windows */
-    {12, 0, "525.60.13", "527.41"},   {12, 1, "530.30.02", "531.14"},
-    {12, 2, "535.54.03", "536.25"},   {12, 3, "545.23.06", "545.84"},
-    {12, 4, "550.54.14", "551.61"},   {12, 5, "555.42.02", "555.85"},
-    {12, 6, "560.28.03", "560.76"},   {12, 8, "570.26", "570.65"},
-    {12, 9, "575.51.03", "576.02"},   {13, 0, "580.65.06", "580.65.06"}, /* Windows unknown */
+    {11, 0, "450.51.06", "451.82"}, {11, 1, "455.23", "456.38"},
+    {11, 2, "460.27.03", "460.82"}, {11, 3, "465.19.01", "465.89"},
+    {11, 4, "470.42.01", "471.11"}, {11, 5, "495.29.05", "496.04"},
+    {11, 6, "510.39.01", "511.23"}, {11, 7, "515.43.04", "516.01"},
+    {11, 8, "520.61.05", "520.06"}, /* some copies say 522.06 for Windows */
+    {12, 0, "525.60.13", "527.41"}, {12, 1, "530.30.02", "531.14"},
+    {12, 2, "535.54.03", "536.25"}, {12, 3, "545.23.06", "545.84"},
+    {12, 4, "550.54.14", "551.61"}, {12, 5, "555.42.02", "555.85"},
+    {12, 6, "560.28.03", "560.76"}, {12, 8, "570.26", "570.65"},
+    {12, 9, "575.51.03", "576.02"}, {13, 0, "580.65.06", "580.65.06"}, /* Windows unknown */
 };
 
 /* Minor-version compatibility: a driver at or above this runs code of that CUDA major. */
@@ -143,7 +143,7 @@ enum compat_verdict compat_driver(const char *driver, int tk_major, int tk_minor
                  driver, tk_major, tk_minor, min, tk_major, fl);
         return COMPAT_WARN;
     }
-    snprintf(why, why_size, "driver %s is too old for CUDA %d.%d (needs %s, at least %s)",
-             driver, tk_major, tk_minor, min, fl);
+    snprintf(why, why_size, "driver %s is too old for CUDA %d.%d (needs %s, at least %s)", driver,
+             tk_major, tk_minor, min, fl);
     return COMPAT_FAIL;
 }

@@ -6,13 +6,13 @@
 #include <string.h>
 
 #define DEFAULT_MAX_TOTAL_SIZE (16ULL << 30)
-#define DEFAULT_MAX_ENTRIES 100000ULL
+#define DEFAULT_MAX_ENTRIES    100000ULL
 
 struct parse_state {
     cdm_ctx *ctx;
     const char *path;
     FILE *file;
-    int line; /* inih builds without line numbers in handlers: count them as we feed it */
+    int line;           /* inih builds without line numbers in handlers: count them as we feed it */
     int bad_value_line; /* set when a value is malformed (inih only knows syntax errors) */
     char *bad_value;
 };
@@ -84,8 +84,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         free(c->link_name);
         c->link_name = xstrdup(value);
     } else {
-        cdm_warn(ps->ctx, "%s:%d: unknown setting '%s' in section [%s], ignored", ps->path,
-                 lineno, name, section);
+        cdm_warn(ps->ctx, "%s:%d: unknown setting '%s' in section [%s], ignored", ps->path, lineno,
+                 name, section);
     }
     return 1;
 }
@@ -120,8 +120,8 @@ int config_load(cdm_ctx *ctx, const char *explicit_path)
         rc = cdm_error_set(ctx, CDM_ECONFIG, "cannot read config '%s'", path);
     else if (ps.bad_value_line)
         rc = cdm_error_set(ctx, CDM_ECONFIG,
-                           "config '%s' line %d: bad value in '%s'; give a size such as 16G",
-                           path, ps.bad_value_line, ps.bad_value);
+                           "config '%s' line %d: bad value in '%s'; give a size such as 16G", path,
+                           ps.bad_value_line, ps.bad_value);
     free(ps.bad_value);
     c->path = path;
     return rc;

@@ -63,8 +63,8 @@ int db_exec(cdm_ctx *ctx, const char *sql)
     char *err = NULL;
     if (sqlite3_exec(ctx->db, sql, NULL, NULL, &err) == SQLITE_OK)
         return CDM_OK;
-    int rc = cdm_error_set(ctx, CDM_EDB, "index '%s': %s",
-                           sqlite3_db_filename(ctx->db, "main"), err ? err : "failed");
+    int rc = cdm_error_set(ctx, CDM_EDB, "index '%s': %s", sqlite3_db_filename(ctx->db, "main"),
+                           err ? err : "failed");
     sqlite3_free(err);
     return rc;
 }
@@ -88,10 +88,11 @@ static int migrate(cdm_ctx *ctx)
         return rc;
     int latest = (int)CDM_ARRAY_LEN(migrations);
     if (version > latest)
-        return cdm_error_set(ctx, CDM_EDB,
-                             "index '%s' was written by a newer cdm (schema %d, this one knows %d); "
-                             "upgrade cdm",
-                             sqlite3_db_filename(ctx->db, "main"), version, latest);
+        return cdm_error_set(
+            ctx, CDM_EDB,
+            "index '%s' was written by a newer cdm (schema %d, this one knows %d); "
+            "upgrade cdm",
+            sqlite3_db_filename(ctx->db, "main"), version, latest);
     for (int step = version; step < latest; step++) {
         if ((rc = db_begin(ctx)))
             return rc;
@@ -165,8 +166,8 @@ static void column_text(sqlite3_stmt *st, int col, char *out, size_t size)
     copy_str(out, size, s ? (const char *)s : "");
 }
 
-#define INSTALL_COLUMNS                                                                      \
-    "id, version, cuda, platform, layout, bin_dir, lib_dir, include_dir, archive_name, "      \
+#define INSTALL_COLUMNS                                                                            \
+    "id, version, cuda, platform, layout, bin_dir, lib_dir, include_dir, archive_name, "           \
     "archive_size, sha256, official, installed_at, size, state"
 
 static void read_install(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_install *in)

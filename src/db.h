@@ -26,7 +26,7 @@ int db_install_list(cdm_ctx *ctx, struct cdm_install **out, size_t *count);
 int db_install_pending(cdm_ctx *ctx, char ***ids);
 
 struct db_file {
-    const char *path;        /* relative to the install folder, '/' separated */
+    const char *path; /* relative to the install folder, '/' separated */
     unsigned long long size;
     const char *sha256;      /* NULL for links and folders */
     const char *link_target; /* NULL unless a symbolic link */

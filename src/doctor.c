@@ -45,8 +45,8 @@ const char *cdm_check_status_name(enum cdm_check_status status)
     return (unsigned)status < CDM_ARRAY_LEN(names) ? names[status] : "?";
 }
 
-void doctor_add(struct doctor *d, const char *name, enum cdm_check_status status,
-                const char *fix, const char *detail_fmt, ...)
+void doctor_add(struct doctor *d, const char *name, enum cdm_check_status status, const char *fix,
+                const char *detail_fmt, ...)
 {
     struct cdm_doctor_report *r = d->report;
     r->checks = xrealloc(r->checks, (r->count + 1) * sizeof(*r->checks));
@@ -172,8 +172,8 @@ static void check_installs(struct doctor *d)
         char *fix = xasprintf("remove the record with 'cdm remove ID', or install the archive "
                               "again with 'cdm install ARCHIVE --force'");
         doctor_add(d, "store.installs", CDM_CHECK_FAIL, fix,
-                   "%u of %u installs have no folder in the store: %s", (unsigned)missing, (unsigned)n,
-                   sb_str(&gone));
+                   "%u of %u installs have no folder in the store: %s", (unsigned)missing,
+                   (unsigned)n, sb_str(&gone));
         free(fix);
     } else {
         doctor_add(d, "store.installs", CDM_CHECK_OK, NULL, "%u install(s), each with its folder",
@@ -210,8 +210,7 @@ static void check_project(struct doctor *d)
     } else if (!p->has_link) {
         fix = xasprintf("run 'cdm link %s%s%s'", p->path, p->has_pin ? "" : " ",
                         p->has_pin ? "" : "VERSION");
-        doctor_add(d, "project.link", CDM_CHECK_FAIL, fix, "there is no link '%s'",
-                   p->link_path);
+        doctor_add(d, "project.link", CDM_CHECK_FAIL, fix, "there is no link '%s'", p->link_path);
     } else if (!*p->linked_id) {
         fix = xasprintf("run 'cdm link %s VERSION' to point it into the store '%s'", p->path,
                         cdm_root(d->ctx));
@@ -274,8 +273,7 @@ static void check_project(struct doctor *d)
         doctor_add(d, "project.history", CDM_CHECK_WARN, fix,
                    "no generation recorded for this project: the link was made outside cdm");
     } else if (strcmp(gen_id, p->linked_id)) {
-        fix = xasprintf("run 'cdm link %s' to make the link match the pin and record it",
-                        p->path);
+        fix = xasprintf("run 'cdm link %s' to make the link match the pin and record it", p->path);
         doctor_add(d, "project.history", CDM_CHECK_FAIL, fix,
                    "generation %lld records %s but the link shows %s", gen,
                    *gen_id ? gen_id : "no link", *p->linked_id ? p->linked_id : "no store version");
@@ -316,8 +314,8 @@ static void check_load(struct doctor *d)
     if (!need_install(d, "library.load"))
         return;
     if (fs_kind(d->main_lib) == FS_NONE) {
-        char *fix = xasprintf("run 'cdm verify %s'; install its archive again with --force",
-                              d->install.id);
+        char *fix =
+            xasprintf("run 'cdm verify %s'; install its archive again with --force", d->install.id);
         doctor_add(d, "library.load", CDM_CHECK_FAIL, fix, "%s has no '%s'", d->install.id,
                    d->main_lib);
         free(fix);
@@ -446,7 +444,7 @@ static void check_handle(struct doctor *d)
 struct origin_row {
     const char *prefix; /* of the library name, compared without case */
     const char *what;
-    bool toolkit;       /* comes with the CUDA toolkit */
+    bool toolkit; /* comes with the CUDA toolkit */
 };
 
 static const struct origin_row origins[] = {
@@ -463,8 +461,10 @@ static const struct origin_row origins[] = {
     {"libcuda.so", "the NVIDIA driver", false},
     {"nvcuda.dll", "the NVIDIA driver", false},
     {"libnvidia-ml", "the NVIDIA driver", false},
-    {"zlibwapi.dll", "zlib's zlibwapi.dll, which cuDNN 8.3 to 9.1 on Windows needs and does not "
-                     "ship", false},
+    {"zlibwapi.dll",
+     "zlib's zlibwapi.dll, which cuDNN 8.3 to 9.1 on Windows needs and does not "
+     "ship",
+     false},
     {"libz.so", "zlib (package zlib1g)", false},
     {"libcudnn", "this cuDNN install itself: a file is missing", false},
     {"cudnn", "this cuDNN install itself: a file is missing", false},
@@ -608,8 +608,7 @@ static void check_one_library(struct doctor *d, const char *file)
             continue;
         }
         const struct origin_row *o = origin_of(dep);
-        sb_addf(&missing, "%s%s (%s)", nmissing ? "; " : "", dep,
-                o ? o->what : "a system library");
+        sb_addf(&missing, "%s%s (%s)", nmissing ? "; " : "", dep, o ? o->what : "a system library");
         if (o && o->toolkit)
             sb_addf(&fix, "%sinstall the CUDA %d toolkit and add its %s folder to %s",
                     nmissing ? "; " : "", d->install.cuda, win ? "bin" : "lib",
@@ -622,8 +621,8 @@ static void check_one_library(struct doctor *d, const char *file)
     if (nmissing) {
         struct strbuf where = STRBUF_INIT;
         describe_search(&s, &where);
-        doctor_add(d, name, CDM_CHECK_FAIL, sb_str(&fix),
-                   "missing %s; looked in %s", sb_str(&missing), sb_str(&where));
+        doctor_add(d, name, CDM_CHECK_FAIL, sb_str(&fix), "missing %s; looked in %s",
+                   sb_str(&missing), sb_str(&where));
         sb_free(&where);
     } else {
         doctor_add(d, name, CDM_CHECK_OK, NULL, "%u import(s), all found: %s", (unsigned)nfound,
@@ -687,13 +686,14 @@ static void check_runtime_deps(struct doctor *d)
         char *fix = xasprintf("install the CUDA %d toolkit's cuBLAS and NVRTC and add their folder "
                               "to %s",
                               d->install.cuda, win ? "PATH" : "LD_LIBRARY_PATH");
-        doctor_add(d, "deps.runtime", CDM_CHECK_WARN, fix,
-                   "cuDNN %d loads cuBLASLt and NVRTC at run time; the loader would not find %s%s%s",
-                   d->major, sb_str(&missing), found.len ? "; found " : "", sb_str(&found));
+        doctor_add(
+            d, "deps.runtime", CDM_CHECK_WARN, fix,
+            "cuDNN %d loads cuBLASLt and NVRTC at run time; the loader would not find %s%s%s",
+            d->major, sb_str(&missing), found.len ? "; found " : "", sb_str(&found));
         free(fix);
     } else {
-        doctor_add(d, "deps.runtime", CDM_CHECK_OK, NULL, "found what cuDNN %d loads at run time: %s",
-                   d->major, sb_str(&found));
+        doctor_add(d, "deps.runtime", CDM_CHECK_OK, NULL,
+                   "found what cuDNN %d loads at run time: %s", d->major, sb_str(&found));
     }
     sb_free(&found);
     sb_free(&missing);
@@ -721,8 +721,7 @@ static void version_of_file(const char *path, char *out, size_t size)
     }
     char *dir = path_dirname(real ? real : path);
     static const char *const headers[] = {"../include/cudnn_version.h",
-                                          "../../include/cudnn_version.h",
-                                          "../include/cudnn.h"};
+                                          "../../include/cudnn_version.h", "../include/cudnn.h"};
     for (size_t i = 0; i < CDM_ARRAY_LEN(headers) && !out[0]; i++) {
         char *h = path_join(dir, headers[i]);
         FILE *f = loader_fopen(h);
@@ -806,8 +805,8 @@ static void check_shadowing(struct doctor *d)
                                    : "eval \"$(cdm activate)\"",
                                d->lib_dir, var);
     if (nbefore && own < s.count) {
-        char *fix = xasprintf("remove those folders from %s, or put '%s' before them", var,
-                              d->lib_dir);
+        char *fix =
+            xasprintf("remove those folders from %s, or put '%s' before them", var, d->lib_dir);
         doctor_add(d, "shadowing", CDM_CHECK_FAIL, fix,
                    "found before the project's own library: %s", sb_str(&before));
         free(fix);
@@ -816,8 +815,7 @@ static void check_shadowing(struct doctor *d)
                    "'%s' is not on %s, so programs load another cuDNN: %s", d->lib_dir, var,
                    sb_str(&before));
     } else if (other.len) {
-        doctor_add(d, "shadowing", CDM_CHECK_WARN,
-                   "remove stale cuDNN copies from those folders",
+        doctor_add(d, "shadowing", CDM_CHECK_WARN, "remove stale cuDNN copies from those folders",
                    "other cuDNN versions come first for programs built against them: %s",
                    sb_str(&other));
     } else if (own == s.count) {
@@ -826,8 +824,8 @@ static void check_shadowing(struct doctor *d)
                    "to use it)",
                    d->lib_dir, var);
     } else {
-        doctor_add(d, "shadowing", CDM_CHECK_OK, NULL,
-                   "no other cuDNN comes before '%s' (%s)", d->lib_dir, s.steps[own].origin);
+        doctor_add(d, "shadowing", CDM_CHECK_OK, NULL, "no other cuDNN comes before '%s' (%s)",
+                   d->lib_dir, s.steps[own].origin);
     }
     free(activate);
     sb_free(&before);
@@ -1011,9 +1009,9 @@ static void check_compat_driver(struct doctor *d)
     char *fix = xasprintf("update the NVIDIA driver for CUDA %d.%d", ma, mi);
     if (*d->driver.version) {
         char why[512];
-        enum compat_verdict v = compat_driver(d->driver.version, ma, mi,
-                                              str_starts_with(cdm_host_platform(), "windows"), why,
-                                              sizeof(why));
+        enum compat_verdict v =
+            compat_driver(d->driver.version, ma, mi,
+                          str_starts_with(cdm_host_platform(), "windows"), why, sizeof(why));
         static const enum cdm_check_status map[] = {CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL,
                                                     CDM_CHECK_SKIP};
         doctor_add(d, "compat.driver", map[v], fix, "%s (%s %d.%d)", why, what, ma, mi);
@@ -1029,8 +1027,8 @@ static void check_compat_driver(struct doctor *d)
                        dma, dmi, what, ma, mi);
         else
             doctor_add(d, "compat.driver", CDM_CHECK_FAIL, fix,
-                       "the driver supports CUDA %d.%d, too old for the %s's %d.%d", dma, dmi,
-                       what, ma, mi);
+                       "the driver supports CUDA %d.%d, too old for the %s's %d.%d", dma, dmi, what,
+                       ma, mi);
     }
     free(fix);
 }
@@ -1043,10 +1041,10 @@ static void check_platform(struct doctor *d)
 }
 
 static void (*const checks[])(struct doctor *) = {
-    check_index,     check_leftovers,    check_installs,    check_project,
-    check_load,      check_version,      check_cudart,      check_handle,
-    check_deps,      check_runtime_deps, check_shadowing,   check_driver,
-    check_toolkit,   check_compat_toolkit, check_compat_driver, check_platform,
+    check_index,   check_leftovers,      check_installs,      check_project,
+    check_load,    check_version,        check_cudart,        check_handle,
+    check_deps,    check_runtime_deps,   check_shadowing,     check_driver,
+    check_toolkit, check_compat_toolkit, check_compat_driver, check_platform,
 };
 
 static int choose_install(struct doctor *d, const struct cdm_doctor_request *req)
@@ -1071,7 +1069,8 @@ static int choose_install(struct doctor *d, const struct cdm_doctor_request *req
     bool win = is_windows(d->install.platform);
     char *dir = path_join(d->install.path, win ? d->install.bin_dir : d->install.lib_dir);
     copy_str(d->lib_dir, sizeof(d->lib_dir), dir);
-    char *file = win ? xasprintf("cudnn64_%d.dll", d->major) : xasprintf("libcudnn.so.%d", d->major);
+    char *file =
+        win ? xasprintf("cudnn64_%d.dll", d->major) : xasprintf("libcudnn.so.%d", d->major);
     char *main = path_join(dir, file);
     copy_str(d->main_lib, sizeof(d->main_lib), main);
     free(main);
@@ -1080,8 +1079,7 @@ static int choose_install(struct doctor *d, const struct cdm_doctor_request *req
     return CDM_OK;
 }
 
-int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req,
-               struct cdm_doctor_report *report)
+int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_doctor_report *report)
 {
     memset(report, 0, sizeof(*report));
     struct doctor *d = xcalloc(1, sizeof(*d));

@@ -11,8 +11,15 @@
 #include <string.h>
 
 enum { PT_LOAD = 1, PT_DYNAMIC = 2 };
-enum { DT_NULL = 0, DT_NEEDED = 1, DT_STRTAB = 5, DT_STRSZ = 10, DT_SONAME = 14,
-       DT_RPATH = 15, DT_RUNPATH = 29 };
+enum {
+    DT_NULL = 0,
+    DT_NEEDED = 1,
+    DT_STRTAB = 5,
+    DT_STRSZ = 10,
+    DT_SONAME = 14,
+    DT_RPATH = 15,
+    DT_RUNPATH = 29
+};
 
 /* Dynamic sections and string tables of real libraries are small; anything larger is
  * a corrupt file, not a reason to allocate gigabytes. */
@@ -70,7 +77,10 @@ const char *elf_read_imports(FILE *f, struct bin_imports *out)
     if (fseek(f, 0, SEEK_END) != 0 || (e.size = ftell(f)) < 0)
         return "cannot read the file";
     unsigned char h[64];
-    if (!read_at(&e, 0, h, 52) || memcmp(h, "\x7f" "ELF", 4))
+    if (!read_at(&e, 0, h, 52) || memcmp(h,
+                                         "\x7f"
+                                         "ELF",
+                                         4))
         return "not an ELF file";
     if (h[4] != 1 && h[4] != 2)
         return "unknown ELF class";
@@ -169,7 +179,7 @@ const char *elf_read_imports(FILE *f, struct bin_imports *out)
         else if (tag == DT_NEEDED)
             out->needed[out->count++] = s;
         else {
-            char **slot = tag == DT_SONAME ? &out->soname
+            char **slot = tag == DT_SONAME  ? &out->soname
                           : tag == DT_RPATH ? &out->rpath
                                             : &out->runpath;
             free(*slot);

@@ -14,7 +14,7 @@ enum fs_kind { FS_NONE, FS_FILE, FS_DIR, FS_LINK, FS_OTHER };
 /* What is at path, without following a final link (or junction). */
 enum fs_kind fs_kind(const char *path);
 
-int fs_mkdir(cdm_ctx *ctx, const char *path);   /* one level; an existing folder is fine */
+int fs_mkdir(cdm_ctx *ctx, const char *path); /* one level; an existing folder is fine */
 int fs_mkdir_p(cdm_ctx *ctx, const char *path);
 int fs_rename(cdm_ctx *ctx, const char *from, const char *to);
 /* Swap two folders atomically where the platform can; else move to aside and back. */

@@ -54,8 +54,7 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
 {
     if (rename(from, to) == 0)
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot rename '%s' to '%s': %s", from, to,
-                         strerror(errno));
+    return cdm_error_set(ctx, CDM_EIO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
 }
 
 int fs_exchange(cdm_ctx *ctx, const char *a, const char *b)
@@ -64,8 +63,7 @@ int fs_exchange(cdm_ctx *ctx, const char *a, const char *b)
     if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0)
         return CDM_OK;
     if (errno != EINVAL && errno != ENOSYS)
-        return cdm_error_set(ctx, CDM_EIO, "cannot swap '%s' and '%s': %s", a, b,
-                             strerror(errno));
+        return cdm_error_set(ctx, CDM_EIO, "cannot swap '%s' and '%s': %s", a, b, strerror(errno));
 #endif
     /* No atomic swap on this file system: three renames; recovery finishes a broken one. */
     char *aside = xasprintf("%s.swap", a);
@@ -82,9 +80,9 @@ static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char
 {
     struct stat st;
     if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return errno == ENOENT ? CDM_OK
-                               : cdm_error_set(ctx, CDM_EIO, "cannot inspect '%s': %s", shown,
-                                               strerror(errno));
+        return errno == ENOENT
+                   ? CDM_OK
+                   : cdm_error_set(ctx, CDM_EIO, "cannot inspect '%s': %s", shown, strerror(errno));
     if (!S_ISDIR(st.st_mode)) {
         if (unlinkat(parent, name, 0) != 0 && errno != ENOENT)
             return cdm_error_set(ctx, CDM_EIO, "cannot delete '%s': %s", shown, strerror(errno));
@@ -191,8 +189,8 @@ struct fs_file {
 
 int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  executable ? 0755 : 0644);
+    int fd =
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, executable ? 0755 : 0644);
     if (fd < 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot create '%s': %s", path, strerror(errno));
     struct fs_file *f = xmalloc(sizeof(*f));
@@ -210,8 +208,7 @@ int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path,
-                                 strerror(errno));
+            return cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
         }
         p += w;
         n -= (size_t)w;
@@ -249,8 +246,7 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
 {
     if (link(existing, path) == 0)
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot create hard link '%s': %s", path,
-                         strerror(errno));
+    return cdm_error_set(ctx, CDM_EIO, "cannot create hard link '%s': %s", path, strerror(errno));
 }
 
 struct fs_reader {
@@ -262,8 +258,8 @@ int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint6
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO,
-                             "cannot open '%s': %s", path, strerror(errno));
+        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot open '%s': %s",
+                             path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -288,8 +284,7 @@ long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
         if (got >= 0)
             return got;
         if (errno != EINTR)
-            return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", r->path,
-                                 strerror(errno));
+            return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", r->path, strerror(errno));
     }
 }
 
@@ -310,8 +305,7 @@ int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock **out)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot open lock file '%s': %s", path,
-                             strerror(errno));
+        return cdm_error_set(ctx, CDM_EIO, "cannot open lock file '%s': %s", path, strerror(errno));
     while (flock(fd, LOCK_EX) != 0) {
         if (errno != EINTR) {
             int e = errno;

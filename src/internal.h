@@ -10,11 +10,11 @@
 struct fs_lock;
 
 struct cdm_config {
-    char *path;          /* the file read, NULL when none */
-    char *root;          /* [store] root */
-    char **sources;      /* [install] sources, NULL-terminated */
+    char *path;     /* the file read, NULL when none */
+    char *root;     /* [store] root */
+    char **sources; /* [install] sources, NULL-terminated */
     size_t source_count;
-    char *link_name;     /* [link] name */
+    char *link_name;                   /* [link] name */
     unsigned long long max_total_size; /* [install] max_size, bytes */
     unsigned long long max_entries;    /* [install] max_entries */
 };

@@ -114,10 +114,10 @@ void layout_result(const struct layout_scan *scan, char *bin, size_t bin_size, c
 {
     copy_str(bin, bin_size, scan->bin_x64 ? "bin/x64" : scan->bin ? "bin" : "");
     copy_str(lib, lib_size,
-             scan->lib_x64  ? "lib/x64"
-             : scan->lib64  ? "lib64"
-             : scan->lib    ? "lib"
-                            : scan->target_lib);
+             scan->lib_x64 ? "lib/x64"
+             : scan->lib64 ? "lib64"
+             : scan->lib   ? "lib"
+                           : scan->target_lib);
     copy_str(include, include_size, scan->include ? "include" : scan->target_include);
 }
 

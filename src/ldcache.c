@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OLD_MAGIC "ld.so-1.7.0"
-#define NEW_MAGIC "glibc-ld.so.cache1.1"
+#define OLD_MAGIC  "ld.so-1.7.0"
+#define NEW_MAGIC  "glibc-ld.so.cache1.1"
 #define NEW_HEADER 48
-#define NEW_ENTRY 24
+#define NEW_ENTRY  24
 
 static uint32_t u32(const unsigned char *p)
 {

@@ -66,8 +66,8 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
     if (symlink(target, tmp) != 0) {
         rc = cdm_error_set(ctx, CDM_EIO, "cannot create link '%s': %s", tmp, strerror(errno));
     } else if (rename(tmp, path) != 0) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot put link '%s' in place: %s", path,
-                           strerror(errno));
+        rc =
+            cdm_error_set(ctx, CDM_EIO, "cannot put link '%s' in place: %s", path, strerror(errno));
         unlink(tmp);
     } else {
         char *dir = path_dirname(path);

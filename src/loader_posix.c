@@ -64,8 +64,7 @@ static void add_step(struct search *s, const char *dir, const char *origin)
 
 /* A colon-separated list; $ORIGIN expands to the library's folder. Empty parts (the
  * current folder to ld.so) are left out: doctor's answer must not depend on where it ran. */
-static void add_list(struct search *s, const char *list, const char *origin_dir,
-                     const char *origin)
+static void add_list(struct search *s, const char *list, const char *origin_dir, const char *origin)
 {
     if (!list)
         return;
@@ -181,8 +180,7 @@ static void note_source(struct driver_info *out, void *sym)
     Dl_info info;
     if (sym && dladdr(sym, &info) && info.dli_fname) {
         size_t n = strlen(out->source);
-        snprintf(out->source + n, sizeof(out->source) - n, "%s%s", n ? ", " : "",
-                 info.dli_fname);
+        snprintf(out->source + n, sizeof(out->source) - n, "%s%s", n ? ", " : "", info.dli_fname);
     }
 }
 
@@ -204,8 +202,9 @@ void loader_driver(struct driver_info *out)
         int rc;
         char version[96] = "";
         if (!f_init || !f_get)
-            snprintf(out->error, sizeof(out->error), "NVML lacks nvmlInit_v2 or "
-                                                     "nvmlSystemGetDriverVersion");
+            snprintf(out->error, sizeof(out->error),
+                     "NVML lacks nvmlInit_v2 or "
+                     "nvmlSystemGetDriverVersion");
         else if ((rc = f_init()) != 0)
             snprintf(out->error, sizeof(out->error), "nvmlInit_v2 failed with NVML error %d", rc);
         else {

@@ -55,10 +55,10 @@ struct loader_lib *loader_open(const char *path, char **why)
     wchar_t *w = to_wide(path);
     /* The DLL's own folder first, then the default safe folders: what a cuDNN user wants,
      * and never the current folder. */
-    HMODULE m = w ? LoadLibraryExW(w, NULL,
-                                   LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
-                                       LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)
-                  : NULL;
+    HMODULE m =
+        w ? LoadLibraryExW(w, NULL,
+                           LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)
+          : NULL;
     free(w);
     if (!m) {
         *why = last_error();
@@ -193,8 +193,8 @@ static HMODULE open_driver_lib(const char *name, const char *dirs)
         char *path = path_join(s.steps[i].dir, name);
         wchar_t *w = to_wide(path);
         if (w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES)
-            m = LoadLibraryExW(w, NULL, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR |
-                                            LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+            m = LoadLibraryExW(w, NULL,
+                               LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
         free(w);
         free(path);
     }

@@ -26,14 +26,13 @@ const struct cli_command cli_commands[] = {
      "VERSION omitted: the one in the project's .cudnn-version pin file.\n"
      "  --name NAME     the link's name (default: the project's, or [link] name)\n"
      "  --cuda N        the CUDA major of the build variant, when several match\n"},
-    {"unlink", cmd_unlink, "remove a project's link (never its target)",
-     "<PROJECT> [--forget]", "  --forget        also delete the .cudnn-version pin file\n"},
-    {"which", cmd_which, "show the version a project uses and where its link points",
-     "[PROJECT]", "PROJECT defaults to the nearest folder upwards with a link or pin file.\n"},
+    {"unlink", cmd_unlink, "remove a project's link (never its target)", "<PROJECT> [--forget]",
+     "  --forget        also delete the .cudnn-version pin file\n"},
+    {"which", cmd_which, "show the version a project uses and where its link points", "[PROJECT]",
+     "PROJECT defaults to the nearest folder upwards with a link or pin file.\n"},
     {"history", cmd_history, "list a project's link generations", "[PROJECT]",
      "The current generation is marked with '*'.\n"},
-    {"rollback", cmd_rollback, "go back to a project's previous generation",
-     "<PROJECT> [--to GEN]",
+    {"rollback", cmd_rollback, "go back to a project's previous generation", "<PROJECT> [--to GEN]",
      "The rollback is a new generation: rolling back twice returns.\n"
      "  --to GEN        go back to generation GEN (see 'cdm history')\n"},
     {"activate", cmd_activate, "print shell lines that put a project's cuDNN in use",
@@ -69,13 +68,13 @@ const struct cli_command cli_commands[] = {
      "[VERSION] [--cuda N]",
      "Re-hashes every file of one install (all without VERSION) and reports missing,\n"
      "changed and extra files. Exit status 1 on any difference.\n"},
-        {"gc", cmd_gc, "clean up leftovers of interrupted work", "", ""},
+    {"gc", cmd_gc, "clean up leftovers of interrupted work", "", ""},
     {"complete", cmd_complete, "print completion candidates (used by completions/)",
      "[--current=WORD] -- [WORD...]",
      "WORDs are the command line after 'cdm' up to the cursor; WORD the one being\n"
      "completed. Prints one candidate a line; nothing means file names.\n"},
     {"help", cmd_help, "show help for a command", "[COMMAND]", ""},
-{NULL, NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static const struct cli_command *find_command(const char *name)
@@ -169,8 +168,7 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
     format_size(d, sizeof(d), done);
     format_size(t, sizeof(t), total);
     format_size(r, sizeof(r), elapsed > 0 ? (unsigned long long)((double)done / elapsed) : 0);
-    fprintf(stderr, "\r  %s / %s  %3d%%  %s/s   ", d, t,
-            total ? (int)(done * 100 / total) : 0, r);
+    fprintf(stderr, "\r  %s / %s  %3d%%  %s/s   ", d, t, total ? (int)(done * 100 / total) : 0, r);
     if (done >= total)
         fputc('\n', stderr);
 }
@@ -182,8 +180,7 @@ cdm_ctx *cli_ctx(struct cli *cli)
     struct cdm_options options = {
         .root = cli->root,
         .config_path = cli->config,
-        .progress = (!cli->quiet && !cli->json && cli_stderr_is_terminal()) ? on_progress
-                                                                            : NULL,
+        .progress = (!cli->quiet && !cli->json && cli_stderr_is_terminal()) ? on_progress : NULL,
         .warn = on_warning,
         .callback_arg = cli,
     };
@@ -273,8 +270,7 @@ int cli_parse_cuda(struct cli *cli, const char *text, int *cuda)
     char *end;
     long v = strtol(text, &end, 10);
     if (end == text || *end || v <= 0 || v > 99)
-        return cli_usage_error(cli, "--cuda takes a CUDA major version such as 12, not '%s'",
-                               text);
+        return cli_usage_error(cli, "--cuda takes a CUDA major version such as 12, not '%s'", text);
     *cuda = (int)v;
     return EXIT_OK;
 }

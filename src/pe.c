@@ -86,7 +86,8 @@ const char *pe_read_imports(FILE *f, struct bin_imports *out)
     pe.nsections = le(coff + 6, 2);
     uint32_t opt_size = le(coff + 20, 2);
     unsigned char opt[240] = {0};
-    if (opt_size < 2 || !read_at(&pe, nt + 24, opt, opt_size < sizeof(opt) ? opt_size : sizeof(opt)))
+    if (opt_size < 2 ||
+        !read_at(&pe, nt + 24, opt, opt_size < sizeof(opt) ? opt_size : sizeof(opt)))
         return "truncated optional header";
     uint32_t magic = le(opt, 2);
     if (magic != 0x10b && magic != 0x20b)

@@ -105,8 +105,7 @@ int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
 {
     char *dir = start ? fs_realpath(start) : fs_getcwd();
     if (!dir)
-        return cdm_error_set(ctx, CDM_ENOTFOUND, "no project folder '%s': no such folder",
-                             start);
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "no project folder '%s': no such folder", start);
     char *first = xstrdup(dir);
     for (;;) {
         if (looks_like_project(ctx, dir)) {

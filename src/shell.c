@@ -5,8 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum shell_id { SHELL_SH, SHELL_BASH, SHELL_ZSH, SHELL_FISH, SHELL_PWSH, SHELL_POWERSHELL,
-                SHELL_CMD, SHELL_COUNT };
+enum shell_id {
+    SHELL_SH,
+    SHELL_BASH,
+    SHELL_ZSH,
+    SHELL_FISH,
+    SHELL_PWSH,
+    SHELL_POWERSHELL,
+    SHELL_CMD,
+    SHELL_COUNT
+};
 
 struct shell {
     const char *name;
@@ -96,8 +104,7 @@ static const struct shell shells[] = {
     [SHELL_POWERSHELL] = {"powershell", quote_pwsh, NULL, "$env:", " = ", "",
                           "Remove-Item -LiteralPath 'Env:", "' -ErrorAction SilentlyContinue",
                           " + [IO.Path]::PathSeparator + "},
-    [SHELL_CMD] = {"cmd", quote_cmd, cmd_expressible, "set \"", "=", "\"", "set \"", "=\"",
-                   NULL},
+    [SHELL_CMD] = {"cmd", quote_cmd, cmd_expressible, "set \"", "=", "\"", "set \"", "=\"", NULL},
 };
 _Static_assert(CDM_ARRAY_LEN(shells) == SHELL_COUNT, "one row per shell");
 
@@ -153,9 +160,10 @@ const char *shell_names(void)
     return "pwsh powershell cmd bash zsh fish sh";
 }
 
-const struct shell_platform shell_platform_posix = {"LD_LIBRARY_PATH",
-                                                     "CDM_SAVED_LD_LIBRARY_PATH", ':', '/', false, false};
-const struct shell_platform shell_platform_windows = {"PATH", "CDM_SAVED_PATH", ';', '\\', true, true};
+const struct shell_platform shell_platform_posix = {
+    "LD_LIBRARY_PATH", "CDM_SAVED_LD_LIBRARY_PATH", ':', '/', false, false};
+const struct shell_platform shell_platform_windows = {"PATH", "CDM_SAVED_PATH", ';', '\\', true,
+                                                      true};
 
 void shell_quote(const struct shell *sh, struct strbuf *out, const char *value)
 {

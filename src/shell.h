@@ -33,12 +33,12 @@ const char *shell_names(void);
 
 /* How the host names things: the path list that activation extends and its separators. */
 struct shell_platform {
-    const char *path_var; /* LD_LIBRARY_PATH, or PATH on Windows */
+    const char *path_var;       /* LD_LIBRARY_PATH, or PATH on Windows */
     const char *saved_path_var; /* where activation keeps path_var's old value */
-    char list_sep;        /* ':' or ';' */
-    char dir_sep;         /* '/' or '\\' */
-    bool fold_case;       /* path entries compare case-insensitively (Windows) */
-    bool use_bin_dir;     /* the path list takes the install's bin folder, not lib */
+    char list_sep;              /* ':' or ';' */
+    char dir_sep;               /* '/' or '\\' */
+    bool fold_case;             /* path entries compare case-insensitively (Windows) */
+    bool use_bin_dir;           /* the path list takes the install's bin folder, not lib */
 };
 extern const struct shell_platform shell_platform_posix;
 extern const struct shell_platform shell_platform_windows;

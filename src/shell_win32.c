@@ -20,8 +20,7 @@ static const char *process_name(HANDLE snapshot, DWORD pid, DWORD *parent)
         if (pe.th32ProcessID != pid)
             continue;
         *parent = pe.th32ParentProcessID;
-        if (!WideCharToMultiByte(CP_UTF8, 0, pe.szExeFile, -1, name, (int)sizeof(name), NULL,
-                                 NULL))
+        if (!WideCharToMultiByte(CP_UTF8, 0, pe.szExeFile, -1, name, (int)sizeof(name), NULL, NULL))
             return NULL;
         return name;
     }

@@ -113,8 +113,7 @@ static char *staging_id(const char *name, const char **suffix)
     return xstrndup(name, n);
 }
 
-static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *name,
-                               unsigned *done)
+static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *name, unsigned *done)
 {
     const char *suffix = "";
     char *id = staging_id(name, &suffix);
@@ -392,8 +391,8 @@ static int expected_hashes(cdm_ctx *ctx, const char *archive, const char *given,
     *count = 0;
     if (given) {
         if (!is_sha256_hex(given))
-            return cdm_error_set(ctx, CDM_EINVAL,
-                                 "--sha256 '%s' is not a SHA-256 (64 hex digits)", given);
+            return cdm_error_set(ctx, CDM_EINVAL, "--sha256 '%s' is not a SHA-256 (64 hex digits)",
+                                 given);
         copy_str(out[0].hex, sizeof(out[0].hex), given);
         lower(out[0].hex);
         copy_str(out[0].source, sizeof(out[0].source), "--sha256");
@@ -402,9 +401,9 @@ static int expected_hashes(cdm_ctx *ctx, const char *archive, const char *given,
     char *side = xasprintf("%s.sha256", archive);
     if (fs_kind(side) == FS_FILE) {
         if (!sums_lookup(side, NULL, out[*count].hex)) {
-            int rc = cdm_error_set(ctx, CDM_ECHECKSUM,
-                                   "cannot read a SHA-256 from '%s'; fix or delete that file",
-                                   side);
+            int rc =
+                cdm_error_set(ctx, CDM_ECHECKSUM,
+                              "cannot read a SHA-256 from '%s'; fix or delete that file", side);
             free(side);
             return rc;
         }
@@ -582,8 +581,8 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         goto out;
     }
     if (req->cuda && req->cuda != name.cuda_major) {
-        rc = cdm_error_set(ctx, CDM_EINVAL, "'%s' is a CUDA %d build but --cuda says %d",
-                           archive, name.cuda_major, req->cuda);
+        rc = cdm_error_set(ctx, CDM_EINVAL, "'%s' is a CUDA %d build but --cuda says %d", archive,
+                           name.cuda_major, req->cuda);
         goto out;
     }
     struct expected_hash expected[3];

@@ -30,7 +30,10 @@ struct strbuf {
     size_t len;
     size_t cap;
 };
-#define STRBUF_INIT {NULL, 0, 0}
+#define STRBUF_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void sb_add(struct strbuf *sb, const char *s);
 void sb_addn(struct strbuf *sb, const char *s, size_t n);

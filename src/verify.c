@@ -21,7 +21,7 @@ struct verify {
     void *arg;
     struct cdm_verify_result *result;
     struct sha256 *hash;
-    char *buf; /* read buffer for hashing */
+    char *buf;       /* read buffer for hashing */
     char **recorded; /* relative paths, in the index's order */
     size_t nrecorded, cap;
 };

@@ -142,9 +142,9 @@ static const struct {
     const char *old_name;
     const char *platform;
 } old_platforms[] = {
-    {"linux-x64", "linux-x86_64"},         {"windows-x64", "windows-x86_64"},
-    {"windows10-x64", "windows-x86_64"},   {"windows7-x64", "windows-x86_64"},
-    {"linux-ppc64le", "linux-ppc64le"},    {"linux-aarch64sbsa", "linux-sbsa"},
+    {"linux-x64", "linux-x86_64"},       {"windows-x64", "windows-x86_64"},
+    {"windows10-x64", "windows-x86_64"}, {"windows7-x64", "windows-x86_64"},
+    {"linux-ppc64le", "linux-ppc64le"},  {"linux-aarch64sbsa", "linux-sbsa"},
     {"osx-x64", "osx-x86_64"},
 };
 

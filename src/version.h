@@ -35,10 +35,10 @@ void cudnn_version_decode(long value, int *major, int *minor, int *patch);
 struct archive_name {
     struct version version; /* 4 parts */
     int cuda_major;
-    int cuda_minor;         /* -1 when the name gives only the major */
-    char platform[32];      /* as the current names spell it: linux-x86_64, windows-x86_64 */
-    char layout;            /* 'A' old cuda/ folder, 'B' 8.3.1-8.4, 'C' 8.5 and later */
-    char stem[256];         /* the name without its extension (layout B/C: the top folder) */
+    int cuda_minor;    /* -1 when the name gives only the major */
+    char platform[32]; /* as the current names spell it: linux-x86_64, windows-x86_64 */
+    char layout;       /* 'A' old cuda/ folder, 'B' 8.3.1-8.4, 'C' 8.5 and later */
+    char stem[256];    /* the name without its extension (layout B/C: the top folder) */
 };
 /* Parse a file name (not a path). False when it is not a cuDNN archive name. */
 bool archive_name_parse(const char *file_name, struct archive_name *out);

@@ -24,8 +24,8 @@
 struct fixture {
     struct archive *a;
     const char *top;
-    int major, minor, patch;       /* header version */
-    int hmajor, hminor, hpatch;    /* what the header says (--header) */
+    int major, minor, patch;    /* header version */
+    int hmajor, hminor, hpatch; /* what the header says (--header) */
     size_t pad;
     unsigned long long zeros; /* a large, very compressible library, for slow installs */
     const char *evil;
@@ -120,8 +120,8 @@ static void add_library(struct fixture *f, const char *rel)
     }
     size_t len = 64 + f->pad;
     char *data = malloc(len);
-    int n = snprintf(data, len, "stand-in for %s, cuDNN %d.%d.%d\n", rel, f->major, f->minor,
-                     f->patch);
+    int n =
+        snprintf(data, len, "stand-in for %s, cuDNN %d.%d.%d\n", rel, f->major, f->minor, f->patch);
     unsigned x = 2166136261u;
     for (const char *p = rel; *p; p++)
         x = (x ^ (unsigned char)*p) * 16777619u;
@@ -149,23 +149,24 @@ static void add_header(struct fixture *f, const char *rel, bool version_macros)
                  "CUDNN_PATCHLEVEL)\n\n#endif\n",
                  rel, f->hmajor, f->hminor, f->hpatch, f->hmajor >= 9 ? 10000 : 1000);
     else
-        snprintf(text, sizeof(text), "/* stand-in %s */\n#pragma once\n#include \"cudnn_version.h\"\n",
-                 rel);
+        snprintf(text, sizeof(text),
+                 "/* stand-in %s */\n#pragma once\n#include \"cudnn_version.h\"\n", rel);
     add_text(f, rel, text);
 }
 
-static const char *const v8_parts[] = {"", "_ops_infer", "_ops_train", "_cnn_infer",
+static const char *const v8_parts[] = {"",           "_ops_infer", "_ops_train", "_cnn_infer",
                                        "_cnn_train", "_adv_infer", "_adv_train"};
-static const char *const v9_parts[] = {"", "_adv", "_cnn", "_engines_precompiled",
-                                       "_engines_runtime_compiled", "_graph", "_heuristic",
-                                       "_ops"};
+static const char *const v9_parts[] = {
+    "",       "_adv",       "_cnn", "_engines_precompiled", "_engines_runtime_compiled",
+    "_graph", "_heuristic", "_ops"};
 
 static void windows_current(struct fixture *f, const char *bin, const char *lib)
 {
     char path[256];
     bool v9 = f->major >= 9;
     const char *const *parts = v9 ? v9_parts : v8_parts;
-    size_t nparts = v9 ? sizeof(v9_parts) / sizeof(*v9_parts) : sizeof(v8_parts) / sizeof(*v8_parts);
+    size_t nparts =
+        v9 ? sizeof(v9_parts) / sizeof(*v9_parts) : sizeof(v8_parts) / sizeof(*v8_parts);
     for (size_t i = 0; i < nparts; i++) {
         snprintf(path, sizeof(path), "%s/cudnn%s64_%d.dll", bin, parts[i], f->major);
         add_library(f, path);
@@ -176,12 +177,12 @@ static void windows_current(struct fixture *f, const char *bin, const char *lib)
         snprintf(path, sizeof(path), "%s/cudnn%s64_%d.lib", lib, parts[i], f->major);
         add_library(f, path);
     }
-    static const char *const v8_headers[] = {"cudnn.h", "cudnn_version.h", "cudnn_backend.h",
-                                             "cudnn_ops_infer.h", "cudnn_ops_train.h",
-                                             "cudnn_cnn_infer.h", "cudnn_cnn_train.h",
-                                             "cudnn_adv_infer.h", "cudnn_adv_train.h"};
-    static const char *const v9_headers[] = {"cudnn.h", "cudnn_adv.h", "cudnn_backend.h",
-                                             "cudnn_cnn.h", "cudnn_graph.h", "cudnn_ops.h",
+    static const char *const v8_headers[] = {
+        "cudnn.h",           "cudnn_version.h",   "cudnn_backend.h",
+        "cudnn_ops_infer.h", "cudnn_ops_train.h", "cudnn_cnn_infer.h",
+        "cudnn_cnn_train.h", "cudnn_adv_infer.h", "cudnn_adv_train.h"};
+    static const char *const v9_headers[] = {"cudnn.h",        "cudnn_adv.h",   "cudnn_backend.h",
+                                             "cudnn_cnn.h",    "cudnn_graph.h", "cudnn_ops.h",
                                              "cudnn_version.h"};
     const char *const *headers = v9 ? v9_headers : v8_headers;
     size_t nheaders = v9 ? 7 : 9;
@@ -210,7 +211,8 @@ static void linux_current(struct fixture *f, const char *lib)
 {
     bool v9 = f->major >= 9;
     const char *const *parts = v9 ? v9_parts : v8_parts;
-    size_t nparts = v9 ? sizeof(v9_parts) / sizeof(*v9_parts) : sizeof(v8_parts) / sizeof(*v8_parts);
+    size_t nparts =
+        v9 ? sizeof(v9_parts) / sizeof(*v9_parts) : sizeof(v8_parts) / sizeof(*v8_parts);
     add_dir(f, "include");
     add_header(f, "include/cudnn.h", false);
     add_header(f, "include/cudnn_version.h", true);
@@ -401,7 +403,10 @@ int main(int argc, char **argv)
         else if (windows) {
             /* From 9.18 the DLLs moved to bin\x64 (CUDNN_FACTS.md section 1C). */
             bool x64 = f.major > 9 || (f.major == 9 && f.minor >= 18);
-            windows_current(&f, bin_dir ? bin_dir : x64 ? "bin/x64" : "bin",
+            windows_current(&f,
+                            bin_dir ? bin_dir
+                            : x64   ? "bin/x64"
+                                    : "bin",
                             lib_dir ? lib_dir : "lib/x64");
         } else
             linux_current(&f, lib_dir ? lib_dir : "lib");

@@ -10,21 +10,21 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        cudnnStatus_t s_ = (call);                                                           \
-        if (s_ != CUDNN_STATUS_SUCCESS) {                                                    \
-            fprintf(stderr, "conv: %s failed: %s\n", #call, cudnnGetErrorString(s_));        \
-            return 1;                                                                        \
-        }                                                                                    \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudnnStatus_t s_ = (call);                                                                 \
+        if (s_ != CUDNN_STATUS_SUCCESS) {                                                          \
+            fprintf(stderr, "conv: %s failed: %s\n", #call, cudnnGetErrorString(s_));              \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
-#define CUDA(call)                                                                           \
-    do {                                                                                     \
-        cudaError_t e_ = (call);                                                             \
-        if (e_ != cudaSuccess) {                                                             \
-            fprintf(stderr, "conv: %s failed: %s\n", #call, cudaGetErrorString(e_));         \
-            return 1;                                                                        \
-        }                                                                                    \
+#define CUDA(call)                                                                                 \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "conv: %s failed: %s\n", #call, cudaGetErrorString(e_));               \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 int main(void)

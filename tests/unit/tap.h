@@ -7,36 +7,36 @@
 
 static int tap_count, tap_failed;
 
-#define ok(cond, ...)                                                                        \
-    do {                                                                                     \
-        tap_count++;                                                                         \
-        if (cond) {                                                                          \
-            printf("ok %d - ", tap_count);                                                   \
-        } else {                                                                             \
-            tap_failed++;                                                                    \
-            printf("not ok %d - ", tap_count);                                               \
-        }                                                                                    \
-        printf(__VA_ARGS__);                                                                 \
-        printf("\n");                                                                        \
-        if (!(cond))                                                                         \
-            printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
+#define ok(cond, ...)                                                                              \
+    do {                                                                                           \
+        tap_count++;                                                                               \
+        if (cond) {                                                                                \
+            printf("ok %d - ", tap_count);                                                         \
+        } else {                                                                                   \
+            tap_failed++;                                                                          \
+            printf("not ok %d - ", tap_count);                                                     \
+        }                                                                                          \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        if (!(cond))                                                                               \
+            printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);                        \
     } while (0)
 
-#define is_str(got, want, ...)                                                               \
-    do {                                                                                     \
-        const char *g_ = (got), *w_ = (want);                                                \
-        int same_ = (g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_));             \
-        ok(same_, __VA_ARGS__);                                                              \
-        if (!same_)                                                                          \
-            printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)");     \
+#define is_str(got, want, ...)                                                                     \
+    do {                                                                                           \
+        const char *g_ = (got), *w_ = (want);                                                      \
+        int same_ = (g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_));                   \
+        ok(same_, __VA_ARGS__);                                                                    \
+        if (!same_)                                                                                \
+            printf("#   got '%s', want '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)");           \
     } while (0)
 
-#define is_int(got, want, ...)                                                               \
-    do {                                                                                     \
-        long long g_ = (long long)(got), w_ = (long long)(want);                             \
-        ok(g_ == w_, __VA_ARGS__);                                                           \
-        if (g_ != w_)                                                                        \
-            printf("#   got %lld, want %lld\n", g_, w_);                                     \
+#define is_int(got, want, ...)                                                                     \
+    do {                                                                                           \
+        long long g_ = (long long)(got), w_ = (long long)(want);                                   \
+        ok(g_ == w_, __VA_ARGS__);                                                                 \
+        if (g_ != w_)                                                                              \
+            printf("#   got %lld, want %lld\n", g_, w_);                                           \
     } while (0)
 
 static inline int tap_done(void)

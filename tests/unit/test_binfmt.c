@@ -68,7 +68,9 @@ static void test_garbage(void)
     FILE *f = tmpfile();
     if (!f)
         return;
-    fwrite("\x7f" "ELF\x02\x01\x01 this is not a real header", 1, 36, f);
+    fwrite("\x7f"
+           "ELF\x02\x01\x01 this is not a real header",
+           1, 36, f);
     struct bin_imports im;
     ok(bin_read_imports(f, &im) != NULL, "a truncated ELF is refused, not read");
     rewind(f);
@@ -98,7 +100,8 @@ static void test_ldcache_synthetic(void)
     memcpy(buf + strings, name, strlen(name) + 1);
     memcpy(buf + strings + strlen(name) + 1, path, strlen(path) + 1);
     struct ldcache c;
-    ok(ldcache_parse(buf, strings + strlen(name) + strlen(path) + 2, &c), "a synthetic cache parses");
+    ok(ldcache_parse(buf, strings + strlen(name) + strlen(path) + 2, &c),
+       "a synthetic cache parses");
     is_int(c.count, 1, "with one entry");
     if (c.count == 1) {
         is_str(c.entries[0].name, name, "its name");

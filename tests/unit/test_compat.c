@@ -10,19 +10,22 @@ int main(void)
            "a cuda12 build under an 11.8 toolkit fails: %s", why);
     is_int(compat_toolkit(8, 8, 0, 11, 12, 0, why, sizeof(why)), COMPAT_FAIL,
            "an 11.x build under CUDA 12 fails");
-    is_int(compat_toolkit(8, 8, 0, 11, 11, 8, why, sizeof(why)), COMPAT_OK, "8.8.0 cuda11 with 11.8");
+    is_int(compat_toolkit(8, 8, 0, 11, 11, 8, why, sizeof(why)), COMPAT_OK,
+           "8.8.0 cuda11 with 11.8");
     is_int(compat_toolkit(8, 9, 5, 12, 12, 4, why, sizeof(why)), COMPAT_WARN,
            "8.9.5 cuda12 with 12.4 is past the matrix: %s", why);
     is_int(compat_toolkit(9, 6, 0, 11, 11, 2, why, sizeof(why)), COMPAT_FAIL,
            "9.6 cuda11 needs 11.8 exactly");
-    is_int(compat_toolkit(9, 19, 0, 13, 13, 0, why, sizeof(why)), COMPAT_OK, "9.19 cuda13 with 13.0");
+    is_int(compat_toolkit(9, 19, 0, 13, 13, 0, why, sizeof(why)), COMPAT_OK,
+           "9.19 cuda13 with 13.0");
     is_int(compat_toolkit(9, 2, 1, 12, 12, 4, why, sizeof(why)), COMPAT_UNKNOWN,
            "9.2 has no row: only majors compared");
 
     ok(compat_driver_compare("580.159.04", "580.65.06") > 0, "580.159 is newer than 580.65");
     ok(compat_driver_compare("525.60.13", "525.60.13") == 0, "equal versions");
     ok(compat_driver_compare("580", "580.65.06") < 0, "a shorter version is older");
-    is_int(compat_driver("550.54.14", 12, 4, false, why, sizeof(why)), COMPAT_OK, "12.4 minimum met");
+    is_int(compat_driver("550.54.14", 12, 4, false, why, sizeof(why)), COMPAT_OK,
+           "12.4 minimum met");
     is_int(compat_driver("535.54.03", 12, 4, false, why, sizeof(why)), COMPAT_WARN,
            "below 12.4's minimum, above the 12.x floor: %s", why);
     is_int(compat_driver("470.42.01", 12, 4, false, why, sizeof(why)), COMPAT_FAIL,

@@ -63,8 +63,7 @@ static void layouts(void)
     layout_note(&p, "targets/ppc64le-linux/lib/libcudnn.so.8");
     layout_note(&p, "targets/ppc64le-linux/include/cudnn.h");
     layout_result(&p, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
-    ok(!strcmp(lib, "targets/ppc64le-linux/lib") &&
-           !strcmp(inc, "targets/ppc64le-linux/include"),
+    ok(!strcmp(lib, "targets/ppc64le-linux/lib") && !strcmp(inc, "targets/ppc64le-linux/include"),
        "ppc64le targets folders");
 
     struct layout_scan w = {0};

@@ -100,8 +100,7 @@ static void test_names(void)
     ok(shell_find("") == NULL && shell_find(NULL) == NULL, "no name, no shell");
 }
 
-static const struct activation_target proj_a = {"9.1.0.70-cuda12", "/w/a", "/w/a/cuda_link",
-                                                "lib"};
+static const struct activation_target proj_a = {"9.1.0.70-cuda12", "/w/a", "/w/a/cuda_link", "lib"};
 static const struct activation_target proj_b = {"8.2.1.32-cuda11", "/w/b", "/w/b/cuda_link",
                                                 "lib64"};
 

@@ -98,7 +98,8 @@ static void headers(void)
        "reads the three macros");
     const char *partial = "#define CUDNN_MAJOR 9\n";
     ok(!cudnn_header_version(partial, strlen(partial), &a, &b, &c), "needs all three");
-    const char *prefixed = "#define CUDNN_MAJORX 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n";
+    const char *prefixed =
+        "#define CUDNN_MAJORX 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n";
     ok(!cudnn_header_version(prefixed, strlen(prefixed), &a, &b, &c),
        "a longer macro name is not CUDNN_MAJOR");
 }
@@ -106,7 +107,8 @@ static void headers(void)
 static void official(void)
 {
     is_str(official_archive_for("4f0105a51ac6ea947154e252c8b220baf3345803f55644b5aad84e22ae4f8986"),
-           "cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip", "NVIDIA's 8.8.0 cuda11 zip is known");
+           "cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip",
+           "NVIDIA's 8.8.0 cuda11 zip is known");
     is_str(official_archive_for("fba812f60c61bc33b81db06cd55e8d769774d036186571d724295c71c9936064"),
            "cudnn-10.2-windows10-x64-v7.6.5.32.zip", "the 7.6.5 zip is known");
     is_str(official_archive_for("0000000000000000000000000000000000000000000000000000000000000000"),
