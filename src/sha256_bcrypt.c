@@ -60,12 +60,7 @@ void sha256_finish_hex(struct sha256 *h, char out[65])
     NTSTATUS st = BCryptFinishHash(h->hash, digest, sizeof(digest), 0);
     if (!BCRYPT_SUCCESS(st))
         crypto_failed("BCryptFinishHash", st);
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = hex[digest[i] >> 4];
-        out[2 * i + 1] = hex[digest[i] & 15];
-    }
-    out[64] = '\0';
+    hex_encode(digest, sizeof(digest), out);
     sha256_reset(h);
 }
 

@@ -43,12 +43,7 @@ void sha256_finish_hex(struct sha256 *h, char out[65])
     unsigned int len = 0;
     if (EVP_DigestFinal_ex(h->md, digest, &len) != 1 || len != 32)
         crypto_failed();
-    static const char hex[] = "0123456789abcdef";
-    for (int i = 0; i < 32; i++) {
-        out[2 * i] = hex[digest[i] >> 4];
-        out[2 * i + 1] = hex[digest[i] & 15];
-    }
-    out[64] = '\0';
+    hex_encode(digest, sizeof(digest), out);
     sha256_reset(h);
 }
 

@@ -211,6 +211,16 @@ char *path_dirname(const char *path)
     return xstrndup(path, (size_t)(last - path));
 }
 
+void hex_encode(const unsigned char *bytes, size_t n, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = hex[bytes[i] >> 4];
+        out[2 * i + 1] = hex[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
 void format_size(char *out, size_t size, unsigned long long bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -60,6 +60,9 @@ const char *path_basename(const char *path);
 /* Everything before the last separator, malloc'd ("." when there is none). */
 char *path_dirname(const char *path);
 
+/* Lowercase hex of n bytes into out (2n + 1 chars, NUL-terminated). */
+void hex_encode(const unsigned char *bytes, size_t n, char *out);
+
 /* Format bytes as "1.2 GiB". */
 void format_size(char *out, size_t size, unsigned long long bytes);
 
