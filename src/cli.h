@@ -57,6 +57,10 @@ struct cli_option {
  * positionals, at least min_pos. Returns EXIT_OK or a usage error already printed. */
 int cli_parse(struct cli *cli, int argc, char **argv, const struct cli_option *options,
               const char **positionals, int min_pos, int max_pos);
+/* cli_parse, then cli_ctx: what most commands do first. Returns EXIT_OK with *ctx set, or
+ * the exit code of the usage error or the failure already printed. */
+int cli_start(struct cli *cli, int argc, char **argv, const struct cli_option *options,
+              const char **positionals, int min_pos, int max_pos, cdm_ctx **ctx);
 /* Parse a --cuda value (empty: 0). */
 int cli_parse_cuda(struct cli *cli, const char *text, int *cuda);
 

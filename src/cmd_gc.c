@@ -4,12 +4,10 @@
 
 int cmd_gc(struct cli *cli, int argc, char **argv)
 {
-    int rc = cli_parse(cli, argc, argv, NULL, NULL, 0, 0);
+    cdm_ctx *ctx = NULL;
+    int rc = cli_start(cli, argc, argv, NULL, NULL, 0, 0, &ctx);
     if (rc)
         return rc;
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     unsigned removed = 0;
     if (cdm_gc(ctx, &removed) != CDM_OK)
         return cli_fail(cli);

@@ -6,12 +6,10 @@
 int cmd_history(struct cli *cli, int argc, char **argv)
 {
     const char *project = NULL;
-    int rc = cli_parse(cli, argc, argv, NULL, &project, 0, 1);
+    cdm_ctx *ctx = NULL;
+    int rc = cli_start(cli, argc, argv, NULL, &project, 0, 1, &ctx);
     if (rc)
         return rc;
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     /* Without a folder: the nearest project, as for which. */
     struct cdm_which near;
     if (!project) {

@@ -22,12 +22,10 @@ static void print_projects_json(struct json *j, char **projects)
 
 int cmd_list(struct cli *cli, int argc, char **argv)
 {
-    int rc = cli_parse(cli, argc, argv, NULL, NULL, 0, 0);
+    cdm_ctx *ctx = NULL;
+    int rc = cli_start(cli, argc, argv, NULL, NULL, 0, 0, &ctx);
     if (rc)
         return rc;
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_install *all = NULL;
     size_t n = 0;
     if (cdm_list(ctx, &all, &n) != CDM_OK)

@@ -8,12 +8,10 @@ int cmd_unlink(struct cli *cli, int argc, char **argv)
         {"--forget", NULL, &forget},
         {NULL, NULL, NULL},
     };
-    int rc = cli_parse(cli, argc, argv, options, &project, 1, 1);
+    cdm_ctx *ctx = NULL;
+    int rc = cli_start(cli, argc, argv, options, &project, 1, 1, &ctx);
     if (rc)
         return rc;
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_link_result result;
     if (cdm_unlink(ctx, project, forget, &result) != CDM_OK)
         return cli_fail(cli);

@@ -262,6 +262,16 @@ int cli_parse(struct cli *cli, int argc, char **argv, const struct cli_option *o
     return EXIT_OK;
 }
 
+int cli_start(struct cli *cli, int argc, char **argv, const struct cli_option *options,
+              const char **positionals, int min_pos, int max_pos, cdm_ctx **ctx)
+{
+    int rc = cli_parse(cli, argc, argv, options, positionals, min_pos, max_pos);
+    if (rc)
+        return rc;
+    *ctx = cli_ctx(cli);
+    return *ctx ? EXIT_OK : EXIT_FAIL;
+}
+
 int cli_parse_cuda(struct cli *cli, const char *text, int *cuda)
 {
     *cuda = 0;
