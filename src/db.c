@@ -51,7 +51,7 @@ static const char *const migrations[] = {
     "ALTER TABLE generations ADD COLUMN state TEXT NOT NULL DEFAULT 'ok';",
 };
 
-static int db_fail(cdm_ctx *ctx, const char *what)
+int db_fail(cdm_ctx *ctx, const char *what)
 {
     return cdm_error_set(ctx, CDM_EDB, "index '%s': %s: %s",
                          ctx->db ? sqlite3_db_filename(ctx->db, "main") : "?", what,
@@ -153,14 +153,14 @@ void db_rollback(cdm_ctx *ctx)
         sqlite3_exec(ctx->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static int prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st)
+int db_prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st)
 {
     if (sqlite3_prepare_v2(ctx->db, sql, -1, st, NULL) == SQLITE_OK)
         return CDM_OK;
     return db_fail(ctx, "cannot prepare a query");
 }
 
-static void column_text(sqlite3_stmt *st, int col, char *out, size_t size)
+void db_column_text(sqlite3_stmt *st, int col, char *out, size_t size)
 {
     const unsigned char *s = sqlite3_column_text(st, col);
     copy_str(out, size, s ? (const char *)s : "");
@@ -173,17 +173,17 @@ static void column_text(sqlite3_stmt *st, int col, char *out, size_t size)
 static void read_install(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_install *in)
 {
     memset(in, 0, sizeof(*in));
-    column_text(st, 0, in->id, sizeof(in->id));
-    column_text(st, 1, in->version, sizeof(in->version));
+    db_column_text(st, 0, in->id, sizeof(in->id));
+    db_column_text(st, 1, in->version, sizeof(in->version));
     in->cuda = sqlite3_column_int(st, 2);
-    column_text(st, 3, in->platform, sizeof(in->platform));
-    column_text(st, 4, in->layout, sizeof(in->layout));
-    column_text(st, 5, in->bin_dir, sizeof(in->bin_dir));
-    column_text(st, 6, in->lib_dir, sizeof(in->lib_dir));
-    column_text(st, 7, in->include_dir, sizeof(in->include_dir));
-    column_text(st, 8, in->archive_name, sizeof(in->archive_name));
+    db_column_text(st, 3, in->platform, sizeof(in->platform));
+    db_column_text(st, 4, in->layout, sizeof(in->layout));
+    db_column_text(st, 5, in->bin_dir, sizeof(in->bin_dir));
+    db_column_text(st, 6, in->lib_dir, sizeof(in->lib_dir));
+    db_column_text(st, 7, in->include_dir, sizeof(in->include_dir));
+    db_column_text(st, 8, in->archive_name, sizeof(in->archive_name));
     in->archive_size = (uint64_t)sqlite3_column_int64(st, 9);
-    column_text(st, 10, in->sha256, sizeof(in->sha256));
+    db_column_text(st, 10, in->sha256, sizeof(in->sha256));
     in->official = sqlite3_column_int(st, 11) != 0;
     in->installed_at = sqlite3_column_int64(st, 12);
     in->size = (uint64_t)sqlite3_column_int64(st, 13);
@@ -195,7 +195,7 @@ static void read_install(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_install *in)
 int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install *out, char state[16])
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE id = ?1", &st);
+    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE id = ?1", &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -203,7 +203,7 @@ int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install *out, char s
     if (step == SQLITE_ROW) {
         read_install(ctx, st, out);
         if (state)
-            column_text(st, 14, state, 16);
+            db_column_text(st, 14, state, 16);
     } else if (step == SQLITE_DONE) {
         rc = CDM_ENOTFOUND; /* no message: callers decide what absence means */
     } else {
@@ -219,10 +219,10 @@ int db_install_put(cdm_ctx *ctx, const struct cdm_install *in, const char *state
     int rc = db_install_delete(ctx, in->id);
     if (rc)
         return rc;
-    rc = prepare(ctx,
-                 "INSERT INTO installs (" INSTALL_COLUMNS ") VALUES "
-                 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                 &st);
+    rc = db_prepare(ctx,
+                    "INSERT INTO installs (" INSTALL_COLUMNS ") VALUES "
+                    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                    &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, in->id, -1, SQLITE_STATIC);
@@ -249,7 +249,7 @@ int db_install_put(cdm_ctx *ctx, const struct cdm_install *in, const char *state
 int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx, "UPDATE installs SET state = ?2 WHERE id = ?1", &st);
+    int rc = db_prepare(ctx, "UPDATE installs SET state = ?2 WHERE id = ?1", &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -263,7 +263,7 @@ int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state)
 int db_install_delete(cdm_ctx *ctx, const char *id)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx, "DELETE FROM installs WHERE id = ?1", &st);
+    int rc = db_prepare(ctx, "DELETE FROM installs WHERE id = ?1", &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -286,7 +286,7 @@ static int compare_installs(const void *a, const void *b)
 int db_install_list(cdm_ctx *ctx, struct cdm_install **out, size_t *count)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE state = 'ok'", &st);
+    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE state = 'ok'", &st);
     if (rc)
         return rc;
     size_t n = 0, cap = 8;
@@ -332,7 +332,7 @@ static int collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
 int db_install_pending(cdm_ctx *ctx, char ***ids)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx, "SELECT id FROM installs WHERE state <> 'ok' ORDER BY id", &st);
+    int rc = db_prepare(ctx, "SELECT id FROM installs WHERE state <> 'ok' ORDER BY id", &st);
     if (rc)
         return rc;
     rc = collect_strings(ctx, st, ids);
@@ -343,10 +343,10 @@ int db_install_pending(cdm_ctx *ctx, char ***ids)
 int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *files, size_t n)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx,
-                     "INSERT INTO files (install_id, path, size, sha256, link_target) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5)",
-                     &st);
+    int rc = db_prepare(ctx,
+                        "INSERT INTO files (install_id, path, size, sha256, link_target) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5)",
+                        &st);
     if (rc)
         return rc;
     for (size_t i = 0; i < n && !rc; i++) {
@@ -372,10 +372,10 @@ int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *fil
 int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx,
-                     "SELECT path, size, sha256, link_target FROM files "
-                     "WHERE install_id = ?1 ORDER BY path",
-                     &st);
+    int rc = db_prepare(ctx,
+                        "SELECT path, size, sha256, link_target FROM files "
+                        "WHERE install_id = ?1 ORDER BY path",
+                        &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, install_id, -1, SQLITE_STATIC);
@@ -398,11 +398,11 @@ int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg
 int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
 {
     sqlite3_stmt *st = NULL;
-    int rc = prepare(ctx,
-                     "SELECT g.project FROM generations g WHERE g.install_id = ?1 AND "
-                     "g.generation = (SELECT MAX(generation) FROM generations h "
-                     "WHERE h.project = g.project AND h.state = 'ok') ORDER BY g.project",
-                     &st);
+    int rc = db_prepare(ctx,
+                        "SELECT g.project FROM generations g WHERE g.install_id = ?1 AND "
+                        "g.generation = (SELECT MAX(generation) FROM generations h "
+                        "WHERE h.project = g.project AND h.state = 'ok') ORDER BY g.project",
+                        &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, install_id, -1, SQLITE_STATIC);

@@ -11,6 +11,13 @@ int db_begin(cdm_ctx *ctx);
 int db_commit(cdm_ctx *ctx);
 void db_rollback(cdm_ctx *ctx);
 
+/* Set the context's error from SQLite's ("index 'PATH': WHAT: sqlite's message"). */
+int db_fail(cdm_ctx *ctx, const char *what);
+/* Prepare a statement; on failure the error is set. */
+int db_prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st);
+/* A text column copied into out ("" for NULL). */
+void db_column_text(sqlite3_stmt *st, int col, char *out, size_t size);
+
 /* One statement without results (for small fixed SQL). */
 int db_exec(cdm_ctx *ctx, const char *sql);
 

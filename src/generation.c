@@ -22,34 +22,15 @@
 
 /* ---- the generations table ------------------------------------------------------------ */
 
-static int gen_fail(cdm_ctx *ctx, const char *what)
-{
-    return cdm_error_set(ctx, CDM_EDB, "index '%s': cannot %s: %s",
-                         sqlite3_db_filename(ctx->db, "main"), what, sqlite3_errmsg(ctx->db));
-}
-
-static int gen_prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st)
-{
-    if (sqlite3_prepare_v2(ctx->db, sql, -1, st, NULL) == SQLITE_OK)
-        return CDM_OK;
-    return gen_fail(ctx, "prepare a query");
-}
-
-static void gen_column_text(sqlite3_stmt *st, int col, char *out, size_t size)
-{
-    const unsigned char *s = sqlite3_column_text(st, col);
-    copy_str(out, size, s ? (const char *)s : "");
-}
-
 #define GEN_COLUMNS "generation, install_id, action, link_name, time"
 
 static void gen_read_row(sqlite3_stmt *st, struct cdm_generation *g)
 {
     memset(g, 0, sizeof(*g));
     g->number = sqlite3_column_int64(st, 0);
-    gen_column_text(st, 1, g->install_id, sizeof(g->install_id));
-    gen_column_text(st, 2, g->action, sizeof(g->action));
-    gen_column_text(st, 3, g->link_name, sizeof(g->link_name));
+    db_column_text(st, 1, g->install_id, sizeof(g->install_id));
+    db_column_text(st, 2, g->action, sizeof(g->action));
+    db_column_text(st, 3, g->link_name, sizeof(g->link_name));
     g->time = sqlite3_column_int64(st, 4);
 }
 
@@ -58,12 +39,12 @@ static void gen_read_row(sqlite3_stmt *st, struct cdm_generation *g)
 static int gen_get(cdm_ctx *ctx, const char *project, long long number, struct cdm_generation *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = gen_prepare(ctx,
-                         number ? "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                  "AND state = 'ok' AND generation = ?2"
-                                : "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                  "AND state = 'ok' ORDER BY generation DESC LIMIT 1",
-                         &st);
+    int rc = db_prepare(ctx,
+                        number ? "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                                 "AND state = 'ok' AND generation = ?2"
+                               : "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                                 "AND state = 'ok' ORDER BY generation DESC LIMIT 1",
+                        &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
@@ -74,7 +55,7 @@ static int gen_get(cdm_ctx *ctx, const char *project, long long number, struct c
         gen_read_row(st, out);
         out->current = !number;
     } else {
-        rc = step == SQLITE_DONE ? CDM_ENOTFOUND : gen_fail(ctx, "read a generation");
+        rc = step == SQLITE_DONE ? CDM_ENOTFOUND : db_fail(ctx, "cannot read a generation");
     }
     sqlite3_finalize(st);
     return rc;
@@ -83,17 +64,17 @@ static int gen_get(cdm_ctx *ctx, const char *project, long long number, struct c
 static int gen_next_number(cdm_ctx *ctx, const char *project, long long *number)
 {
     sqlite3_stmt *st = NULL;
-    int rc = gen_prepare(ctx,
-                         "SELECT COALESCE(MAX(generation), 0) + 1 FROM generations "
-                         "WHERE project = ?1",
-                         &st);
+    int rc = db_prepare(ctx,
+                        "SELECT COALESCE(MAX(generation), 0) + 1 FROM generations "
+                        "WHERE project = ?1",
+                        &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
         *number = sqlite3_column_int64(st, 0);
     else
-        rc = gen_fail(ctx, "number a generation");
+        rc = db_fail(ctx, "cannot number a generation");
     sqlite3_finalize(st);
     return rc;
 }
@@ -102,10 +83,10 @@ static int gen_insert(cdm_ctx *ctx, const char *project, long long number, const
                       const char *action, const char *link_name, const char *state)
 {
     sqlite3_stmt *st = NULL;
-    int rc = gen_prepare(ctx,
-                         "INSERT INTO generations (project, generation, install_id, action, "
-                         "link_name, time, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                         &st);
+    int rc = db_prepare(ctx,
+                        "INSERT INTO generations (project, generation, install_id, action, "
+                        "link_name, time, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
@@ -119,7 +100,7 @@ static int gen_insert(cdm_ctx *ctx, const char *project, long long number, const
     sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
     sqlite3_bind_text(st, 7, state, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE)
-        rc = gen_fail(ctx, "record a generation");
+        rc = db_fail(ctx, "cannot record a generation");
     sqlite3_finalize(st);
     return rc;
 }
@@ -128,12 +109,12 @@ static int gen_insert(cdm_ctx *ctx, const char *project, long long number, const
 static int gen_settle(cdm_ctx *ctx, const char *project, long long number, const char *state)
 {
     sqlite3_stmt *st = NULL;
-    int rc = gen_prepare(ctx,
-                         state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
-                                 "generation = ?2"
-                               : "DELETE FROM generations WHERE project = ?1 AND "
-                                 "generation = ?2",
-                         &st);
+    int rc = db_prepare(ctx,
+                        state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
+                                "generation = ?2"
+                              : "DELETE FROM generations WHERE project = ?1 AND "
+                                "generation = ?2",
+                        &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
@@ -141,7 +122,7 @@ static int gen_settle(cdm_ctx *ctx, const char *project, long long number, const
     if (state)
         sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE)
-        rc = gen_fail(ctx, "update a generation");
+        rc = db_fail(ctx, "cannot update a generation");
     sqlite3_finalize(st);
     return rc;
 }
@@ -419,10 +400,10 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
     char *key = project_key(project);
     copy_str(path, 4096, key);
     sqlite3_stmt *st = NULL;
-    if ((rc = gen_prepare(ctx,
-                          "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 AND "
-                          "state = 'ok' ORDER BY generation",
-                          &st))) {
+    if ((rc = db_prepare(ctx,
+                         "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 AND "
+                         "state = 'ok' ORDER BY generation",
+                         &st))) {
         free(key);
         return rc;
     }
@@ -437,7 +418,7 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE)
-        rc = gen_fail(ctx, "read the history");
+        rc = db_fail(ctx, "cannot read the history");
     else if (n == 0)
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "no history for '%s': cdm never linked it; run 'cdm link %s VERSION'",
@@ -682,10 +663,10 @@ struct pending {
 static int pending_list(cdm_ctx *ctx, struct pending **out, size_t *count)
 {
     sqlite3_stmt *st = NULL;
-    int rc = gen_prepare(ctx,
-                         "SELECT project, generation, install_id, link_name FROM generations "
-                         "WHERE state = 'pending' ORDER BY project, generation",
-                         &st);
+    int rc = db_prepare(ctx,
+                        "SELECT project, generation, install_id, link_name FROM generations "
+                        "WHERE state = 'pending' ORDER BY project, generation",
+                        &st);
     if (rc)
         return rc;
     size_t n = 0, cap = 4;
@@ -705,7 +686,7 @@ static int pending_list(cdm_ctx *ctx, struct pending **out, size_t *count)
     if (step != SQLITE_DONE) {
         *out = v;
         *count = n;
-        return gen_fail(ctx, "read pending generations");
+        return db_fail(ctx, "cannot read pending generations");
     }
     *out = v;
     *count = n;
@@ -758,12 +739,12 @@ int generation_recover(cdm_ctx *ctx, unsigned *done)
 int generation_drop_gone(cdm_ctx *ctx, unsigned *dropped)
 {
     sqlite3_stmt *st = NULL;
-    int rc = gen_prepare(ctx,
-                         "SELECT g.project, g.generation, g.link_name FROM generations g "
-                         "WHERE g.state = 'ok' AND g.install_id IS NOT NULL AND g.generation = "
-                         "(SELECT MAX(generation) FROM generations h WHERE h.project = g.project "
-                         "AND h.state = 'ok') ORDER BY g.project",
-                         &st);
+    int rc = db_prepare(ctx,
+                        "SELECT g.project, g.generation, g.link_name FROM generations g "
+                        "WHERE g.state = 'ok' AND g.install_id IS NOT NULL AND g.generation = "
+                        "(SELECT MAX(generation) FROM generations h WHERE h.project = g.project "
+                        "AND h.state = 'ok') ORDER BY g.project",
+                        &st);
     if (rc)
         return rc;
     struct pending *v = xmalloc(sizeof(*v));
@@ -782,7 +763,7 @@ int generation_drop_gone(cdm_ctx *ctx, unsigned *dropped)
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE)
-        rc = gen_fail(ctx, "read the projects");
+        rc = db_fail(ctx, "cannot read the projects");
     /* The history stays; a "gone" generation says the project no longer uses anything. */
     for (size_t i = 0; i < n; i++) {
         long long number = 0;
