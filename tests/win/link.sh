@@ -1,6 +1,6 @@
 # cdm link under Wine: Wine 8 has no junctions, so cdm must fail with a clear message,
 # not crash and not fall back to something else. Junction creation and retargeting
-# themselves are tested on Windows (see docs-windows-section.md).
+# themselves are tested on Windows (see the README's Windows section).
 . "$TESTS_DIR/win/lib.sh"
 
 if ! has_command link; then
