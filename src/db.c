@@ -1,4 +1,5 @@
 #include "db.h"
+#include "fs.h"
 #include "version.h"
 
 #include <stdlib.h>
@@ -111,6 +112,7 @@ int db_open(cdm_ctx *ctx, const char *path)
 {
     if (ctx->db)
         return CDM_OK;
+    bool fresh = fs_kind(path) != FS_FILE; /* also true for ":memory:" */
     if (sqlite3_open_v2(path, &ctx->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
         int rc = cdm_error_set(ctx, CDM_EDB, "cannot open index '%s': %s", path,
@@ -119,9 +121,14 @@ int db_open(cdm_ctx *ctx, const char *path)
         return rc;
     }
     sqlite3_busy_timeout(ctx->db, 10000);
-    /* WAL lets readers (activate, list) run while an install writes. */
-    int rc = db_exec(ctx, "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL;"
-                          "PRAGMA synchronous = NORMAL;");
+    /* WAL lets readers (activate, list) run while an install writes. The mode is stored in
+     * the file, so it is set once; and the -wal/-shm files are kept between runs, so that a
+     * reader (a prompt hook's activate) neither recreates nor deletes them each time. */
+    int persist = 1;
+    sqlite3_file_control(ctx->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+    int rc = db_exec(ctx, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+    if (!rc && fresh)
+        rc = db_exec(ctx, "PRAGMA journal_mode = WAL;");
     if (!rc)
         rc = migrate(ctx);
     if (rc)
