@@ -6,6 +6,7 @@
  */
 #include "junction.h"
 #include "link.h"
+#include "win32_util.h"
 
 #include <windows.h>
 #include <winioctl.h>
@@ -35,27 +36,6 @@ static wchar_t *wide(const char *s)
     return w;
 }
 
-/* The system's message for an error code, in UTF-8. */
-static char *win_message(DWORD code)
-{
-    wchar_t *buf = NULL;
-    DWORD n = FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-                                 FORMAT_MESSAGE_IGNORE_INSERTS,
-                             NULL, code, 0, (wchar_t *)&buf, 0, NULL);
-    char *out = NULL;
-    if (n && buf) {
-        while (n && (buf[n - 1] == L'\r' || buf[n - 1] == L'\n' || buf[n - 1] == L'.'))
-            buf[--n] = 0;
-        int len = WideCharToMultiByte(CP_UTF8, 0, buf, -1, NULL, 0, NULL, NULL);
-        if (len > 0) {
-            out = xmalloc((size_t)len);
-            WideCharToMultiByte(CP_UTF8, 0, buf, -1, out, len, NULL, NULL);
-        }
-    }
-    LocalFree(buf);
-    return out ? out : xasprintf("error %lu", (unsigned long)code);
-}
-
 /* Errors of a reparse call: "not supported" means the file system has no junctions (FAT,
  * exFAT, network drives, Wine before 10.19). */
 static int fail(cdm_ctx *ctx, DWORD code, const char *what, const char *path)
@@ -65,7 +45,7 @@ static int fail(cdm_ctx *ctx, DWORD code, const char *what, const char *path)
                              "cannot %s '%s': junctions are unavailable on this file system; "
                              "put the project on an NTFS volume",
                              what, path);
-    char *msg = win_message(code);
+    char *msg = win_error_text(code);
     int rc = cdm_error_set(ctx, CDM_EIO, "cannot %s '%s': %s", what, path, msg);
     free(msg);
     return rc;

@@ -3,6 +3,7 @@
 #include "doctor.h"
 #include "fs.h"
 #include "loader.h"
+#include "win32_util.h"
 
 #include <windows.h>
 
@@ -14,45 +15,9 @@ struct loader_lib {
     HMODULE module;
 };
 
-static wchar_t *to_wide(const char *s)
-{
-    int n = MultiByteToWideChar(CP_UTF8, 0, s, -1, NULL, 0);
-    if (n <= 0)
-        return NULL;
-    wchar_t *w = xmalloc((size_t)n * sizeof(wchar_t));
-    MultiByteToWideChar(CP_UTF8, 0, s, -1, w, n);
-    return w;
-}
-
-static char *to_utf8(const wchar_t *w)
-{
-    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
-    if (n <= 0)
-        return xstrdup("");
-    char *s = xmalloc((size_t)n);
-    WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
-    return s;
-}
-
-static char *last_error(void)
-{
-    wchar_t *msg = NULL;
-    DWORD e = GetLastError();
-    FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
-                       FORMAT_MESSAGE_IGNORE_INSERTS,
-                   NULL, e, 0, (LPWSTR)&msg, 0, NULL);
-    char *s = msg ? to_utf8(msg) : xasprintf("error %lu", (unsigned long)e);
-    if (msg)
-        LocalFree(msg);
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == '.'))
-        s[--n] = '\0';
-    return s;
-}
-
 struct loader_lib *loader_open(const char *path, char **why)
 {
-    wchar_t *w = to_wide(path);
+    wchar_t *w = win_wide(path);
     /* The DLL's own folder first, then the default safe folders: what a cuDNN user wants,
      * and never the current folder. */
     HMODULE m =
@@ -61,7 +26,7 @@ struct loader_lib *loader_open(const char *path, char **why)
           : NULL;
     free(w);
     if (!m) {
-        *why = last_error();
+        *why = win_error_text(GetLastError());
         return NULL;
     }
     struct loader_lib *lib = xmalloc(sizeof(*lib));
@@ -92,7 +57,7 @@ void loader_keep(struct loader_lib *lib)
 
 FILE *loader_fopen(const char *path)
 {
-    wchar_t *w = to_wide(path);
+    wchar_t *w = win_wide(path);
     FILE *f = w ? _wfopen(w, L"rb") : NULL;
     free(w);
     return f;
@@ -105,7 +70,7 @@ static char *env_utf8(const wchar_t *name)
         return NULL;
     wchar_t *w = xmalloc(n * sizeof(wchar_t));
     GetEnvironmentVariableW(name, w, n);
-    char *s = to_utf8(w);
+    char *s = win_narrow(w);
     free(w);
     return s;
 }
@@ -141,7 +106,7 @@ static char *system_dir(void)
 {
     wchar_t w[MAX_PATH + 1];
     UINT n = GetSystemDirectoryW(w, MAX_PATH);
-    return n && n < MAX_PATH ? to_utf8(w) : NULL;
+    return n && n < MAX_PATH ? win_narrow(w) : NULL;
 }
 
 void loader_search_order(const char *lib_path, const struct bin_imports *im, struct search *out)
@@ -181,7 +146,7 @@ typedef int (*cu_version_fn)(int *);
 static HMODULE open_driver_lib(const char *name, const char *dirs)
 {
     if (!dirs) {
-        wchar_t *w = to_wide(name);
+        wchar_t *w = win_wide(name);
         HMODULE m = LoadLibraryExW(w, NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
         free(w);
         return m;
@@ -191,7 +156,7 @@ static HMODULE open_driver_lib(const char *name, const char *dirs)
     HMODULE m = NULL;
     for (size_t i = 0; i < s.count && !m; i++) {
         char *path = path_join(s.steps[i].dir, name);
-        wchar_t *w = to_wide(path);
+        wchar_t *w = win_wide(path);
         if (w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES)
             m = LoadLibraryExW(w, NULL,
                                LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
@@ -209,7 +174,7 @@ static void note_source(struct driver_info *out, HMODULE m)
     if (!n || n >= MAX_PATH)
         return;
     w[n] = 0;
-    char *s = to_utf8(w);
+    char *s = win_narrow(w);
     size_t len = strlen(out->source);
     snprintf(out->source + len, sizeof(out->source) - len, "%s%s", len ? ", " : "", s);
     free(s);
@@ -267,7 +232,7 @@ char *loader_run_capture(const char *program, const char *arg)
 {
     /* cmd.exe quoting: the whole line in quotes so that a quoted program path survives */
     char *line = xasprintf("\"\"%s\" \"%s\" 2>NUL\"", program, arg);
-    wchar_t *w = to_wide(line);
+    wchar_t *w = win_wide(line);
     free(line);
     if (!w)
         return NULL;
@@ -293,19 +258,19 @@ char *loader_run_capture(const char *program, const char *arg)
 
 static void check_junctions(struct doctor *d)
 {
-    wchar_t *root = to_wide(doctor_store_root(d));
+    wchar_t *root = win_wide(doctor_store_root(d));
     wchar_t volume[MAX_PATH + 1], fs[MAX_PATH + 1];
     BOOL ok = root && GetVolumePathNameW(root, volume, MAX_PATH) &&
               GetVolumeInformationW(volume, NULL, 0, NULL, NULL, NULL, fs, MAX_PATH);
     free(root);
     if (!ok) {
-        char *why = last_error();
+        char *why = win_error_text(GetLastError());
         doctor_add(d, "windows.junctions", CDM_CHECK_SKIP, NULL,
                    "cannot read the file system of '%s': %s", doctor_store_root(d), why);
         free(why);
         return;
     }
-    char *name = to_utf8(fs);
+    char *name = win_narrow(fs);
     if (!_stricmp(name, "NTFS") || !_stricmp(name, "ReFS"))
         doctor_add(d, "windows.junctions", CDM_CHECK_OK, NULL,
                    "the store is on %s, which supports junctions", name);
@@ -339,7 +304,7 @@ static bool read_policy(HKEY hive, char *out, size_t size)
     if (RegGetValueW(hive, L"SOFTWARE\\Microsoft\\PowerShell\\1\\ShellIds\\Microsoft.PowerShell",
                      L"ExecutionPolicy", RRF_RT_REG_SZ, NULL, buf, &n) != ERROR_SUCCESS)
         return false;
-    char *s = to_utf8(buf);
+    char *s = win_narrow(buf);
     copy_str(out, size, s);
     free(s);
     return true;
