@@ -199,6 +199,32 @@ int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
     return rc ? rc : db_projects_using(ctx, install_id, projects);
 }
 
+/* Choosing among candidates for a version spec: the newest version wins, and the names of
+ * every candidate with that version are kept, so several CUDA variants can be listed. */
+struct newest {
+    bool found;
+    struct version version;
+    struct strbuf names;
+    int count;
+};
+
+/* Offer a candidate; true when it is newer than all before (the caller keeps it). */
+static bool newest_offer(struct newest *n, const struct version *v, const char *name)
+{
+    int c = n->found ? version_compare(v, &n->version) : 1;
+    if (c > 0) {
+        n->found = true;
+        n->version = *v;
+        sb_reset(&n->names);
+        n->count = 0;
+    }
+    if (c >= 0) {
+        sb_addf(&n->names, "%s%s", n->count ? ", " : "", name);
+        n->count++;
+    }
+    return c > 0;
+}
+
 int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_install *out)
 {
     struct version_spec spec;
@@ -219,24 +245,12 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
         return rc;
     /* The newest matching version wins; its CUDA variants must be told apart. */
     const struct cdm_install *best = NULL;
-    struct version best_v = {{0}, 0};
-    struct strbuf variants = STRBUF_INIT;
-    int variant_count = 0;
+    struct newest pick = {false, {{0}, 0}, STRBUF_INIT, 0};
     for (size_t i = 0; i < n; i++) {
         struct version v;
-        if (!version_parse(all[i].version, &v) || !version_spec_matches(&spec, &v, all[i].cuda))
-            continue;
-        int c = best ? version_compare(&v, &best_v) : 1;
-        if (c > 0) {
+        if (version_parse(all[i].version, &v) && version_spec_matches(&spec, &v, all[i].cuda) &&
+            newest_offer(&pick, &v, all[i].id))
             best = &all[i];
-            best_v = v;
-            sb_reset(&variants);
-            variant_count = 0;
-        }
-        if (c >= 0) {
-            sb_addf(&variants, "%s%s", variant_count ? ", " : "", all[i].id);
-            variant_count++;
-        }
     }
     if (!best && spec.cuda)
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
@@ -247,30 +261,25 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cuDNN %s is not installed; run 'cdm install %s' (see 'cdm list')",
                            spec_text, spec_text);
-    else if (variant_count > 1)
+    else if (pick.count > 1)
         rc = cdm_error_set(ctx, CDM_EAMBIGUOUS,
                            "'%s' matches several installs (%s); choose one with --cuda N",
-                           spec_text, sb_str(&variants));
+                           spec_text, sb_str(&pick.names));
     else
         *out = *best;
-    sb_free(&variants);
+    sb_free(&pick.names);
     free(all);
     return rc;
 }
 
 /* ---- finding an archive by version in [install] sources --------------------------- */
 
-struct candidate {
-    char *path;
-    struct archive_name name;
-};
-
 static int find_in_sources(cdm_ctx *ctx, const struct version_spec *spec, const char *platform,
                            const char *spec_text, char **found)
 {
-    struct candidate best = {NULL, {{{0}, 0}, 0, 0, "", 0, ""}};
-    struct strbuf variants = STRBUF_INIT;
-    int variant_count = 0;
+    char *best = NULL;
+    int best_cuda = 0;
+    struct newest pick = {false, {{0}, 0}, STRBUF_INIT, 0};
     for (size_t s = 0; s < ctx->config.source_count; s++) {
         char **names = NULL;
         if (fs_list_dir(ctx, ctx->config.sources[s], &names) != CDM_OK) {
@@ -282,25 +291,19 @@ static int find_in_sources(cdm_ctx *ctx, const struct version_spec *spec, const 
             if (!archive_name_parse(*n, &an) || strcmp(an.platform, platform) ||
                 !version_spec_matches(spec, &an.version, an.cuda_major))
                 continue;
-            int c = best.path ? version_compare(&an.version, &best.name.version) : 1;
-            if (c == 0 && an.cuda_major == best.name.cuda_major)
+            if (pick.found && !version_compare(&an.version, &pick.version) &&
+                an.cuda_major == best_cuda)
                 continue; /* the same archive in two folders: the first one listed wins */
-            if (c > 0) {
-                free(best.path);
-                best.path = path_join(ctx->config.sources[s], *n);
-                best.name = an;
-                sb_reset(&variants);
-                variant_count = 0;
-            }
-            if (c >= 0) {
-                sb_addf(&variants, "%s%s", variant_count ? ", " : "", *n);
-                variant_count++;
+            if (newest_offer(&pick, &an.version, *n)) {
+                free(best);
+                best = path_join(ctx->config.sources[s], *n);
+                best_cuda = an.cuda_major;
             }
         }
         cdm_strv_free(names);
     }
     int rc = CDM_OK;
-    if (!best.path) {
+    if (!best) {
         struct strbuf where = STRBUF_INIT;
         for (size_t s = 0; s < ctx->config.source_count; s++)
             sb_addf(&where, "%s'%s'", s ? ", " : "", ctx->config.sources[s]);
@@ -312,16 +315,16 @@ static int find_in_sources(cdm_ctx *ctx, const struct version_spec *spec, const 
                                  "path, or list folders under [install] sources in the config",
                            platform, spec_text, sb_str(&where));
         sb_free(&where);
-    } else if (variant_count > 1) {
+    } else if (pick.count > 1) {
         rc = cdm_error_set(ctx, CDM_EAMBIGUOUS,
                            "'%s' matches several archives (%s); choose one with --cuda N",
-                           spec_text, sb_str(&variants));
+                           spec_text, sb_str(&pick.names));
     } else {
-        *found = best.path;
-        best.path = NULL;
+        *found = best;
+        best = NULL;
     }
-    free(best.path);
-    sb_free(&variants);
+    free(best);
+    sb_free(&pick.names);
     return rc;
 }
 
@@ -344,6 +347,15 @@ static void lower(char *s)
 
 /* The hash on a line "HEX  name" or "HEX *name" whose name is base (or any name when base
  * is NULL, for a .sha256 file that holds only the hash). */
+/* Whether a checksum line's file name (len bytes) is base, alone or as a path's last part. */
+static bool line_names(const char *name, size_t len, const char *base)
+{
+    size_t b = strlen(base);
+    if (len < b || strncmp(name + len - b, base, b))
+        return false;
+    return len == b || name[len - b - 1] == '/';
+}
+
 static bool sums_lookup(const char *file, const char *base, char out[65])
 {
     FILE *f = fs_fopen(file, "r");
@@ -365,15 +377,11 @@ static bool sums_lookup(const char *file, const char *base, char out[65])
         if (*name == '*')
             name++;
         size_t len = strcspn(name, "\r\n");
-        if (!base || len == 0 || (strlen(base) == len && !strncmp(name, base, len)) ||
-            (len > strlen(base) && !strncmp(name + len - strlen(base), base, strlen(base)) &&
-             name[len - strlen(base) - 1] == '/')) {
-            if (base && len == 0)
-                continue;
-            lower(hex);
-            memcpy(out, hex, 65);
-            found = true;
-        }
+        if (base && !line_names(name, len, base))
+            continue;
+        lower(hex);
+        memcpy(out, hex, 65);
+        found = true;
     }
     fclose(f);
     return found;
