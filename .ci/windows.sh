@@ -16,6 +16,8 @@ bash subprojects/fetch-debian-sources.sh || { echo "windows: cannot fill subproj
 
 if command -v ccache >/dev/null && mkdir -p "$CDM_DEPS_CACHE/ccache" 2>/dev/null; then
   export CCACHE_DIR=$CDM_DEPS_CACHE/ccache # meson wraps the compilers in ccache by itself
+  # paths relative to the checkout, so another clone or worktree hits the same cache
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 fi
 # A Wine prefix of its own, made once (wineboot takes a while the first time).
 export WINEPREFIX=${WINEPREFIX:-$CDM_DEPS_CACHE/wineprefix}

@@ -64,7 +64,7 @@ const char *cdm_source(const cdm_ctx *ctx, size_t i);
 
 /* ---- installs ---------------------------------------------------------------- */
 
-struct cdm_install {
+struct cdm_install_info {
     char id[64];          /* 8.8.0.121-cuda11 */
     char version[32];     /* 8.8.0.121 */
     int cuda;             /* CUDA major of the build variant */
@@ -91,7 +91,7 @@ struct cdm_install_request {
 };
 
 struct cdm_install_result {
-    struct cdm_install install;
+    struct cdm_install_info install;
     bool changed; /* false: the same archive was installed already */
 };
 
@@ -99,17 +99,18 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
                 struct cdm_install_result *result);
 
 /* Every install, ordered by version. *out is malloc'd (free it); *count may be 0. */
-int cdm_list(cdm_ctx *ctx, struct cdm_install **out, size_t *count);
+int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count);
 
 /* Resolve a version spec (8.8, 8.8.0, 8.8.0.121, 8.8.0.121-cuda11, latest) to one install. */
-int cdm_resolve(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_install *out);
+int cdm_resolve(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_install_info *out);
 
 struct cdm_remove_request {
     const char *spec;
     int cuda;
     bool force; /* unlink the projects using it first */
 };
-int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_install *removed);
+int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req,
+               struct cdm_install_info *removed);
 
 /* Projects whose current generation links to install_id: a NULL-terminated malloc'd array
  * of malloc'd strings (free with cdm_strv_free). */
@@ -158,7 +159,7 @@ struct cdm_generation {
 };
 
 /* What a project uses, read from the file system and compared with the index. */
-struct cdm_which {
+struct cdm_which_info {
     struct cdm_project project; /* path is the recorded one when the folder is gone */
     bool gone;                  /* the folder no longer exists; its history remains */
     char version[32];           /* of linked_id ("" without one) */
@@ -176,9 +177,9 @@ struct cdm_link_request {
 };
 
 struct cdm_link_result {
-    struct cdm_which now; /* the project after the change */
-    char previous_id[64]; /* what the link pointed to before ("" for none) */
-    bool changed;         /* false: it was so already, nothing was recorded */
+    struct cdm_which_info now; /* the project after the change */
+    char previous_id[64];      /* what the link pointed to before ("" for none) */
+    bool changed;              /* false: it was so already, nothing was recorded */
 };
 
 /* Create or switch a project's link and write its pin file; records a generation. */
@@ -189,7 +190,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_r
  * new generation, so rolling back twice returns. */
 int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_link_result *result);
 /* The project in folder project (NULL: the nearest one), or the record of a folder gone. */
-int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which *out);
+int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out);
 /* A project's generations, oldest first (*out malloc'd); path (4096 bytes) gets the
  * project's recorded path. A folder that is gone still has its history. */
 int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_generation **out,

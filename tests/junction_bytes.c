@@ -1,6 +1,6 @@
 /* Print, in hex, the junction buffer cdm would hand to FSCTL_SET_REPARSE_POINT for a
  * target (tests/cli/junction_ntfs.sh writes it into an NTFS image through ntfs-3g). */
-#include "junction.h"
+#include "platform/junction.h"
 
 #include <stdio.h>
 #include <stdlib.h>

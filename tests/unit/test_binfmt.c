@@ -1,9 +1,9 @@
 /* ELF and PE import reading, and the loader cache parser.
  *   test_binfmt STUB_SO [STUB_DLL]: STUB_SO is a shared library built for the test (soname
  *   libstubcudnn.so.9, RUNPATH $ORIGIN/deps); STUB_DLL a mingw-w64 DLL, or "" when none. */
-#include "binfmt.h"
+#include "platform/binfmt.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* The compatibility tables of CUDNN_FACTS.md section 6 and the version encodings. */
-#include "compat.h"
+#include "engine/compat.h"
 #include "tap.h"
-#include "version.h"
+#include "engine/version.h"
 
 int main(void)
 {

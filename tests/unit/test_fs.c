@@ -3,8 +3,8 @@
  * Windows, create-never-follows, rename, locks, and a recursive delete that never enters
  * a link. Run with a scratch folder as argv[1].
  */
-#include "fs.h"
-#include "link.h"
+#include "platform/fs.h"
+#include "platform/link.h"
 #include "tap.h"
 #include "testenv.h"
 
@@ -149,7 +149,7 @@ static void delete_never_follows(cdm_ctx *ctx, const char *scratch)
 static void locks(cdm_ctx *ctx, const char *scratch)
 {
     char *path = path_join(scratch, ".lock");
-    struct fs_lock *lock = NULL;
+    struct fs_lock_handle *lock = NULL;
     is_int(fs_lock(ctx, path, &lock), CDM_OK, "take the lock");
     fs_unlock(lock);
     lock = NULL;

@@ -1,8 +1,8 @@
 /* The junction buffer, byte by byte (junction.c): what link_win32.c hands to
  * FSCTL_SET_REPARSE_POINT, checked here on every platform. */
-#include "junction.h"
+#include "platform/junction.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <stdlib.h>
 #include <string.h>

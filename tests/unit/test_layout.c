@@ -1,4 +1,4 @@
-#include "cdm_archive.h"
+#include "engine/cdm_archive.h"
 #include "tap.h"
 
 static void entry_paths(void)

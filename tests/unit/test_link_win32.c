@@ -1,8 +1,8 @@
 /* Junctions through the real Win32 calls (link_win32.c): create at a temporary name and move
  * in, read back, retarget in place, refuse real folders, remove without touching the target.
  * Wine 8 has no junctions: there the tests skip, after checking cdm says so clearly. */
-#include "internal.h"
-#include "link.h"
+#include "engine/internal.h"
+#include "platform/link.h"
 #include "tap.h"
 
 #include <windows.h>

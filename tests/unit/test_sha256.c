@@ -1,5 +1,5 @@
 /* SHA-256 from the platform's crypto (OpenSSL or BCrypt) against FIPS 180-2 vectors. */
-#include "sha256.h"
+#include "platform/sha256.h"
 #include "tap.h"
 
 #include <stdlib.h>

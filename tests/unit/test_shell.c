@@ -1,5 +1,5 @@
 /* Shell emitters and activation plans: golden text per shell and case. */
-#include "shell.h"
+#include "engine/shell.h"
 #include "tap.h"
 
 #include <stdlib.h>

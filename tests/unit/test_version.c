@@ -1,6 +1,6 @@
-#include "official.h"
+#include "engine/official.h"
 #include "tap.h"
-#include "version.h"
+#include "engine/version.h"
 
 static void versions(void)
 {

@@ -1,8 +1,8 @@
 /* The path form every Win32 call gets (win32_util.c): Windows only. */
-#include "fs.h"
+#include "platform/fs.h"
 #include "tap.h"
-#include "util.h"
-#include "win32_util.h"
+#include "base/util.h"
+#include "platform/win32_util.h"
 
 #include <stdlib.h>
 

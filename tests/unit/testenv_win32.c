@@ -1,5 +1,5 @@
 #include "testenv.h"
-#include "win32_util.h"
+#include "platform/win32_util.h"
 
 const char *testenv_links_unavailable(void)
 {

@@ -13,9 +13,9 @@
  *
  * Windows only: wmain takes the arguments in UTF-16, as cdm.exe does.
  */
-#include "shell.h"
-#include "util.h"
-#include "win32_util.h"
+#include "engine/shell.h"
+#include "base/util.h"
+#include "platform/win32_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

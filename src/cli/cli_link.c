@@ -1,0 +1,114 @@
+/* Printing what link, unlink, rollback and which report about a project. */
+#include "cli.h"
+
+#include <stdio.h>
+
+static void kv_string_or_null(struct json *j, const char *key, const char *s)
+{
+    json_key(j, key);
+    json_string(j, s && *s ? s : NULL);
+}
+
+void cli_json_which(struct json *j, const struct cdm_which_info *w)
+{
+    const struct cdm_project *p = &w->project;
+    json_kv_string(j, "project", p->path);
+    json_kv_string(j, "link", p->link_path);
+    kv_string_or_null(j, "id", p->linked_id);
+    kv_string_or_null(j, "version", w->version);
+    kv_string_or_null(j, "target", p->target);
+    json_key(j, "generation");
+    if (w->generation)
+        json_int(j, w->generation);
+    else
+        json_null(j);
+    kv_string_or_null(j, "index_id", w->index_id);
+    kv_string_or_null(j, "pinned", p->has_pin ? p->pinned_id : NULL);
+    json_kv_bool(j, "installed", w->installed);
+    json_kv_bool(j, "drift", w->drift);
+    json_kv_bool(j, "gone", w->gone);
+}
+
+/* Warnings about a project that the index and the disk disagree on. */
+void cli_warn_which(struct cli *cli, const struct cdm_which_info *w)
+{
+    if (cli->quiet)
+        return;
+    const struct cdm_project *p = &w->project;
+    if (w->gone) {
+        fprintf(stderr,
+                "cdm: warning: project folder '%s' is gone; its history stays, and 'cdm gc' "
+                "drops its record\n",
+                p->path);
+        return;
+    }
+    if (p->link_foreign)
+        fprintf(stderr, "cdm: warning: '%s' is a real folder or file, not a link\n", p->link_path);
+    if (w->drift && *p->linked_id)
+        fprintf(stderr,
+                "cdm: warning: '%s' points to %s but the index says %s (generation %lld); was "
+                "it changed by hand? 'cdm link %s %s' records it\n",
+                p->link_path, p->linked_id, *w->index_id ? w->index_id : "no link", w->generation,
+                p->path, p->linked_id);
+    else if (w->drift)
+        fprintf(stderr,
+                "cdm: warning: the index says '%s' links to %s (generation %lld) but %s; "
+                "'cdm link %s %s' puts it back\n",
+                p->path, w->index_id, w->generation,
+                p->has_link ? "the link points outside the store" : "there is no link", p->path,
+                w->index_id);
+    if (*p->linked_id && !w->installed)
+        fprintf(stderr, "cdm: warning: %s is not installed in this store; run 'cdm install %s'\n",
+                p->linked_id, p->linked_id);
+}
+
+void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
+{
+    const struct cdm_project *p = &w->project;
+    if (cli->json) {
+        struct json j;
+        json_init(&j, stdout);
+        json_object_begin(&j);
+        cli_json_which(&j, w);
+        json_object_end(&j);
+    } else {
+        printf("project     %s%s\n", p->path, w->gone ? " (gone)" : "");
+        printf("link        %s\n", p->link_path);
+        printf("target      %s\n", *p->target ? p->target : "-");
+        printf("id          %s\n", *p->linked_id ? p->linked_id : "-");
+        printf("version     %s\n", *w->version ? w->version : "-");
+        if (w->generation)
+            printf("generation  %lld%s\n", w->generation, w->drift ? " (the link disagrees)" : "");
+        else
+            printf("generation  -\n");
+        if (p->has_pin)
+            printf("pinned      %s\n", p->pinned_id);
+    }
+    cli_warn_which(cli, w);
+}
+
+void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const char *done)
+{
+    const struct cdm_which_info *w = &r->now;
+    if (cli->json) {
+        struct json j;
+        json_init(&j, stdout);
+        json_object_begin(&j);
+        cli_json_which(&j, w);
+        kv_string_or_null(&j, "previous", r->previous_id);
+        json_kv_bool(&j, "changed", r->changed);
+        json_object_end(&j);
+        return;
+    }
+    if (!r->changed && *w->project.linked_id)
+        cli_info(cli, "'%s' -> %s already; nothing to do\n", w->project.link_path,
+                 w->project.linked_id);
+    else if (!r->changed)
+        cli_info(cli, "'%s': no link; nothing to do\n", w->project.link_path);
+    else if (*w->project.linked_id)
+        cli_info(cli, "%s '%s' -> %s (generation %lld)\n", done, w->project.link_path,
+                 w->project.linked_id, w->generation);
+    else
+        cli_info(cli, "%s '%s'%s%s (generation %lld)\n", done, w->project.link_path,
+                 *r->previous_id ? ", was " : "", r->previous_id, w->generation);
+}

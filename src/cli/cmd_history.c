@@ -1,0 +1,55 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+int cmd_history(struct cli *cli, int argc, char **argv)
+{
+    const char *project = NULL;
+    cdm_ctx *ctx = NULL;
+    int rc = cli_start(cli, argc, argv, NULL, &project, 0, 1, &ctx);
+    if (rc)
+        return rc;
+    /* Without a folder: the nearest project, as for which. */
+    struct cdm_which_info near;
+    if (!project) {
+        if (cdm_which(ctx, NULL, &near) != CDM_OK)
+            return cli_fail(cli);
+        project = near.project.path;
+    }
+    char path[4096];
+    struct cdm_generation *g = NULL;
+    size_t n = 0;
+    if (cdm_history(ctx, project, path, &g, &n) != CDM_OK)
+        return cli_fail(cli);
+    struct json j;
+    json_init(&j, stdout);
+    if (cli->json)
+        json_array_begin(&j);
+    else
+        printf("   %-4s %-9s %-22s %-20s %s\n", "GEN", "ACTION", "ID", "TIME", "LINK");
+    for (size_t i = 0; i < n; i++) {
+        char when[32];
+        cli_format_time(g[i].time, when, sizeof(when));
+        if (cli->json) {
+            json_object_begin(&j);
+            json_kv_int(&j, "generation", g[i].number);
+            json_key(&j, "id");
+            json_string(&j, g[i].install_id[0] ? g[i].install_id : NULL);
+            json_kv_string(&j, "action", g[i].action);
+            json_kv_string(&j, "time", when);
+            json_kv_bool(&j, "current", g[i].current);
+            json_kv_string(&j, "link_name", g[i].link_name);
+            json_object_end(&j);
+        } else {
+            printf("%s  %-4lld %-9s %-22s %-20s %s\n", g[i].current ? "*" : " ", g[i].number,
+                   g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when, g[i].link_name);
+        }
+    }
+    if (cli->json)
+        json_array_end(&j);
+    if (cdm_project_gone(path))
+        cli_info(cli, "cdm: project folder '%s' is gone\n", path);
+    free(g);
+    return EXIT_OK;
+}

@@ -1,0 +1,95 @@
+/*
+ * cdm hook SHELL: a snippet for the shell's profile that makes the active cuDNN follow the
+ * working folder. Each snippet calls `cdm activate --auto` only when the folder changed, and
+ * hooks the prompt or the shell's own directory-change event; none replaces `cd`.
+ */
+#include "cli.h"
+#include "engine/shell.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char hook_bash[] =
+    "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook bash)\"\n"
+    "_cdm_hook() {\n"
+    "  local status=$?\n"
+    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n"
+    "    _CDM_HOOK_PWD=$PWD\n"
+    "    eval \"$(command cdm activate --auto --shell bash)\"\n"
+    "  fi\n"
+    "  return $status\n"
+    "}\n"
+    "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
+    "  if [[ \"$(declare -p PROMPT_COMMAND 2>&1)\" == \"declare -a\"* ]]; then\n"
+    "    PROMPT_COMMAND=(_cdm_hook \"${PROMPT_COMMAND[@]}\")\n"
+    "  else\n"
+    "    PROMPT_COMMAND=\"_cdm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n"
+    "  fi\n"
+    "fi\n";
+
+static const char hook_zsh[] =
+    "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook zsh)\"\n"
+    "_cdm_hook() {\n"
+    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n"
+    "    _CDM_HOOK_PWD=$PWD\n"
+    "    eval \"$(command cdm activate --auto --shell zsh)\"\n"
+    "  fi\n"
+    "}\n"
+    "typeset -ag precmd_functions chpwd_functions\n"
+    "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
+    "  precmd_functions=(_cdm_hook $precmd_functions)\n"
+    "fi\n"
+    "if (( ! ${chpwd_functions[(I)_cdm_hook]} )); then\n"
+    "  chpwd_functions=(_cdm_hook $chpwd_functions)\n"
+    "fi\n";
+
+static const char hook_fish[] =
+    "# cdm: switch cuDNN with the working folder.\n"
+    "# In ~/.config/fish/config.fish: cdm hook fish | source\n"
+    "function __cdm_hook --on-variable PWD --description 'cdm: follow the working folder'\n"
+    "    command cdm activate --auto --shell fish | source\n"
+    "end\n"
+    "__cdm_hook\n";
+
+/* PowerShell: wrap the prompt (Set-Location stays untouched); keep $LASTEXITCODE; pass
+ * the folder, since Set-Location does not move the process's own working folder. */
+static const char hook_pwsh[] =
+    "# cdm: switch cuDNN with the working folder.\n"
+    "# In $PROFILE: (& cdm hook pwsh) | Out-String | Invoke-Expression\n"
+    "if (-not $global:__cdm_prompt) { $global:__cdm_prompt = $function:prompt }\n"
+    "function global:prompt {\n"
+    "    $code = $global:LASTEXITCODE\n"
+    "    $here = $ExecutionContext.SessionState.Path.CurrentFileSystemLocation.ProviderPath\n"
+    "    if ($here -cne $global:__cdm_pwd) {\n"
+    "        $global:__cdm_pwd = $here\n"
+    "        $text = (& cdm activate --auto --shell pwsh -- $here) | Out-String\n"
+    "        if ($text.Trim()) { Invoke-Expression $text }\n"
+    "    }\n"
+    "    $global:LASTEXITCODE = $code\n"
+    "    & $global:__cdm_prompt\n"
+    "}\n";
+
+static const struct {
+    const char *shell;
+    const char *text;
+} hooks[] = {
+    {"bash", hook_bash}, {"zsh", hook_zsh},         {"fish", hook_fish},
+    {"pwsh", hook_pwsh}, {"powershell", hook_pwsh},
+};
+
+int cmd_hook(struct cli *cli, int argc, char **argv)
+{
+    const char *name = NULL;
+    int rc = cli_parse(cli, argc, argv, NULL, &name, 1, 1);
+    if (rc)
+        return rc;
+    const struct shell *sh = shell_find(name);
+    for (size_t i = 0; sh && i < CDM_ARRAY_LEN(hooks); i++) {
+        if (!strcmp(hooks[i].shell, shell_name(sh))) {
+            fputs(hooks[i].text, stdout);
+            return EXIT_OK;
+        }
+    }
+    return cli_usage_error(cli, "no hook for '%s'; cdm has hooks for bash, zsh, fish and pwsh",
+                           name);
+}

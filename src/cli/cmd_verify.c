@@ -1,0 +1,76 @@
+#include "cli.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[] = {"missing", "changed", "extra"};
+
+struct issues {
+    struct cli *cli;
+    struct json *j; /* NULL for text */
+};
+
+static void on_issue(void *arg, const struct cdm_verify_issue *issue)
+{
+    struct issues *s = arg;
+    if (s->j) {
+        json_object_begin(s->j);
+        json_kv_string(s->j, "id", issue->install_id);
+        json_kv_string(s->j, "path", issue->path);
+        json_kv_string(s->j, "kind", kind_names[issue->kind]);
+        json_kv_string(s->j, "detail", issue->detail);
+        json_object_end(s->j);
+    } else {
+        printf("%-8s %s/%s: %s\n", kind_names[issue->kind], issue->install_id, issue->path,
+               issue->detail);
+    }
+}
+
+int cmd_verify(struct cli *cli, int argc, char **argv)
+{
+    const char *spec = NULL, *cuda_text = NULL;
+    const struct cli_option options[] = {{"--cuda", &cuda_text, NULL}, {NULL, NULL, NULL}};
+    int rc = cli_parse(cli, argc, argv, options, &spec, 0, 1);
+    int cuda = 0;
+    if (rc || (rc = cli_parse_cuda(cli, cuda_text, &cuda)))
+        return rc;
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
+    struct json j;
+    json_init(&j, stdout);
+    struct issues s = {cli, cli->json ? &j : NULL};
+    if (cli->json) {
+        json_object_begin(&j);
+        json_key(&j, "problems");
+        json_array_begin(&j);
+    }
+    struct cdm_verify_result r;
+    if (cdm_verify(ctx, spec, cuda, on_issue, &s, &r) != CDM_OK) {
+        /* The JSON document is unfinished: stdout must hold nothing half-written. */
+        return cli_fail(cli);
+    }
+    bool ok = !r.missing && !r.changed && !r.extra;
+    if (cli->json) {
+        json_array_end(&j);
+        json_kv_bool(&j, "ok", ok);
+        json_kv_int(&j, "installs", (long long)r.installs);
+        json_kv_int(&j, "files", (long long)r.files);
+        json_kv_int(&j, "missing", (long long)r.missing);
+        json_kv_int(&j, "changed", (long long)r.changed);
+        json_kv_int(&j, "extra", (long long)r.extra);
+        json_object_end(&j);
+    } else if (ok) {
+        cli_info(cli, "%u install(s), %u file(s): all as installed\n", (unsigned)r.installs,
+                 (unsigned)r.files);
+    } else {
+        fprintf(stderr,
+                "cdm: %u install(s), %u file(s): %u missing, %u changed, %u extra; "
+                "install the archive again with 'cdm install ARCHIVE --force'\n",
+                (unsigned)r.installs, (unsigned)r.files, (unsigned)r.missing, (unsigned)r.changed,
+                (unsigned)r.extra);
+    }
+    return ok ? EXIT_OK : EXIT_FAIL;
+}

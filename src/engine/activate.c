@@ -1,0 +1,54 @@
+/* Finding what to activate: a project, its link, the install it points to. */
+#include "db.h"
+
+#include <string.h>
+
+static int no_link(cdm_ctx *ctx, const struct cdm_project *p)
+{
+    if (p->link_foreign)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate '%s': '%s' is not a link cdm made; move it away "
+                             "and run 'cdm link %s VERSION'",
+                             p->path, p->link_path, p->path);
+    if (p->has_pin)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate '%s': it pins %s but has no '%s' link; run "
+                             "'cdm link %s'",
+                             p->path, p->pinned_id, p->link_name, p->path);
+    return cdm_error_set(ctx, CDM_ENOTFOUND,
+                         "cannot activate '%s': it has no '%s' link; run 'cdm link %s VERSION'",
+                         p->path, p->link_name, p->path);
+}
+
+int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct cdm_project p;
+    int rc = search || !dir ? cdm_project_find(ctx, dir, &p) : cdm_project_open(ctx, dir, &p);
+    if (rc)
+        return rc;
+    if (!p.has_link)
+        return no_link(ctx, &p);
+    if (!*p.linked_id)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate '%s': its link points to '%s', outside the store "
+                             "'%s'; run 'cdm link %s VERSION' (or pass that store's --root)",
+                             p.path, p.target, cdm_root(ctx), p.path);
+    struct cdm_install_info in;
+    if ((rc = store_open(ctx, false)))
+        return rc;
+    rc = db_install_get(ctx, p.linked_id, &in, NULL);
+    if (rc == CDM_ENOTFOUND)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate '%s': it links to %s, which is not installed; run "
+                             "'cdm install %s' or 'cdm link %s VERSION'",
+                             p.path, p.linked_id, p.linked_id, p.path);
+    if (rc)
+        return rc;
+    copy_str(out->project, sizeof(out->project), p.path);
+    copy_str(out->link_path, sizeof(out->link_path), p.link_path);
+    copy_str(out->id, sizeof(out->id), in.id);
+    copy_str(out->bin_dir, sizeof(out->bin_dir), in.bin_dir);
+    copy_str(out->lib_dir, sizeof(out->lib_dir), in.lib_dir);
+    return CDM_OK;
+}

@@ -1,0 +1,249 @@
+/*
+ * Activation as changes to the environment, computed from the environment as it is (see
+ * shell.h for the variables that carry the state). Pure: the environment comes through a
+ * callback, so the unit tests can play any sequence of activate/deactivate.
+ */
+#include "platform/fs.h"
+#include "shell.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SAVED_SET   "set:"
+#define SAVED_UNSET "unset"
+
+/* The plain variables activation replaces, with where their old value is kept. */
+static const struct {
+    const char *name, *saved;
+} plain_vars[] = {
+    {"CUDA_PATH", "CDM_SAVED_CUDA_PATH"},
+    {"CUDNN_PATH", "CDM_SAVED_CUDNN_PATH"},
+};
+
+static void add(struct env_plan *plan, const char *name, char *value, char *first)
+{
+    /* The plan's size is fixed by the variables above; overflowing it is a bug. */
+    if (plan->n >= CDM_ARRAY_LEN(plan->v))
+        abort();
+    plan->v[plan->n++] = (struct env_change){name, value, first};
+}
+
+static void add_set(struct env_plan *plan, const char *name, const char *value)
+{
+    add(plan, name, value ? xstrdup(value) : NULL, NULL);
+}
+
+/* A saved value: true when it is well formed; *was_set and *value (into the string) out. */
+static bool parse_saved(const char *saved, bool *was_set, const char **value)
+{
+    if (!saved)
+        return false;
+    if (!strcmp(saved, SAVED_UNSET)) {
+        *was_set = false;
+        *value = NULL;
+        return true;
+    }
+    if (str_starts_with(saved, SAVED_SET)) {
+        *was_set = true;
+        *value = saved + strlen(SAVED_SET);
+        return true;
+    }
+    return false;
+}
+
+static char *saved_form(const char *value)
+{
+    return value ? xasprintf(SAVED_SET "%s", value) : xstrdup(SAVED_UNSET);
+}
+
+const char *env_snapshot_get(void *snapshot, const char *name)
+{
+    struct env_snapshot *s = snapshot;
+    char *v = fs_getenv(name);
+    if (!v)
+        return NULL;
+    s->values = xrealloc(s->values, (s->n + 1) * sizeof(*s->values));
+    s->values[s->n++] = v;
+    return v;
+}
+
+void env_snapshot_free(struct env_snapshot *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->values[i]);
+    free(s->values);
+    s->values = NULL;
+    s->n = 0;
+}
+
+bool activation_is_on(const struct shell_platform *pf, env_get_fn get, void *arg)
+{
+    bool set = false;
+    const char *v = NULL;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
+        if (!parse_saved(get(arg, plain_vars[i].saved), &set, &v))
+            return false;
+    return parse_saved(get(arg, pf->saved_path_var), &set, &v);
+}
+
+/* Entries compare as the platform's file system would: case folded on Windows, and a
+ * trailing separator does not make another folder. */
+static size_t entry_len(const struct shell_platform *pf, const char *e, size_t n)
+{
+    while (n > 1 && (e[n - 1] == pf->dir_sep || e[n - 1] == '/'))
+        n--;
+    return n;
+}
+
+static bool same_entry(const struct shell_platform *pf, const char *a, size_t an, const char *b)
+{
+    size_t bn = entry_len(pf, b, strlen(b));
+    an = entry_len(pf, a, an);
+    if (an != bn || !bn)
+        return false;
+    for (size_t i = 0; i < an; i++) {
+        char x = a[i], y = b[i];
+        if (pf->fold_case) {
+            x = (char)tolower((unsigned char)x);
+            y = (char)tolower((unsigned char)y);
+            if (x == '/')
+                x = '\\';
+            if (y == '/')
+                y = '\\';
+        }
+        if (x != y)
+            return false;
+    }
+    return true;
+}
+
+/* list without any entry equal to one of drop[0..n) (NULL entries ignored); malloc'd. */
+static char *list_without(const struct shell_platform *pf, const char *list,
+                          const char *const *drop, size_t ndrop)
+{
+    struct strbuf sb = STRBUF_INIT;
+    bool first = true;
+    sb_add(&sb, "");
+    const char *p = list ? list : "";
+    if (!*p)
+        return sb_detach(&sb);
+    for (;;) {
+        const char *end = strchr(p, pf->list_sep);
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        bool dropped = false;
+        for (size_t i = 0; i < ndrop && !dropped; i++)
+            dropped = drop[i] && same_entry(pf, p, n, drop[i]);
+        if (!dropped) {
+            if (!first)
+                sb_addc(&sb, pf->list_sep);
+            sb_addn(&sb, p, n);
+            first = false;
+        }
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return sb_detach(&sb);
+}
+
+/* entry, then rest when it is not empty: an empty list item would mean "the current folder"
+ * to the loader, so an empty or unset list becomes the entry alone. */
+static char *list_with_first(const struct shell_platform *pf, const char *entry, const char *rest)
+{
+    return *rest ? xasprintf("%s%c%s", entry, pf->list_sep, rest) : xstrdup(entry);
+}
+
+static char *native_path(const struct shell_platform *pf, const char *path)
+{
+    char *s = xstrdup(path);
+    if (pf->dir_sep != '/')
+        for (char *p = s; *p; p++)
+            if (*p == '/')
+                *p = pf->dir_sep;
+    return s;
+}
+
+char *activation_entry(const struct shell_platform *pf, const struct activation_target *t)
+{
+    char *joined =
+        *t->lib_dir ? xasprintf("%s/%s", t->link_path, t->lib_dir) : xstrdup(t->link_path);
+    char *entry = native_path(pf, joined);
+    free(joined);
+    return entry;
+}
+
+bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
+                     const struct activation_target *t, struct env_plan *out)
+{
+    out->n = 0;
+    char *entry = activation_entry(pf, t);
+    if (strchr(entry, pf->list_sep)) {
+        free(entry);
+        return false;
+    }
+    bool on = activation_is_on(pf, get, arg);
+    if (!on) {
+        for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
+            add(out, plain_vars[i].saved, saved_form(get(arg, plain_vars[i].name)), NULL);
+        add(out, pf->saved_path_var, saved_form(get(arg, pf->path_var)), NULL);
+    }
+    char *link = native_path(pf, t->link_path);
+    for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
+        add_set(out, plain_vars[i].name, link);
+    free(link);
+    /* The previous activation's entry goes too, so switching projects never stacks. */
+    const char *drop[] = {entry, on ? get(arg, "CDM_PATH_ENTRY") : NULL};
+    char *rest = list_without(pf, get(arg, pf->path_var), drop, CDM_ARRAY_LEN(drop));
+    add(out, pf->path_var, rest, xstrdup(entry));
+    add_set(out, "CDM_PATH_ENTRY", entry);
+    add(out, "CDM_PROJECT", native_path(pf, t->project), NULL);
+    add_set(out, "CDM_ACTIVE", t->id);
+    free(entry);
+    return true;
+}
+
+/* The path list's value after deactivation (NULL: unset). When nobody touched the list
+ * since activation, the saved value comes back byte for byte; otherwise only our entry
+ * leaves and the user's own changes stay. */
+static char *restored_list(const struct shell_platform *pf, const char *current, const char *entry,
+                           bool was_set, const char *saved)
+{
+    const char *drop[] = {entry};
+    char *saved_rest = list_without(pf, saved, drop, 1);
+    char *as_activated = entry ? list_with_first(pf, entry, saved_rest) : xstrdup(saved_rest);
+    bool untouched = current && !strcmp(current, as_activated);
+    free(as_activated);
+    free(saved_rest);
+    if (untouched || !current)
+        return was_set ? xstrdup(saved) : NULL;
+    char *rest = list_without(pf, current, drop, 1);
+    if (!*rest && !was_set) {
+        free(rest);
+        return NULL;
+    }
+    return rest;
+}
+
+void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
+                       struct env_plan *out)
+{
+    out->n = 0;
+    if (!activation_is_on(pf, get, arg))
+        return;
+    bool set = false;
+    const char *value = NULL;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++) {
+        parse_saved(get(arg, plain_vars[i].saved), &set, &value);
+        add_set(out, plain_vars[i].name, value);
+    }
+    parse_saved(get(arg, pf->saved_path_var), &set, &value);
+    add(out, pf->path_var,
+        restored_list(pf, get(arg, pf->path_var), get(arg, "CDM_PATH_ENTRY"), set, value), NULL);
+    for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
+        add(out, plain_vars[i].saved, NULL, NULL);
+    add(out, pf->saved_path_var, NULL, NULL);
+    add(out, "CDM_PATH_ENTRY", NULL, NULL);
+    add(out, "CDM_PROJECT", NULL, NULL);
+    add(out, "CDM_ACTIVE", NULL, NULL);
+}

@@ -1,0 +1,442 @@
+/*
+ * Reading an archive once: the bytes handed to libarchive are hashed on the way, every
+ * entry is checked before anything is written, and files are written by cdm itself
+ * (not archive_write_disk) so that no link or odd entry can steer a write outside the
+ * destination folder.
+ */
+#include "cdm_archive.h"
+#include "platform/fs.h"
+#include "platform/sha256.h"
+#include "version.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READ_BLOCK  (1 << 20)
+#define HEADER_KEEP (1 << 20) /* cudnn.h of v7 is about 100 KiB */
+
+struct stream {
+    cdm_ctx *ctx;
+    const char *path;
+    struct fs_reader *reader;
+    struct sha256 *hash;
+    unsigned char *block;
+    uint64_t done, total;
+    int error; /* set when the read callback failed: its message is in ctx */
+};
+
+static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
+{
+    (void)a;
+    struct stream *s = arg;
+    long long n = fs_reader_read(s->ctx, s->reader, s->block, READ_BLOCK);
+    if (n < 0) {
+        s->error = (int)n;
+        return -1;
+    }
+    sha256_update(s->hash, s->block, (size_t)n);
+    s->done += (uint64_t)n;
+    if (s->ctx->options.progress)
+        s->ctx->options.progress(s->ctx->options.callback_arg, s->done, s->total);
+    *buf = s->block;
+    return (la_ssize_t)n;
+}
+
+/* Hash what libarchive did not ask for (the zip central directory, tar padding). */
+static int stream_drain(struct stream *s)
+{
+    long long n;
+    while ((n = fs_reader_read(s->ctx, s->reader, s->block, READ_BLOCK)) > 0) {
+        sha256_update(s->hash, s->block, (size_t)n);
+        s->done += (uint64_t)n;
+    }
+    if (s->ctx->options.progress)
+        s->ctx->options.progress(s->ctx->options.callback_arg, s->done, s->total);
+    return n < 0 ? (int)n : CDM_OK;
+}
+
+static int stream_open(cdm_ctx *ctx, const char *path, struct stream *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->ctx = ctx;
+    s->path = path;
+    int rc = fs_reader_open(ctx, path, &s->reader, &s->total);
+    if (rc)
+        return rc;
+    s->hash = sha256_new();
+    s->block = xmalloc(READ_BLOCK);
+    return CDM_OK;
+}
+
+static void stream_close(struct stream *s)
+{
+    fs_reader_close(s->reader);
+    sha256_free(s->hash);
+    free(s->block);
+}
+
+int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size)
+{
+    struct stream s;
+    int rc = stream_open(ctx, path, &s);
+    if (!rc)
+        rc = stream_drain(&s);
+    if (!rc) {
+        sha256_finish_hex(s.hash, sha256);
+        *size = s.done;
+    }
+    stream_close(&s);
+    return rc;
+}
+
+/* Everything extract needs while walking the entries. */
+struct walk {
+    cdm_ctx *ctx;
+    const char *archive_path;
+    const char *dest;
+    const struct extract_limits *limits;
+    struct extract_result *result;
+    struct sha256 *file_hash;
+    char *buf;
+    size_t file_cap;
+    char **links; /* relative paths of symbolic links made so far */
+    size_t link_count;
+    unsigned long long entries;
+};
+
+static const char *keep_string(struct extract_result *r, const char *s)
+{
+    if ((r->string_count & (r->string_count + 1)) == 0) /* grow at 0, 1, 3, 7, ... */
+        r->strings = xrealloc(r->strings, (r->string_count * 2 + 2) * sizeof(char *));
+    char *copy = xstrdup(s);
+    r->strings[r->string_count++] = copy;
+    return copy;
+}
+
+static void add_file(struct walk *w, const char *rel, unsigned long long size, const char *sha256,
+                     const char *link_target)
+{
+    struct extract_result *r = w->result;
+    if (r->file_count == w->file_cap) {
+        w->file_cap = w->file_cap ? w->file_cap * 2 : 64;
+        r->files = xrealloc(r->files, w->file_cap * sizeof(*r->files));
+    }
+    struct db_file *f = &r->files[r->file_count++];
+    f->path = keep_string(r, rel);
+    f->size = size;
+    f->sha256 = sha256 ? keep_string(r, sha256) : NULL;
+    f->link_target = link_target ? keep_string(r, link_target) : NULL;
+}
+
+static int refuse(struct walk *w, const char *entry, const char *why)
+{
+    return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                         "refusing archive '%s': entry '%s' %s; nothing was installed",
+                         w->archive_path, entry, why);
+}
+
+/* An entry below a link made earlier would be written through that link. */
+static bool below_a_link(const struct walk *w, const char *rel)
+{
+    for (size_t i = 0; i < w->link_count; i++) {
+        size_t n = strlen(w->links[i]);
+        if (!strncmp(rel, w->links[i], n) && (rel[n] == '/' || rel[n] == '\0'))
+            return true;
+    }
+    return false;
+}
+
+static int make_parents(struct walk *w, const char *rel)
+{
+    char *full = path_join(w->dest, rel);
+    char *parent = path_dirname(full);
+    int rc = fs_mkdir_p(w->ctx, parent);
+    free(parent);
+    free(full);
+    return rc;
+}
+
+static bool is_version_header(const char *rel)
+{
+    const char *base = path_basename(rel);
+    return (!strcmp(base, "cudnn_version.h") || !strcmp(base, "cudnn.h")) &&
+           (str_starts_with(rel, "include/") || str_starts_with(rel, "targets/"));
+}
+
+static void read_header_version(struct walk *w, const char *rel, const char *text, size_t len)
+{
+    int major, minor, patch;
+    if (!cudnn_header_version(text, len, &major, &minor, &patch))
+        return;
+    /* cudnn_version.h wins over cudnn.h (v8+ keeps the macros there, not in cudnn.h). */
+    if (w->result->header_found && strcmp(path_basename(rel), "cudnn_version.h"))
+        return;
+    w->result->header_found = true;
+    w->result->major = major;
+    w->result->minor = minor;
+    w->result->patch = patch;
+}
+
+static int write_regular(struct walk *w, struct archive *a, struct archive_entry *e,
+                         const char *rel)
+{
+    char *full = path_join(w->dest, rel);
+    struct fs_file *f = NULL;
+    bool executable = (archive_entry_perm(e) & 0111) != 0;
+    int rc = fs_file_create(w->ctx, full, executable, &f);
+    bool keep = is_version_header(rel);
+    struct strbuf kept = STRBUF_INIT;
+    unsigned long long size = 0;
+    sha256_reset(w->file_hash);
+    while (!rc) {
+        la_ssize_t n = archive_read_data(a, w->buf, READ_BLOCK);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
+                               "cannot read archive '%s' at entry '%s': %s; the file is "
+                               "damaged or incomplete, download it again",
+                               w->archive_path, rel, archive_error_string(a));
+            break;
+        }
+        size += (unsigned long long)n;
+        w->result->extracted_size += (uint64_t)n;
+        if (w->result->extracted_size > w->limits->max_total_size) {
+            rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
+                               "refusing archive '%s': it unpacks to more than %llu bytes "
+                               "([install] max_size); nothing was installed",
+                               w->archive_path, w->limits->max_total_size);
+            break;
+        }
+        sha256_update(w->file_hash, w->buf, (size_t)n);
+        if (keep && kept.len < HEADER_KEEP)
+            sb_addn(&kept, w->buf, (size_t)n);
+        rc = fs_file_write(w->ctx, f, w->buf, (size_t)n);
+    }
+    if (f) {
+        if (rc)
+            fs_file_abort(f);
+        else
+            rc = fs_file_close(w->ctx, f);
+    }
+    if (!rc) {
+        char hex[65];
+        sha256_finish_hex(w->file_hash, hex);
+        add_file(w, rel, size, hex, NULL);
+        if (keep)
+            read_header_version(w, rel, sb_str(&kept), kept.len);
+    }
+    sb_free(&kept);
+    free(full);
+    return rc;
+}
+
+static int write_symlink(struct walk *w, const char *rel, const char *target)
+{
+    if (!link_target_inside(rel, target))
+        return refuse(w, rel, "is a link that points outside the version folder");
+    char *full = path_join(w->dest, rel);
+    int rc = fs_symlink(w->ctx, target, full);
+    free(full);
+    if (!rc) {
+        w->links = xrealloc(w->links, (w->link_count + 1) * sizeof(char *));
+        w->links[w->link_count++] = xstrdup(rel);
+        add_file(w, rel, 0, NULL, target);
+    }
+    return rc;
+}
+
+static int write_hardlink(struct walk *w, const char *rel, const char *raw_target)
+{
+    char target[4096];
+    const char *why = entry_path_check(raw_target, target, sizeof(target));
+    size_t top = strlen(w->result->top);
+    if (why || strncmp(target, w->result->top, top) || target[top] != '/')
+        return refuse(w, rel, "is a hard link to a file outside the version folder");
+    const char *target_rel = target + top + 1;
+    if (below_a_link(w, target_rel))
+        return refuse(w, rel, "is a hard link through a symbolic link");
+    char *from = path_join(w->dest, target_rel);
+    char *to = path_join(w->dest, rel);
+    int rc = fs_hardlink(w->ctx, from, to);
+    free(from);
+    free(to);
+    if (rc)
+        return rc;
+    /* the same bytes as the file it links to */
+    for (size_t i = 0; i < w->result->file_count; i++) {
+        const struct db_file *f = &w->result->files[i];
+        if (!strcmp(f->path, target_rel) && f->sha256) {
+            char *sha = xstrdup(f->sha256);
+            add_file(w, rel, f->size, sha, NULL);
+            free(sha);
+            return CDM_OK;
+        }
+    }
+    return refuse(w, rel, "is a hard link to a file that is not in the archive");
+}
+
+static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e)
+{
+    const char *raw = archive_entry_pathname_utf8(e);
+    if (!raw)
+        raw = archive_entry_pathname(e);
+    char path[4096];
+    const char *why = entry_path_check(raw, path, sizeof(path));
+    if (why)
+        return refuse(w, raw ? raw : "(no name)", why);
+
+    /* Every entry sits below one top folder, which is not part of the version folder. */
+    struct extract_result *r = w->result;
+    const char *slash = strchr(path, '/');
+    size_t top_len = slash ? (size_t)(slash - path) : strlen(path);
+    if (!r->top[0]) {
+        if (top_len >= sizeof(r->top))
+            return refuse(w, path, "has a top folder name that is too long");
+        memcpy(r->top, path, top_len);
+        r->top[top_len] = '\0';
+    } else if (strlen(r->top) != top_len || strncmp(r->top, path, top_len)) {
+        return refuse(w, path, "is not below the archive's top folder (a cuDNN archive has one)");
+    }
+    unsigned type = archive_entry_filetype(e);
+    const char *hardlink = archive_entry_hardlink(e);
+    if (!slash) {
+        if (type != AE_IFDIR && !(type == 0 && !hardlink))
+            return refuse(w, path, "is a file where the top folder should be");
+        return CDM_OK;
+    }
+    const char *rel = slash + 1;
+    if (below_a_link(w, rel))
+        return refuse(w, path, "lies below a symbolic link of the archive");
+    if (++w->entries > w->limits->max_entries)
+        return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                             "refusing archive '%s': more than %llu entries "
+                             "([install] max_entries); nothing was installed",
+                             w->archive_path, w->limits->max_entries);
+    if (hardlink) {
+        int rc = make_parents(w, rel);
+        return rc ? rc : write_hardlink(w, rel, hardlink);
+    }
+    switch (type) {
+    case AE_IFDIR: {
+        char *full = path_join(w->dest, rel);
+        int rc = fs_mkdir_p(w->ctx, full);
+        free(full);
+        return rc;
+    }
+    case AE_IFREG: {
+        layout_note(&r->scan, rel);
+        int rc = make_parents(w, rel);
+        return rc ? rc : write_regular(w, a, e, rel);
+    }
+    case AE_IFLNK: {
+        const char *target = archive_entry_symlink_utf8(e);
+        if (!target)
+            target = archive_entry_symlink(e);
+        if (!target)
+            return refuse(w, path, "is a link without a target");
+        layout_note(&r->scan, rel);
+        int rc = make_parents(w, rel);
+        return rc ? rc : write_symlink(w, rel, target);
+    }
+    case AE_IFCHR:
+    case AE_IFBLK:
+        return refuse(w, path, "is a device");
+    case AE_IFIFO:
+        return refuse(w, path, "is a fifo");
+    case AE_IFSOCK:
+        return refuse(w, path, "is a socket");
+    default:
+        return refuse(w, path, "is of an unknown type");
+    }
+}
+
+/* libarchive gave up: the read callback's own error first, else libarchive's words. */
+static int read_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, const char *fix)
+{
+    if (s->error)
+        return s->error;
+    return cdm_error_set(ctx, CDM_EARCHIVE, "cannot read archive '%s': %s; %s", s->path,
+                         archive_error_string(a), fix);
+}
+
+int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
+                    const struct extract_limits *limits, struct extract_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    struct stream s;
+    int rc = stream_open(ctx, path, &s);
+    if (rc)
+        return rc;
+    struct walk w = {.ctx = ctx,
+                     .archive_path = path,
+                     .dest = dest,
+                     .limits = limits,
+                     .result = result,
+                     .file_hash = sha256_new(),
+                     .buf = xmalloc(READ_BLOCK)};
+    struct archive *a = archive_read_new();
+    /* Streaming readers only: a seekable zip reader would jump to the central directory
+     * and break the single pass that the hash relies on. */
+    archive_read_support_format_zip_streamable(a);
+    archive_read_support_format_tar(a);
+    archive_read_support_format_gnutar(a);
+    archive_read_support_filter_gzip(a);
+    /* ARCHIVE_WARN: no liblzma, only the external xz program (the Windows build). */
+    bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
+    archive_read_support_filter_bzip2(a);
+    if (archive_read_open(a, &s, NULL, stream_read, NULL) != ARCHIVE_OK) {
+        if (!xz_builtin && !s.error &&
+            (str_ends_with_icase(path, ".xz") || str_ends_with_icase(path, ".txz")))
+            rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                               "cannot read archive '%s': this build of cdm reads no .tar.xz "
+                               "(built without liblzma, as on Windows); use NVIDIA's .zip "
+                               "for Windows, or install the .tar.xz with cdm on Linux",
+                               path);
+        else
+            rc = read_failed(ctx, a, &s, "is it a .zip, .tar.xz or .tgz cuDNN archive?");
+        goto out;
+    }
+    struct archive_entry *e;
+    unsigned entries = 0;
+    for (;;) {
+        int r = archive_read_next_header(a, &e);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r < ARCHIVE_WARN) {
+            rc = read_failed(ctx, a, &s, "the file is damaged or incomplete, download it again");
+            goto out;
+        }
+        entries++;
+        if ((rc = take_entry(&w, a, e)))
+            goto out;
+    }
+    if (entries == 0) {
+        rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty", path);
+        goto out;
+    }
+    if ((rc = stream_drain(&s)))
+        goto out;
+    sha256_finish_hex(s.hash, result->sha256);
+    result->archive_size = s.done;
+out:
+    archive_read_free(a);
+    stream_close(&s);
+    sha256_free(w.file_hash);
+    free(w.buf);
+    for (size_t i = 0; i < w.link_count; i++)
+        free(w.links[i]);
+    free(w.links);
+    return rc;
+}
+
+void extract_result_free(struct extract_result *r)
+{
+    for (size_t i = 0; i < r->string_count; i++)
+        free(r->strings[i]);
+    free(r->strings);
+    free(r->files);
+    memset(r, 0, sizeof(*r));
+}

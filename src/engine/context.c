@@ -1,0 +1,130 @@
+/* The context: options, configuration, the store root, the last error. */
+#include "db.h"
+#include "platform/fs.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    free(ctx->error);
+    ctx->error = sb_detach(&sb);
+    ctx->error_code = code;
+    return code;
+}
+
+void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
+{
+    if (!ctx->options.warn)
+        return;
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    ctx->options.warn(ctx->options.callback_arg, sb_str(&sb));
+    sb_free(&sb);
+}
+
+const char *cdm_error_message(const cdm_ctx *ctx)
+{
+    return ctx && ctx->error ? ctx->error : "unknown error";
+}
+
+int cdm_error_code(const cdm_ctx *ctx)
+{
+    return ctx ? ctx->error_code : CDM_EINVAL;
+}
+
+/* malloc'd; NULL when unset or empty */
+static char *nonempty_env(const char *name)
+{
+    char *v = fs_getenv(name);
+    if (v && !*v) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
+{
+    cdm_ctx *ctx = xcalloc(1, sizeof(*ctx));
+    *out = ctx;
+    if (options)
+        ctx->options = *options;
+    char *env_config = ctx->options.config_path ? NULL : nonempty_env("CDM_CONFIG");
+    int rc = config_load(ctx, ctx->options.config_path ? ctx->options.config_path : env_config);
+    free(env_config);
+    if (rc)
+        return rc;
+    const char *root = ctx->options.root;
+    char *env_root = root ? NULL : nonempty_env("CDM_ROOT");
+    if (!root)
+        root = env_root;
+    if (!root)
+        root = ctx->config.root;
+    char *fallback = root ? NULL : fs_default_root();
+    ctx->root = fs_absolute(root ? root : fallback);
+    free(fallback);
+    free(env_root);
+    return CDM_OK;
+}
+
+void cdm_ctx_free(cdm_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    db_rollback(ctx);
+    db_close(ctx);
+    fs_unlock(ctx->lock);
+    config_free(&ctx->config);
+    free(ctx->root);
+    free(ctx->error);
+    free(ctx);
+}
+
+const char *cdm_root(const cdm_ctx *ctx)
+{
+    return ctx->root;
+}
+
+const char *cdm_config_file(const cdm_ctx *ctx)
+{
+    return ctx->config.path;
+}
+
+const char *cdm_link_name(const cdm_ctx *ctx)
+{
+    return ctx->config.link_name ? ctx->config.link_name : "cuda_link";
+}
+
+size_t cdm_source_count(const cdm_ctx *ctx)
+{
+    return ctx->config.source_count;
+}
+
+const char *cdm_source(const cdm_ctx *ctx, size_t i)
+{
+    return i < ctx->config.source_count ? ctx->config.sources[i] : NULL;
+}
+
+const char *cdm_host_platform(void)
+{
+    return fs_host_platform();
+}
+
+void cdm_strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}

@@ -1,0 +1,58 @@
+/* What the core's files share and the front end never sees. */
+#ifndef CDM_INTERNAL_H
+#define CDM_INTERNAL_H
+
+#include "cdm.h"
+#include "base/util.h"
+
+#include <sqlite3.h>
+
+struct fs_lock_handle;
+
+struct cdm_config {
+    char *path;     /* the file read, NULL when none */
+    char *root;     /* [store] root */
+    char **sources; /* [install] sources, NULL-terminated */
+    size_t source_count;
+    char *link_name;                   /* [link] name */
+    unsigned long long max_total_size; /* [install] max_size, bytes */
+    unsigned long long max_entries;    /* [install] max_entries */
+};
+
+struct cdm_ctx {
+    int error_code;
+    char *error;
+    struct cdm_options options;
+    struct cdm_config config;
+    char *root;
+    sqlite3 *db;
+    struct fs_lock_handle *lock;
+    bool recovered; /* leftovers of interrupted work were dealt with in this process */
+};
+
+/* Set the context's error and return code, so callers can write
+ * `return cdm_error_set(ctx, CDM_EIO, "cannot ...")`. */
+int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
+void cdm_warn(cdm_ctx *ctx, const char *fmt, ...) CDM_PRINTF(2, 3);
+
+/* config.c */
+int config_load(cdm_ctx *ctx, const char *explicit_path);
+void config_free(struct cdm_config *config);
+
+/* Open the store for reading or writing. Writers hold the store lock until the context is
+ * freed and first clean up interrupted work (store_recover). */
+int store_open(cdm_ctx *ctx, bool for_writing);
+int store_recover(cdm_ctx *ctx);
+char *store_staging_dir(const cdm_ctx *ctx);
+char *store_install_path(const cdm_ctx *ctx, const char *id);
+
+/* Unlink a project because the version it links to is being removed with --force
+ * (records a generation). */
+int project_unlink_for_remove(cdm_ctx *ctx, const char *project);
+
+/* generation.c: finish or undo link changes a crash interrupted (under the store lock),
+ * and drop the records of project folders that are gone (cdm gc). Both count what they do. */
+int generation_recover(cdm_ctx *ctx, unsigned *done);
+int generation_drop_gone(cdm_ctx *ctx, unsigned *dropped);
+
+#endif

@@ -1,0 +1,132 @@
+/* Projects: finding them and reading their link and pin. */
+#include "db.h"
+#include "platform/fs.h"
+#include "platform/link.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first line of the pin file, trimmed; false when there is none. */
+static bool read_pin(const char *dir, char *out, size_t size)
+{
+    char *path = path_join(dir, CDM_PIN_FILE);
+    FILE *f = fs_fopen(path, "r");
+    free(path);
+    if (!f)
+        return false;
+    char line[256];
+    bool ok = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    if (!ok)
+        return false;
+    char *p = line;
+    while (isspace((unsigned char)*p))
+        p++;
+    size_t n = strlen(p);
+    while (n && isspace((unsigned char)p[n - 1]))
+        p[--n] = '\0';
+    return n > 0 && copy_str(out, size, p);
+}
+
+/* The link name a project uses: the one its newest generation recorded, else the config's. */
+static void project_link_name(cdm_ctx *ctx, const char *project, char *out, size_t size)
+{
+    copy_str(out, size, cdm_link_name(ctx));
+    if (store_open(ctx, false) != CDM_OK)
+        return;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(ctx->db,
+                           "SELECT link_name FROM generations WHERE project = ?1 "
+                           "ORDER BY generation DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        copy_str(out, size, (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* The install id a link target names, when the target is a folder of this store. */
+static void linked_install(cdm_ctx *ctx, const char *target, char *out, size_t size)
+{
+    out[0] = '\0';
+    char *parent = path_dirname(target);
+    char *real_parent = fs_realpath(parent);
+    char *real_root = fs_realpath(ctx->root);
+    if (real_parent && real_root && !strcmp(real_parent, real_root))
+        copy_str(out, size, path_basename(target));
+    free(real_root);
+    free(real_parent);
+    free(parent);
+}
+
+int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
+{
+    memset(out, 0, sizeof(*out));
+    char *real = fs_realpath(dir);
+    if (!real || fs_kind(real) != FS_DIR) {
+        free(real);
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "no project folder '%s': no such folder", dir);
+    }
+    copy_str(out->path, sizeof(out->path), real);
+    project_link_name(ctx, real, out->link_name, sizeof(out->link_name));
+    char *link_path = path_join(real, out->link_name);
+    copy_str(out->link_path, sizeof(out->link_path), link_path);
+    free(link_path);
+    free(real);
+    enum link_kind kind;
+    char *target = NULL;
+    int rc = link_read(ctx, out->link_path, &kind, &target);
+    if (rc)
+        return rc;
+    out->has_link = kind == LINK_OURS;
+    out->link_foreign = kind == LINK_FOREIGN;
+    if (target) {
+        copy_str(out->target, sizeof(out->target), target);
+        linked_install(ctx, target, out->linked_id, sizeof(out->linked_id));
+        free(target);
+    }
+    out->has_pin = read_pin(out->path, out->pinned_id, sizeof(out->pinned_id));
+    return CDM_OK;
+}
+
+static bool looks_like_project(cdm_ctx *ctx, const char *dir)
+{
+    char *link = path_join(dir, cdm_link_name(ctx));
+    char *pin = path_join(dir, CDM_PIN_FILE);
+    bool found = fs_kind(link) == FS_LINK || fs_kind(pin) == FS_FILE;
+    free(pin);
+    free(link);
+    return found;
+}
+
+int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
+{
+    char *dir = start ? fs_realpath(start) : fs_getcwd();
+    if (!dir)
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "no project folder '%s': no such folder", start);
+    char *first = xstrdup(dir);
+    for (;;) {
+        if (looks_like_project(ctx, dir)) {
+            int rc = cdm_project_open(ctx, dir, out);
+            free(first);
+            free(dir);
+            return rc;
+        }
+        char *parent = path_dirname(dir);
+        if (!strcmp(parent, dir)) {
+            free(parent);
+            break;
+        }
+        free(dir);
+        dir = parent;
+    }
+    int rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "no project in '%s' or above: no '%s' link or %s pin file; run "
+                           "'cdm link %s VERSION'",
+                           first, cdm_link_name(ctx), CDM_PIN_FILE, start ? start : ".");
+    free(first);
+    free(dir);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/*
+ * cdm verify: an install's folder against what was recorded when it was installed.
+ * Regular files are compared by size, then SHA-256; links by target. Folders are not
+ * recorded (they are implied by the files), so only files and links count as extra.
+ */
+#include "db.h"
+#include "platform/fs.h"
+#include "platform/link.h"
+#include "platform/sha256.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define VERIFY_BUF (1u << 16)
+
+struct verify {
+    cdm_ctx *ctx;
+    const char *id;
+    const char *dir; /* <root>/<id> */
+    cdm_verify_fn fn;
+    void *arg;
+    struct cdm_verify_result *result;
+    struct sha256 *hash;
+    char *buf;       /* read buffer for hashing */
+    char **recorded; /* relative paths, in the index's order */
+    size_t nrecorded, cap;
+};
+
+static void report(struct verify *v, const char *path, enum cdm_verify_kind kind,
+                   const char *detail)
+{
+    size_t *counter = kind == CDM_VERIFY_MISSING   ? &v->result->missing
+                      : kind == CDM_VERIFY_CHANGED ? &v->result->changed
+                                                   : &v->result->extra;
+    (*counter)++;
+    struct cdm_verify_issue issue = {v->id, path, kind, detail};
+    if (v->fn)
+        v->fn(v->arg, &issue);
+}
+
+static int hash_file(struct verify *v, const char *path, unsigned long long *size, char hex[65])
+{
+    struct fs_reader *r = NULL;
+    uint64_t total = 0;
+    int rc = fs_reader_open(v->ctx, path, &r, &total);
+    if (rc)
+        return rc;
+    sha256_reset(v->hash);
+    long long n;
+    unsigned long long done = 0;
+    while ((n = fs_reader_read(v->ctx, r, v->buf, VERIFY_BUF)) > 0) {
+        sha256_update(v->hash, v->buf, (size_t)n);
+        done += (unsigned long long)n;
+    }
+    fs_reader_close(r);
+    if (n < 0)
+        return (int)n;
+    sha256_finish_hex(v->hash, hex);
+    *size = done;
+    return CDM_OK;
+}
+
+static int check_recorded(void *arg, const struct db_file *f)
+{
+    struct verify *v = arg;
+    if (v->nrecorded == v->cap)
+        v->recorded = xrealloc(v->recorded, (v->cap = v->cap ? v->cap * 2 : 64) * sizeof(char *));
+    v->recorded[v->nrecorded++] = xstrdup(f->path);
+    v->result->files++;
+    char *path = path_join(v->dir, f->path);
+    enum fs_kind kind = fs_kind(path);
+    int rc = CDM_OK;
+    if (kind == FS_NONE) {
+        report(v, f->path, CDM_VERIFY_MISSING, "recorded at install, not there now");
+    } else if (f->link_target) {
+        enum link_kind lk;
+        char *target = NULL;
+        if (kind != FS_LINK || link_read(v->ctx, path, &lk, &target) || lk != LINK_OURS) {
+            report(v, f->path, CDM_VERIFY_CHANGED, "was a link, is not one now");
+        } else if (strcmp(target, f->link_target)) {
+            char *why = xasprintf("link points to '%s', was '%s'", target, f->link_target);
+            report(v, f->path, CDM_VERIFY_CHANGED, why);
+            free(why);
+        }
+        free(target);
+    } else if (kind != FS_FILE) {
+        report(v, f->path, CDM_VERIFY_CHANGED, "was a regular file, is not one now");
+    } else {
+        unsigned long long size = 0;
+        char hex[65];
+        if ((rc = hash_file(v, path, &size, hex)) == CDM_OK) {
+            if (size != f->size) {
+                char *why = xasprintf("%llu bytes, was %llu", size, f->size);
+                report(v, f->path, CDM_VERIFY_CHANGED, why);
+                free(why);
+            } else if (f->sha256 && strcmp(hex, f->sha256)) {
+                char *why = xasprintf("SHA-256 %.12s..., was %.12s...", hex, f->sha256);
+                report(v, f->path, CDM_VERIFY_CHANGED, why);
+                free(why);
+            }
+        }
+    }
+    free(path);
+    return rc;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Everything in the folder that is not recorded, depth first; links are not entered. */
+static int find_extra(struct verify *v, const char *rel)
+{
+    char *dir = rel ? path_join(v->dir, rel) : xstrdup(v->dir);
+    char **names = NULL;
+    int rc = fs_list_dir(v->ctx, dir, &names);
+    for (char **n = names; !rc && n && *n; n++) {
+        char *child_rel = rel ? xasprintf("%s/%s", rel, *n) : xstrdup(*n);
+        char *child = path_join(dir, *n);
+        if (fs_kind(child) == FS_DIR) {
+            rc = find_extra(v, child_rel);
+        } else if (!bsearch(&child_rel, v->recorded, v->nrecorded, sizeof(char *),
+                            compare_strings)) {
+            report(v, child_rel, CDM_VERIFY_EXTRA, "not installed by cdm");
+        }
+        free(child);
+        free(child_rel);
+    }
+    cdm_strv_free(names);
+    free(dir);
+    return rc;
+}
+
+static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct verify *v)
+{
+    v->id = in->id;
+    v->dir = in->path;
+    v->result->installs++;
+    if (fs_kind(in->path) != FS_DIR)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot verify '%s': its folder '%s' is gone; reinstall it with "
+                             "'cdm install --force ARCHIVE' or remove it with 'cdm remove %s'",
+                             in->id, in->path, in->id);
+    int rc = db_files_each(ctx, in->id, check_recorded, v);
+    if (!rc) {
+        qsort(v->recorded, v->nrecorded, sizeof(char *), compare_strings);
+        rc = find_extra(v, NULL);
+    }
+    for (size_t i = 0; i < v->nrecorded; i++)
+        free(v->recorded[i]);
+    free(v->recorded);
+    v->recorded = NULL;
+    v->nrecorded = v->cap = 0;
+    return rc;
+}
+
+int cdm_verify(cdm_ctx *ctx, const char *spec, int cuda, cdm_verify_fn fn, void *arg,
+               struct cdm_verify_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    struct cdm_install_info *all = NULL;
+    size_t n = 0;
+    int rc;
+    if (spec) {
+        all = xmalloc(sizeof(*all));
+        n = 1;
+        rc = cdm_resolve(ctx, spec, cuda, all);
+    } else {
+        rc = cdm_list(ctx, &all, &n);
+    }
+    struct verify v = {.ctx = ctx, .fn = fn, .arg = arg, .result = result};
+    if (!rc) {
+        v.hash = sha256_new();
+        v.buf = xmalloc(VERIFY_BUF);
+    }
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = verify_one(ctx, &all[i], &v);
+    if (v.hash)
+        sha256_free(v.hash);
+    free(v.buf);
+    free(all);
+    return rc;
+}

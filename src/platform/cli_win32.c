@@ -1,0 +1,65 @@
+/*
+ * The entry point on Windows: wmain receives the arguments in UTF-16 (the narrow argv
+ * would be in the ANSI code page and lose every character outside it), and cdm runs on
+ * their UTF-8 form. Output to a console is shown as UTF-8; to a file or pipe it is
+ * UTF-8 bytes as on POSIX.
+ */
+#include "cli/cli.h"
+#include "base/util.h"
+#include "win32_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <windows.h>
+
+static UINT saved_output_cp;
+
+static bool is_console(DWORD which)
+{
+    DWORD mode;
+    HANDLE h = GetStdHandle(which);
+    return h && h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode);
+}
+
+bool cli_stderr_is_terminal(void)
+{
+    return is_console(STD_ERROR_HANDLE);
+}
+
+void cli_now(struct timespec *now)
+{
+    /* milliseconds are plenty for ten progress updates a second */
+    ULONGLONG ms = GetTickCount64();
+    now->tv_sec = (time_t)(ms / 1000);
+    now->tv_nsec = (long)(ms % 1000) * 1000000L;
+}
+
+/* The code page belongs to the console window, shared with the shell that started cdm:
+ * give the old one back. */
+static void restore_console(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (saved_output_cp)
+        SetConsoleOutputCP(saved_output_cp);
+}
+
+int wmain(int argc, wchar_t **wargv)
+{
+    if (is_console(STD_OUTPUT_HANDLE) || is_console(STD_ERROR_HANDLE)) {
+        UINT cp = GetConsoleOutputCP();
+        if (cp != CP_UTF8 && SetConsoleOutputCP(CP_UTF8)) {
+            saved_output_cp = cp;
+            atexit(restore_console);
+        }
+    }
+    char **argv = xcalloc((size_t)argc + 1, sizeof(char *));
+    for (int i = 0; i < argc; i++)
+        argv[i] = win_narrow(wargv[i]);
+    int rc = cli_main(argc, argv);
+    for (int i = 0; i < argc; i++)
+        free(argv[i]);
+    free(argv);
+    return rc;
+}

@@ -1,0 +1,77 @@
+/*
+ * The file system, as the core needs it. One implementation per platform:
+ * fs_posix.c and fs_win32.c; paths are UTF-8 everywhere in cdm.
+ */
+#ifndef CDM_FS_H
+#define CDM_FS_H
+
+#include "engine/internal.h"
+
+#include <stdint.h>
+
+enum fs_kind { FS_NONE, FS_FILE, FS_DIR, FS_LINK, FS_OTHER };
+
+/* What is at path, without following a final link (or junction). */
+enum fs_kind fs_kind(const char *path);
+
+int fs_mkdir(cdm_ctx *ctx, const char *path); /* one level; an existing folder is fine */
+int fs_mkdir_p(cdm_ctx *ctx, const char *path);
+int fs_rename(cdm_ctx *ctx, const char *from, const char *to);
+/* Swap two folders atomically where the platform can; else move to aside and back. */
+int fs_exchange(cdm_ctx *ctx, const char *a, const char *b);
+/* Delete a tree we created. Links and junctions inside are removed, never entered. */
+int fs_remove_tree(cdm_ctx *ctx, const char *path);
+int fs_remove_file(cdm_ctx *ctx, const char *path);
+/* Make a rename in dir durable. */
+void fs_sync_dir(const char *dir);
+
+/* The names in a folder, without . and .., NULL-terminated, malloc'd (cdm_strv_free). */
+int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names);
+
+/* An absolute, canonical form of an existing path (links resolved); NULL on failure. */
+char *fs_realpath(const char *path);
+/* Absolute without resolving links (for paths that may not exist yet). */
+char *fs_absolute(const char *path);
+char *fs_getcwd(void);
+
+/* A file being written during extraction. */
+struct fs_file;
+/* Create a new file; fails when anything is already at path (never follows a link). */
+int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out);
+int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n);
+/* Flush to disk and close; closes also after a failure. */
+int fs_file_close(cdm_ctx *ctx, struct fs_file *f);
+void fs_file_abort(struct fs_file *f);
+
+/* A symbolic link inside a store folder (archives carry .so chains). */
+int fs_symlink(cdm_ctx *ctx, const char *target, const char *path);
+int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path);
+
+/* Open a file for reading, sequentially. */
+struct fs_reader;
+int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size);
+/* Bytes read, 0 at end, negative on error (message set). */
+long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n);
+void fs_reader_close(struct fs_reader *r);
+
+/* An exclusive lock on a file, held until fs_unlock; waits for another holder. */
+int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out);
+void fs_unlock(struct fs_lock_handle *lock);
+
+/* Per-platform defaults. */
+char *fs_default_root(void);
+char *fs_default_config(void);
+const char *fs_host_platform(void);
+uint64_t fs_process_id(void);
+bool fs_process_alive(uint64_t pid);
+
+/* Fault injection for the crash tests: when CDM_CRASH_AT names this point, the process
+ * kills itself with SIGKILL (TerminateProcess on Windows), as a power cut would stop it. */
+void fs_crash_point(const char *name);
+
+/* fopen for a UTF-8 path (Windows' fopen takes the ANSI code page). */
+FILE *fs_fopen(const char *path, const char *mode);
+/* An environment variable in UTF-8, malloc'd; NULL when unset. */
+char *fs_getenv(const char *name);
+
+#endif

@@ -1,0 +1,391 @@
+/* The file system on POSIX systems (Linux first). */
+#define _GNU_SOURCE
+#include "fs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+enum fs_kind fs_kind(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return FS_NONE;
+    if (S_ISLNK(st.st_mode))
+        return FS_LINK;
+    if (S_ISDIR(st.st_mode))
+        return FS_DIR;
+    if (S_ISREG(st.st_mode))
+        return FS_FILE;
+    return FS_OTHER;
+}
+
+int fs_mkdir(cdm_ctx *ctx, const char *path)
+{
+    if (mkdir(path, 0755) == 0)
+        return CDM_OK;
+    if (errno == EEXIST && fs_kind(path) == FS_DIR)
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EIO, "cannot create folder '%s': %s", path, strerror(errno));
+}
+
+int fs_mkdir_p(cdm_ctx *ctx, const char *path)
+{
+    if (fs_kind(path) == FS_DIR)
+        return CDM_OK;
+    char *parent = path_dirname(path);
+    int rc = CDM_OK;
+    if (strcmp(parent, path) != 0 && strcmp(parent, ".") != 0 && strcmp(parent, "/") != 0)
+        rc = fs_mkdir_p(ctx, parent);
+    free(parent);
+    return rc ? rc : fs_mkdir(ctx, path);
+}
+
+int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
+{
+    if (rename(from, to) == 0)
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EIO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
+}
+
+int fs_exchange(cdm_ctx *ctx, const char *a, const char *b)
+{
+#ifdef RENAME_EXCHANGE
+    if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0)
+        return CDM_OK;
+    if (errno != EINVAL && errno != ENOSYS)
+        return cdm_error_set(ctx, CDM_EIO, "cannot swap '%s' and '%s': %s", a, b, strerror(errno));
+#endif
+    /* No atomic swap on this file system: three renames; recovery finishes a broken one. */
+    char *aside = xasprintf("%s.swap", a);
+    int rc = fs_rename(ctx, a, aside);
+    if (!rc)
+        rc = fs_rename(ctx, b, a);
+    if (!rc)
+        rc = fs_rename(ctx, aside, b);
+    free(aside);
+    return rc;
+}
+
+static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char *shown)
+{
+    struct stat st;
+    if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT
+                   ? CDM_OK
+                   : cdm_error_set(ctx, CDM_EIO, "cannot inspect '%s': %s", shown, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) {
+        if (unlinkat(parent, name, 0) != 0 && errno != ENOENT)
+            return cdm_error_set(ctx, CDM_EIO, "cannot delete '%s': %s", shown, strerror(errno));
+        return CDM_OK;
+    }
+    /* O_NOFOLLOW: a folder swapped for a link between the stat and the open is not entered. */
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return cdm_error_set(ctx, CDM_EIO, "cannot open folder '%s': %s", shown, strerror(errno));
+    DIR *dir = fdopendir(fd);
+    if (!dir) {
+        close(fd);
+        return cdm_error_set(ctx, CDM_EIO, "cannot read folder '%s': %s", shown, strerror(errno));
+    }
+    int rc = CDM_OK;
+    struct dirent *de;
+    while (!rc && (de = readdir(dir))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        char *child = path_join(shown, de->d_name);
+        rc = remove_tree_at(ctx, dirfd(dir), de->d_name, child);
+        free(child);
+    }
+    closedir(dir);
+    if (!rc && unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot delete folder '%s': %s", shown, strerror(errno));
+    return rc;
+}
+
+int fs_remove_tree(cdm_ctx *ctx, const char *path)
+{
+    return remove_tree_at(ctx, AT_FDCWD, path, path);
+}
+
+int fs_remove_file(cdm_ctx *ctx, const char *path)
+{
+    if (unlink(path) == 0 || errno == ENOENT)
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EIO, "cannot delete '%s': %s", path, strerror(errno));
+}
+
+void fs_sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names)
+{
+    DIR *dir = opendir(path);
+    if (!dir)
+        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO,
+                             "cannot read folder '%s': %s", path, strerror(errno));
+    size_t n = 0, cap = 16;
+    char **v = xmalloc(cap * sizeof(*v));
+    struct dirent *de;
+    while ((de = readdir(dir))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if (n + 2 > cap)
+            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        v[n++] = xstrdup(de->d_name);
+    }
+    closedir(dir);
+    qsort(v, n, sizeof(*v), compare_names);
+    v[n] = NULL;
+    *names = v;
+    return CDM_OK;
+}
+
+char *fs_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+char *fs_getcwd(void)
+{
+    char *cwd = getcwd(NULL, 0);
+    return cwd ? cwd : xstrdup(".");
+}
+
+char *fs_absolute(const char *path)
+{
+    if (path[0] == '/')
+        return xstrdup(path);
+    char *cwd = fs_getcwd();
+    char *abs = path_join(cwd, path);
+    free(cwd);
+    return abs;
+}
+
+struct fs_file {
+    int fd;
+    char *path;
+};
+
+int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
+{
+    int fd =
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, executable ? 0755 : 0644);
+    if (fd < 0)
+        return cdm_error_set(ctx, CDM_EIO, "cannot create '%s': %s", path, strerror(errno));
+    struct fs_file *f = xmalloc(sizeof(*f));
+    f->fd = fd;
+    f->path = xstrdup(path);
+    *out = f;
+    return CDM_OK;
+}
+
+int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(f->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return CDM_OK;
+}
+
+int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
+{
+    int rc = CDM_OK;
+    if (close(f->fd) != 0)
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
+    free(f->path);
+    free(f);
+    return rc;
+}
+
+void fs_file_abort(struct fs_file *f)
+{
+    if (!f)
+        return;
+    close(f->fd);
+    free(f->path);
+    free(f);
+}
+
+int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
+{
+    if (symlink(target, path) == 0)
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EIO, "cannot create link '%s': %s", path, strerror(errno));
+}
+
+int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
+{
+    if (link(existing, path) == 0)
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EIO, "cannot create hard link '%s': %s", path, strerror(errno));
+}
+
+struct fs_reader {
+    int fd;
+    char *path;
+};
+
+int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot open '%s': %s",
+                             path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    struct fs_reader *r = xmalloc(sizeof(*r));
+    r->fd = fd;
+    r->path = xstrdup(path);
+    *out = r;
+    if (size)
+        *size = (uint64_t)st.st_size;
+    return CDM_OK;
+}
+
+long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
+{
+    for (;;) {
+        ssize_t got = read(r->fd, buf, n);
+        if (got >= 0)
+            return got;
+        if (errno != EINTR)
+            return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", r->path, strerror(errno));
+    }
+}
+
+void fs_reader_close(struct fs_reader *r)
+{
+    if (!r)
+        return;
+    close(r->fd);
+    free(r->path);
+    free(r);
+}
+
+struct fs_lock_handle {
+    int fd;
+};
+
+int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return cdm_error_set(ctx, CDM_EIO, "cannot open lock file '%s': %s", path, strerror(errno));
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            int e = errno;
+            close(fd);
+            return cdm_error_set(ctx, CDM_EIO, "cannot lock '%s': %s", path, strerror(e));
+        }
+    }
+    struct fs_lock_handle *lock = xmalloc(sizeof(*lock));
+    lock->fd = fd;
+    *out = lock;
+    return CDM_OK;
+}
+
+void fs_unlock(struct fs_lock_handle *lock)
+{
+    if (!lock)
+        return;
+    close(lock->fd); /* closing releases the flock */
+    free(lock);
+}
+
+static char *home_subdir(const char *xdg_var, const char *fallback, const char *leaf)
+{
+    const char *xdg = getenv(xdg_var);
+    if (xdg && xdg[0] == '/')
+        return path_join(xdg, leaf);
+    const char *home = getenv("HOME");
+    char *base = path_join(home && *home ? home : "/", fallback);
+    char *out = path_join(base, leaf);
+    free(base);
+    return out;
+}
+
+char *fs_default_root(void)
+{
+    return home_subdir("XDG_DATA_HOME", ".local/share", "cdm");
+}
+
+char *fs_default_config(void)
+{
+    return home_subdir("XDG_CONFIG_HOME", ".config", "cdm/config.ini");
+}
+
+const char *fs_host_platform(void)
+{
+    static char platform[80];
+    if (platform[0])
+        return platform;
+    struct utsname u;
+    const char *machine = uname(&u) == 0 ? u.machine : "unknown";
+    if (!strcmp(machine, "aarch64") || !strcmp(machine, "arm64"))
+        machine = "sbsa"; /* NVIDIA's name for server Arm; Jetson archives say aarch64 */
+    snprintf(platform, sizeof(platform), "linux-%s", machine);
+    return platform;
+}
+
+uint64_t fs_process_id(void)
+{
+    return (uint64_t)getpid();
+}
+
+bool fs_process_alive(uint64_t pid)
+{
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+void fs_crash_point(const char *name)
+{
+    const char *at = getenv("CDM_CRASH_AT");
+    if (at && !strcmp(at, name))
+        kill(getpid(), SIGKILL);
+}
+
+FILE *fs_fopen(const char *path, const char *mode)
+{
+    return fopen(path, mode);
+}
+
+char *fs_getenv(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? xstrdup(v) : NULL;
+}

@@ -1,0 +1,575 @@
+/*
+ * The file system on Windows. cdm keeps UTF-8 inside; every Win32 call gets UTF-16 made
+ * by win_path(), which also makes the path absolute and gives it the \\?\ prefix, so that
+ * paths past MAX_PATH work and no component is reinterpreted (a trailing dot, "CON").
+ */
+#include "fs.h"
+#include "win32_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <windows.h>
+
+/* A name surrogate reparse point (junction, symbolic link) stands for another path:
+ * cdm treats it as a link. Other reparse points (cloud files, dedup) hold data. */
+#define NAME_SURROGATE_BIT 0x20000000UL
+
+/* Antivirus and indexers briefly open fresh files, which makes a rename or delete fail
+ * with "access denied" or "sharing violation"; retrying for about a second is what
+ * git for Windows and libuv do too. */
+#define RETRIES  10
+#define RETRY_MS 100
+
+static bool transient(DWORD e)
+{
+    return e == ERROR_ACCESS_DENIED || e == ERROR_SHARING_VIOLATION || e == ERROR_LOCK_VIOLATION ||
+           e == ERROR_DIR_NOT_EMPTY;
+}
+
+static int fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b)
+{
+    char *why = win_error_text(e);
+    int rc = b ? cdm_error_set(ctx, code, fmt, a, b, why) : cdm_error_set(ctx, code, fmt, a, why);
+    free(why);
+    return rc;
+}
+
+static int not_found_or(DWORD e, int code)
+{
+    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? CDM_ENOTFOUND : code;
+}
+
+static bool is_link_attr(const wchar_t *w, DWORD attr)
+{
+    if (!(attr & FILE_ATTRIBUTE_REPARSE_POINT))
+        return false;
+    WIN32_FIND_DATAW fd;
+    HANDLE h = FindFirstFileExW(w, FindExInfoBasic, &fd, FindExSearchNameMatch, NULL, 0);
+    if (h == INVALID_HANDLE_VALUE)
+        return true; /* unreadable tag: never enter it */
+    FindClose(h);
+    return (fd.dwReserved0 & NAME_SURROGATE_BIT) != 0;
+}
+
+enum fs_kind fs_kind(const char *path)
+{
+    wchar_t *w = win_path(path);
+    DWORD attr = GetFileAttributesW(w);
+    enum fs_kind k;
+    if (attr == INVALID_FILE_ATTRIBUTES)
+        k = FS_NONE;
+    else if (is_link_attr(w, attr))
+        k = FS_LINK;
+    else if (attr & FILE_ATTRIBUTE_DIRECTORY)
+        k = FS_DIR;
+    else if (attr & FILE_ATTRIBUTE_DEVICE)
+        k = FS_OTHER;
+    else
+        k = FS_FILE;
+    free(w);
+    return k;
+}
+
+int fs_mkdir(cdm_ctx *ctx, const char *path)
+{
+    wchar_t *w = win_path(path);
+    BOOL ok = CreateDirectoryW(w, NULL);
+    DWORD e = GetLastError();
+    free(w);
+    if (ok || (e == ERROR_ALREADY_EXISTS && fs_kind(path) == FS_DIR))
+        return CDM_OK;
+    return fail(ctx, CDM_EIO, e, "cannot create folder '%s': %s", path, NULL);
+}
+
+int fs_mkdir_p(cdm_ctx *ctx, const char *path)
+{
+    if (fs_kind(path) == FS_DIR)
+        return CDM_OK;
+    char *parent = path_dirname(path);
+    int rc = CDM_OK;
+    /* Stop at ".", a root ("\" or "C:") and a UNC share: those are never made by cdm. */
+    if (strcmp(parent, path) != 0 && strcmp(parent, ".") != 0 && !win_is_root(parent))
+        rc = fs_mkdir_p(ctx, parent);
+    free(parent);
+    return rc ? rc : fs_mkdir(ctx, path);
+}
+
+static DWORD move_with_retry(const wchar_t *from, const wchar_t *to, DWORD flags)
+{
+    for (int i = 0;; i++) {
+        if (MoveFileExW(from, to, flags))
+            return 0;
+        DWORD e = GetLastError();
+        if (!transient(e) || i == RETRIES)
+            return e;
+        Sleep(RETRY_MS);
+    }
+}
+
+int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
+{
+    wchar_t *wf = win_path(from), *wt = win_path(to);
+    /* REPLACE_EXISTING gives files rename(2)'s meaning; a folder never replaces one. */
+    DWORD flags = MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH;
+    if (fs_kind(from) == FS_DIR && fs_kind(to) != FS_NONE)
+        flags = MOVEFILE_WRITE_THROUGH;
+    DWORD e = move_with_retry(wf, wt, flags);
+    free(wf);
+    free(wt);
+    if (!e)
+        return CDM_OK;
+    char *why = win_error_text(e);
+    int rc = cdm_error_set(ctx, CDM_EIO, "cannot rename '%s' to '%s': %s", from, to, why);
+    free(why);
+    return rc;
+}
+
+int fs_exchange(cdm_ctx *ctx, const char *a, const char *b)
+{
+    /* Windows has no atomic swap of two folders: three renames; recovery finishes a
+     * broken one (the same fall-back as POSIX file systems without RENAME_EXCHANGE). */
+    char *aside = xasprintf("%s.swap", a);
+    int rc = fs_rename(ctx, a, aside);
+    if (!rc)
+        rc = fs_rename(ctx, b, a);
+    if (!rc)
+        rc = fs_rename(ctx, aside, b);
+    free(aside);
+    return rc;
+}
+
+static DWORD delete_file_w(const wchar_t *w, DWORD attr)
+{
+    if (attr & FILE_ATTRIBUTE_READONLY)
+        SetFileAttributesW(w, attr & ~(DWORD)FILE_ATTRIBUTE_READONLY);
+    for (int i = 0;; i++) {
+        if (DeleteFileW(w))
+            return 0;
+        DWORD e = GetLastError();
+        if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
+            return 0;
+        if (!transient(e) || i == RETRIES)
+            return e;
+        Sleep(RETRY_MS);
+    }
+}
+
+static DWORD remove_dir_w(const wchar_t *w)
+{
+    for (int i = 0;; i++) {
+        if (RemoveDirectoryW(w))
+            return 0;
+        DWORD e = GetLastError();
+        if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
+            return 0;
+        /* a child still "delete pending" because someone holds it open */
+        if (!transient(e) || i == RETRIES)
+            return e;
+        Sleep(RETRY_MS);
+    }
+}
+
+static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
+{
+    DWORD attr = GetFileAttributesW(w);
+    if (attr == INVALID_FILE_ATTRIBUTES) {
+        DWORD e = GetLastError();
+        if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
+            return CDM_OK;
+        return fail(ctx, CDM_EIO, e, "cannot inspect '%s': %s", shown, NULL);
+    }
+    /* Any reparse point is removed as itself: RemoveDirectoryW on a junction deletes the
+     * junction, never what it points to. Entering it has wiped real data in other tools. */
+    if (attr & FILE_ATTRIBUTE_REPARSE_POINT) {
+        DWORD e = (attr & FILE_ATTRIBUTE_DIRECTORY) ? remove_dir_w(w) : delete_file_w(w, attr);
+        return e ? fail(ctx, CDM_EIO, e, "cannot delete link '%s': %s", shown, NULL) : CDM_OK;
+    }
+    if (!(attr & FILE_ATTRIBUTE_DIRECTORY)) {
+        DWORD e = delete_file_w(w, attr);
+        return e ? fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", shown, NULL) : CDM_OK;
+    }
+    size_t n = wcslen(w);
+    wchar_t *pattern = xmalloc((n + 3) * sizeof(wchar_t));
+    memcpy(pattern, w, n * sizeof(wchar_t));
+    memcpy(pattern + n, L"\\*", 3 * sizeof(wchar_t));
+    WIN32_FIND_DATAW fd;
+    HANDLE h = FindFirstFileExW(pattern, FindExInfoBasic, &fd, FindExSearchNameMatch, NULL,
+                                FIND_FIRST_EX_LARGE_FETCH);
+    free(pattern);
+    if (h == INVALID_HANDLE_VALUE) {
+        DWORD e = GetLastError();
+        if (e != ERROR_FILE_NOT_FOUND)
+            return fail(ctx, CDM_EIO, e, "cannot read folder '%s': %s", shown, NULL);
+    } else {
+        int rc = CDM_OK;
+        do {
+            if (!wcscmp(fd.cFileName, L".") || !wcscmp(fd.cFileName, L".."))
+                continue;
+            size_t m = wcslen(fd.cFileName);
+            wchar_t *child = xmalloc((n + m + 2) * sizeof(wchar_t));
+            memcpy(child, w, n * sizeof(wchar_t));
+            child[n] = L'\\';
+            memcpy(child + n + 1, fd.cFileName, (m + 1) * sizeof(wchar_t));
+            char *name = win_narrow(fd.cFileName);
+            char *child_shown = path_join(shown, name);
+            rc = remove_tree_w(ctx, child, child_shown);
+            free(child_shown);
+            free(name);
+            free(child);
+        } while (!rc && FindNextFileW(h, &fd));
+        FindClose(h);
+        if (rc)
+            return rc;
+    }
+    DWORD e = remove_dir_w(w);
+    return e ? fail(ctx, CDM_EIO, e, "cannot delete folder '%s': %s", shown, NULL) : CDM_OK;
+}
+
+int fs_remove_tree(cdm_ctx *ctx, const char *path)
+{
+    wchar_t *w = win_path(path);
+    int rc = remove_tree_w(ctx, w, path);
+    free(w);
+    return rc;
+}
+
+int fs_remove_file(cdm_ctx *ctx, const char *path)
+{
+    wchar_t *w = win_path(path);
+    DWORD attr = GetFileAttributesW(w);
+    DWORD e = attr == INVALID_FILE_ATTRIBUTES ? 0 : delete_file_w(w, attr);
+    free(w);
+    return e ? fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", path, NULL) : CDM_OK;
+}
+
+void fs_sync_dir(const char *dir)
+{
+    /* Nothing to do: NTFS journals its metadata, and a folder cannot be flushed through
+     * Win32 (MOVEFILE_WRITE_THROUGH covers the renames). */
+    (void)dir;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names)
+{
+    wchar_t *w = win_path(path);
+    size_t n = wcslen(w);
+    w = xrealloc(w, (n + 3) * sizeof(wchar_t));
+    memcpy(w + n, L"\\*", 3 * sizeof(wchar_t));
+    WIN32_FIND_DATAW fd;
+    HANDLE h = FindFirstFileExW(w, FindExInfoBasic, &fd, FindExSearchNameMatch, NULL,
+                                FIND_FIRST_EX_LARGE_FETCH);
+    DWORD e = GetLastError();
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return fail(ctx, not_found_or(e, CDM_EIO), e, "cannot read folder '%s': %s", path, NULL);
+    size_t count = 0, cap = 16;
+    char **v = xmalloc(cap * sizeof(*v));
+    do {
+        if (!wcscmp(fd.cFileName, L".") || !wcscmp(fd.cFileName, L".."))
+            continue;
+        if (count + 2 > cap)
+            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        v[count++] = win_narrow(fd.cFileName);
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    qsort(v, count, sizeof(*v), compare_names);
+    v[count] = NULL;
+    *names = v;
+    return CDM_OK;
+}
+
+char *fs_realpath(const char *path)
+{
+    wchar_t *w = win_path(path);
+    /* BACKUP_SEMANTICS opens folders too; without OPEN_REPARSE_POINT junctions are followed. */
+    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return NULL;
+    DWORD n = GetFinalPathNameByHandleW(h, NULL, 0, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS);
+    wchar_t *buf = n ? xmalloc((n + 1) * sizeof(wchar_t)) : NULL;
+    DWORD got =
+        buf ? GetFinalPathNameByHandleW(h, buf, n + 1, FILE_NAME_NORMALIZED | VOLUME_NAME_DOS) : 0;
+    CloseHandle(h);
+    char *out = NULL;
+    if (got && got <= n)
+        out = win_display_path(buf);
+    free(buf);
+    return out;
+}
+
+char *fs_getcwd(void)
+{
+    DWORD n = GetCurrentDirectoryW(0, NULL);
+    wchar_t *buf = xmalloc((n + 1) * sizeof(wchar_t));
+    DWORD got = GetCurrentDirectoryW(n + 1, buf);
+    char *out = got && got <= n ? win_display_path(buf) : xstrdup(".");
+    free(buf);
+    return out;
+}
+
+char *fs_absolute(const char *path)
+{
+    wchar_t *w = win_path(path);
+    char *out = win_display_path(w);
+    free(w);
+    return out;
+}
+
+FILE *fs_fopen(const char *path, const char *mode)
+{
+    wchar_t *w = win_path(path);
+    wchar_t *m = win_wide(mode);
+    FILE *f = _wfopen(w, m);
+    free(m);
+    free(w);
+    return f;
+}
+
+char *fs_getenv(const char *name)
+{
+    wchar_t *w = win_wide(name);
+    const wchar_t *v = _wgetenv(w);
+    free(w);
+    return v ? win_narrow(v) : NULL;
+}
+
+struct fs_file {
+    HANDLE h;
+    char *path;
+};
+
+int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
+{
+    (void)executable; /* Windows runs what its name says: no mode bit to set */
+    wchar_t *w = win_path(path);
+    /* CREATE_NEW fails on anything already there, a link included: nothing is followed. */
+    HANDLE h = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
+    DWORD e = GetLastError();
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return fail(ctx, CDM_EIO, e, "cannot create '%s': %s", path, NULL);
+    struct fs_file *f = xmalloc(sizeof(*f));
+    f->h = h;
+    f->path = xstrdup(path);
+    *out = f;
+    return CDM_OK;
+}
+
+int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        DWORD chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n, wrote = 0;
+        if (!WriteFile(f->h, p, chunk, &wrote, NULL))
+            return fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+        p += wrote;
+        n -= wrote;
+    }
+    return CDM_OK;
+}
+
+int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
+{
+    int rc = CDM_OK;
+    if (!FlushFileBuffers(f->h))
+        rc = fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+    if (!CloseHandle(f->h) && !rc)
+        rc = fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+    free(f->path);
+    free(f);
+    return rc;
+}
+
+void fs_file_abort(struct fs_file *f)
+{
+    if (!f)
+        return;
+    CloseHandle(f->h);
+    free(f->path);
+    free(f);
+}
+
+int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
+{
+    /* Only Linux archives carry links (the .so chains), unpacked here for --platform. */
+    wchar_t *w = win_path(path);
+    wchar_t *t = win_wide(target);
+    for (wchar_t *p = t; *p; p++)
+        if (*p == L'/')
+            *p = L'\\';
+    BOOLEAN ok = CreateSymbolicLinkW(w, t, SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE);
+    DWORD e = GetLastError();
+    free(t);
+    free(w);
+    /* Wine 8 answers TRUE and makes nothing: a store missing its links is worse than an
+     * error. */
+    if (ok && fs_kind(path) == FS_NONE)
+        return cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                             "cannot create symbolic link '%s': the system reported success "
+                             "but made nothing (Wine?); install this archive on Linux",
+                             path);
+    if (ok)
+        return CDM_OK;
+    if (e == ERROR_PRIVILEGE_NOT_HELD)
+        return cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                             "cannot create symbolic link '%s': Windows allows it only with "
+                             "Developer Mode on or as administrator; turn on Developer Mode",
+                             path);
+    return fail(ctx, CDM_EIO, e, "cannot create link '%s': %s", path, NULL);
+}
+
+int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
+{
+    wchar_t *we = win_path(existing), *wp = win_path(path);
+    BOOL ok = CreateHardLinkW(wp, we, NULL);
+    DWORD e = GetLastError();
+    free(we);
+    free(wp);
+    return ok ? CDM_OK : fail(ctx, CDM_EIO, e, "cannot create hard link '%s': %s", path, NULL);
+}
+
+struct fs_reader {
+    HANDLE h;
+    char *path;
+};
+
+int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size)
+{
+    wchar_t *w = win_path(path);
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+    DWORD e = GetLastError();
+    DWORD attr = GetFileAttributesW(w);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY))
+            return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
+        return fail(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s': %s", path, NULL);
+    }
+    LARGE_INTEGER li;
+    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &li)) {
+        CloseHandle(h);
+        return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
+    }
+    struct fs_reader *r = xmalloc(sizeof(*r));
+    r->h = h;
+    r->path = xstrdup(path);
+    *out = r;
+    if (size)
+        *size = (uint64_t)li.QuadPart;
+    return CDM_OK;
+}
+
+long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
+{
+    DWORD chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
+    if (!ReadFile(r->h, buf, chunk, &got, NULL))
+        return fail(ctx, CDM_EIO, GetLastError(), "cannot read '%s': %s", r->path, NULL);
+    return (long long)got;
+}
+
+void fs_reader_close(struct fs_reader *r)
+{
+    if (!r)
+        return;
+    CloseHandle(r->h);
+    free(r->path);
+    free(r);
+}
+
+struct fs_lock_handle {
+    HANDLE h;
+};
+
+int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+{
+    wchar_t *w = win_path(path);
+    HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    DWORD e = GetLastError();
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return fail(ctx, CDM_EIO, e, "cannot open lock file '%s': %s", path, NULL);
+    /* The whole range, waiting for another holder; Windows drops it if the process dies. */
+    OVERLAPPED ov;
+    memset(&ov, 0, sizeof(ov));
+    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &ov)) {
+        e = GetLastError();
+        CloseHandle(h);
+        return fail(ctx, CDM_EIO, e, "cannot lock '%s': %s", path, NULL);
+    }
+    struct fs_lock_handle *lock = xmalloc(sizeof(*lock));
+    lock->h = h;
+    *out = lock;
+    return CDM_OK;
+}
+
+void fs_unlock(struct fs_lock_handle *lock)
+{
+    if (!lock)
+        return;
+    OVERLAPPED ov;
+    memset(&ov, 0, sizeof(ov));
+    UnlockFileEx(lock->h, 0, MAXDWORD, MAXDWORD, &ov);
+    CloseHandle(lock->h);
+    free(lock);
+}
+
+char *fs_default_root(void)
+{
+    return xstrdup("C:\\cudnn_archive");
+}
+
+char *fs_default_config(void)
+{
+    char *appdata = fs_getenv("APPDATA");
+    char *out = appdata && *appdata ? xasprintf("%s\\cdm\\config.ini", appdata)
+                                    : xstrdup("C:\\cudnn_archive\\config.ini");
+    free(appdata);
+    return out;
+}
+
+const char *fs_host_platform(void)
+{
+    /* NVIDIA ships Windows cuDNN for x86_64 only; Arm64 Windows runs it emulated. */
+    return "windows-x86_64";
+}
+
+uint64_t fs_process_id(void)
+{
+    return (uint64_t)GetCurrentProcessId();
+}
+
+bool fs_process_alive(uint64_t pid)
+{
+    if (pid == 0 || pid > MAXDWORD)
+        return false;
+    HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);
+    if (!h)
+        return GetLastError() == ERROR_ACCESS_DENIED; /* exists, but not ours to query */
+    DWORD code = 0;
+    bool alive = GetExitCodeProcess(h, &code) && code == STILL_ACTIVE;
+    CloseHandle(h);
+    return alive;
+}
+
+void fs_crash_point(const char *name)
+{
+    char *at = fs_getenv("CDM_CRASH_AT");
+    bool hit = at && !strcmp(at, name);
+    free(at);
+    /* TerminateProcess stops at once, running no atexit handler and flushing nothing,
+     * like SIGKILL; 137 is the status a shell shows for a SIGKILL on POSIX. */
+    if (hit)
+        TerminateProcess(GetCurrentProcess(), 137);
+}

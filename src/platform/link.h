@@ -1,0 +1,27 @@
+/*
+ * A project's link to a store folder: a symbolic link on POSIX (link_posix.c), an NTFS
+ * junction on Windows (link_win32.c). Same API, one file per platform.
+ */
+#ifndef CDM_LINK_H
+#define CDM_LINK_H
+
+#include "engine/internal.h"
+
+enum link_kind {
+    LINK_NONE,    /* nothing at that path */
+    LINK_OURS,    /* a symbolic link (POSIX) or a junction (Windows): target is filled */
+    LINK_FOREIGN, /* a real folder or file, or a kind of link cdm does not make */
+};
+
+/* What is at path. *target (malloc'd) is set for LINK_OURS only. */
+int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target);
+
+/* Point path at target (an absolute folder), creating or switching it so that readers see
+ * the old target or the new one, never nothing where the platform allows. Refuses when
+ * path holds anything that is not a link. */
+int link_set(cdm_ctx *ctx, const char *path, const char *target);
+
+/* Remove the link at path, never its target. Refuses anything that is not a link. */
+int link_remove(cdm_ctx *ctx, const char *path);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * The platform's dynamic loader, as cdm doctor needs it: load a library by absolute path
+ * and look up symbols (dlopen/dlsym in loader_posix.c, LoadLibraryExW/GetProcAddress in
+ * loader_win32.c), the order in which the loader searches for a library's imports, the
+ * NVIDIA driver's version, and the platform's own checks. Same API, one file per platform.
+ */
+#ifndef CDM_LOADER_H
+#define CDM_LOADER_H
+
+#include "binfmt.h"
+#include "engine/internal.h"
+
+#include <stdio.h>
+
+/* A function from a loaded library; cast it to the function's real type before calling. */
+typedef void (*loader_fn)(void);
+
+struct loader_lib;
+/* Load the library at path (absolute). Its own folder is searched first for its imports
+ * where the platform allows (Windows). NULL on failure with *why (malloc'd) set. */
+struct loader_lib *loader_open(const char *path, char **why);
+loader_fn loader_sym(struct loader_lib *lib, const char *name);
+void loader_close(struct loader_lib *lib);
+/* Free the handle but keep the library loaded until the process ends: a library that
+ * started threads (cuDNN, the CUDA runtime) is not safe to unload. */
+void loader_keep(struct loader_lib *lib);
+
+/* Open a file for binary reading by its UTF-8 path. */
+FILE *loader_fopen(const char *path);
+
+/* One place the loader looks, in order: a folder, or the loader cache. */
+struct search_step {
+    char *dir;          /* NULL for the loader cache */
+    const char *origin; /* "LD_LIBRARY_PATH", "RUNPATH of libcudnn.so.9", "PATH", ... */
+};
+struct search {
+    struct search_step *steps;
+    size_t count;
+    struct ldcache cache; /* empty where the platform has none */
+    bool case_insensitive;
+};
+/* The loader's search order for the imports of the library at lib_path, whose imports
+ * are im (for RUNPATH and $ORIGIN). With im NULL: the order a program uses to find a
+ * library it loads by name (no RUNPATH). */
+void loader_search_order(const char *lib_path, const struct bin_imports *im, struct search *out);
+void search_free(struct search *s);
+/* Names the loader never looks up in folders (Windows API sets): treated as present. */
+bool loader_is_builtin(const char *name);
+
+/* The NVIDIA driver, found as the loader would, or in the folders of CDM_DRIVER_LIB_PATH
+ * (a PATH-like list; set, it replaces the loader's search: tests use it). */
+struct driver_info {
+    bool found;        /* a driver library loaded */
+    char version[64];  /* from NVML, "" when unknown */
+    int cuda_version;  /* cuDriverGetVersion, 0 when unknown (13000 = 13.0) */
+    char source[4096]; /* the libraries that answered */
+    char error[512];   /* why the driver could not be asked, "" when it was */
+};
+void loader_driver(struct driver_info *out);
+
+/* Run program (a path, or a name found on PATH) with one argument and return its standard
+ * output, malloc'd; NULL when it cannot run or fails. */
+char *loader_run_capture(const char *program, const char *arg);
+
+struct doctor;
+/* The platform's own checks (Windows: junction support, long paths, execution policy). */
+void loader_platform_checks(struct doctor *d);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * PE import table reading: the DLL names a Windows DLL imports (IMAGE_DIRECTORY_ENTRY_IMPORT).
+ * Delay-loaded DLLs are left out: the loader does not need them to load the DLL.
+ */
+#include "binfmt.h"
+#include "base/util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PE_MAX_IMPORTS 4096
+
+struct pe {
+    FILE *f;
+    long long size;
+    unsigned char *sections; /* the section table, 40 bytes each */
+    unsigned nsections;
+};
+
+static uint32_t le(const unsigned char *p, int n)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint32_t)p[i] << (8 * i);
+    return v;
+}
+
+static bool read_at(const struct pe *pe, uint64_t off, void *buf, size_t n)
+{
+    if (off > (uint64_t)pe->size || n > (uint64_t)pe->size - off)
+        return false;
+    return fseek(pe->f, (long)off, SEEK_SET) == 0 && fread(buf, 1, n, pe->f) == n;
+}
+
+static bool rva_to_offset(const struct pe *pe, uint32_t rva, uint64_t *off)
+{
+    for (unsigned i = 0; i < pe->nsections; i++) {
+        const unsigned char *s = pe->sections + 40 * i;
+        uint32_t vsize = le(s + 8, 4), va = le(s + 12, 4), rawsize = le(s + 16, 4),
+                 raw = le(s + 20, 4);
+        uint32_t span = vsize > rawsize ? vsize : rawsize;
+        if (rva >= va && rva - va < span) {
+            if (rva - va >= rawsize)
+                return false; /* in memory only: not in the file */
+            *off = (uint64_t)raw + (rva - va);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A NUL-terminated name at an RVA, at most 255 bytes as Windows file names are. */
+static char *name_at(const struct pe *pe, uint32_t rva)
+{
+    uint64_t off;
+    if (!rva_to_offset(pe, rva, &off))
+        return NULL;
+    char buf[257];
+    size_t n = 0;
+    if (fseek(pe->f, (long)off, SEEK_SET) != 0)
+        return NULL;
+    int c;
+    while (n < sizeof(buf) - 1 && (c = fgetc(pe->f)) != EOF && c != 0)
+        buf[n++] = (char)c;
+    if (n == 0 || n == sizeof(buf) - 1)
+        return NULL;
+    return xstrndup(buf, n);
+}
+
+const char *pe_read_imports(FILE *f, struct bin_imports *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->format = BIN_PE;
+    struct pe pe = {.f = f};
+    const char *why = NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (pe.size = ftell(f)) < 0)
+        return "cannot read the file";
+    unsigned char dos[64], coff[24];
+    if (!read_at(&pe, 0, dos, 64) || dos[0] != 'M' || dos[1] != 'Z')
+        return "not a PE file";
+    uint32_t nt = le(dos + 0x3c, 4);
+    if (!read_at(&pe, nt, coff, 24) || memcmp(coff, "PE\0\0", 4))
+        return "no PE signature";
+    out->machine = le(coff + 4, 2);
+    pe.nsections = le(coff + 6, 2);
+    uint32_t opt_size = le(coff + 20, 2);
+    unsigned char opt[240] = {0};
+    if (opt_size < 2 ||
+        !read_at(&pe, nt + 24, opt, opt_size < sizeof(opt) ? opt_size : sizeof(opt)))
+        return "truncated optional header";
+    uint32_t magic = le(opt, 2);
+    if (magic != 0x10b && magic != 0x20b)
+        return "unknown optional header";
+    out->bits = magic == 0x20b ? 64 : 32;
+    unsigned dirs_at = magic == 0x20b ? 112 : 96;
+    uint32_t ndirs = le(opt + dirs_at - 4, 4);
+    out->needed = xcalloc(PE_MAX_IMPORTS + 1, sizeof(char *));
+    if (ndirs < 2 || dirs_at + 16 > opt_size)
+        return NULL; /* no import directory: imports nothing */
+    uint32_t import_rva = le(opt + dirs_at + 8, 4);
+    if (!import_rva)
+        return NULL;
+    pe.sections = xmalloc(40 * (size_t)(pe.nsections ? pe.nsections : 1));
+    if (!read_at(&pe, (uint64_t)nt + 24 + opt_size, pe.sections, 40 * (size_t)pe.nsections)) {
+        why = "truncated section table";
+        goto out;
+    }
+    uint64_t desc;
+    if (!rva_to_offset(&pe, import_rva, &desc)) {
+        why = "the import table is outside the file";
+        goto out;
+    }
+    for (;; desc += 20) {
+        unsigned char d[20];
+        if (!read_at(&pe, desc, d, 20)) {
+            why = "truncated import table";
+            break;
+        }
+        static const unsigned char zero[20];
+        if (!memcmp(d, zero, 20))
+            break;
+        if (out->count == PE_MAX_IMPORTS) {
+            why = "too many imports";
+            break;
+        }
+        char *name = name_at(&pe, le(d + 12, 4));
+        if (!name) {
+            why = "an import names no readable DLL";
+            break;
+        }
+        out->needed[out->count++] = name;
+    }
+out:
+    free(pe.sections);
+    if (why)
+        bin_imports_free(out);
+    return why;
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""The floor plan of src/, checked (TAP).
+
+Rooms, lowest first: base, platform, engine, cli (src/README.md). A file may include and
+call only its own room and the rooms below it, except the few upward calls listed in
+ALLOWED_UP. The engine's files call each other without a cycle. The front end includes
+nothing of the engine but include/cdm.h (base/, the strings and allocation below everything, it may use). No source file is above 600 lines, and no
+`#ifdef _WIN32` stands outside src/platform/.
+
+The call graph comes from the compiled objects (nm: the symbols each object defines and
+the ones it needs), so it is the graph the linker sees, not a guess from the text.
+
+usage: arch_check.py SOURCE_ROOT BUILD_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOMS = ["base", "platform", "engine", "cli"]
+MAX_LINES = 600
+# Calls from a lower room into a higher one that the design accepts (at most two):
+# (caller file, callee file) relative to src/.
+ALLOWED_UP = set()
+
+results = []
+
+
+def check(ok, name, detail=""):
+    results.append((ok, name, detail))
+
+
+def room_of(rel):
+    top = rel.split("/")[0]
+    return top if top in ROOMS else None
+
+
+def source_files(src):
+    for dirpath, _, names in os.walk(src):
+        for n in sorted(names):
+            if n.endswith((".c", ".h")):
+                yield os.path.relpath(os.path.join(dirpath, n), src)
+
+
+def includes(path):
+    with open(path, encoding="utf-8") as f:
+        return re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read(), re.M)
+
+
+def resolve_include(src, rel, inc):
+    """The src/-relative file an include names, or 'cdm.h' for the public header."""
+    if inc == "cdm.h":
+        return "cdm.h"
+    here = os.path.join(os.path.dirname(rel), inc)
+    if os.path.exists(os.path.join(src, here)):
+        return os.path.normpath(here)
+    if os.path.exists(os.path.join(src, inc)):
+        return os.path.normpath(inc)
+    return None
+
+
+def objects_symbols(build):
+    """{src-relative .c file: (defined, undefined)} from the objects meson built."""
+    table = {}
+    for sub in os.listdir(build):
+        if not sub.endswith(".p"):
+            continue
+        d = os.path.join(build, sub)
+        for o in os.listdir(d):
+            m = re.match(r"src_(base|platform|engine|cli)_(.+\.c)\.o(bj)?$", o)
+            if not m:
+                continue
+            rel = m.group(1) + "/" + m.group(2)
+            out = subprocess.run(["nm", os.path.join(d, o)], capture_output=True, text=True).stdout
+            defined, needed = set(), set()
+            for line in out.splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "TDBRC":
+                    defined.add(parts[2])
+                elif len(parts) == 2 and parts[0] == "U":
+                    needed.add(parts[1])
+            table[rel] = (defined, needed)
+    return table
+
+
+def cycles(graph):
+    """Strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    root, build = sys.argv[1], sys.argv[2]
+    src = os.path.join(root, "src")
+    files = list(source_files(src))
+
+    # Sizes and platform conditionals.
+    for rel in files:
+        with open(os.path.join(src, rel), encoding="utf-8") as f:
+            text = f.read()
+        n = text.count("\n")
+        check(n <= MAX_LINES, f"src/{rel} has at most {MAX_LINES} lines", f"{n} lines")
+        if room_of(rel) != "platform":
+            bad = re.findall(r"^\s*#\s*(?:if|ifdef|ifndef|elif).*\b_WIN32\b.*$", text, re.M)
+            check(not bad, f"src/{rel} has no _WIN32 conditional", "; ".join(bad))
+
+    # Includes: own room or lower; the front end only cdm.h of the engine.
+    for rel in files:
+        mine = room_of(rel)
+        for inc in includes(os.path.join(src, rel)):
+            target = resolve_include(src, rel, inc)
+            if target is None or target == "cdm.h":
+                continue
+            theirs = room_of(target)
+            if mine == "cli":
+                ok = theirs in ("cli", "base")
+            else:
+                ok = ROOMS.index(theirs) <= ROOMS.index(mine)
+            check(ok, f"src/{rel} includes nothing above its room", f'includes "{inc}" ({theirs})')
+
+    # Calls, from the objects.
+    table = objects_symbols(build)
+    owner = {}
+    for rel, (defined, _) in table.items():
+        for s in defined:
+            owner[s] = rel
+    graph = {}
+    up = []
+    for rel, (_, needed) in sorted(table.items()):
+        for s in needed:
+            callee = owner.get(s)
+            if not callee or callee == rel:
+                continue
+            graph.setdefault(rel, set()).add(callee)
+            a, b = ROOMS.index(room_of(rel)), ROOMS.index(room_of(callee))
+            if b > a and (rel, callee) not in ALLOWED_UP:
+                up.append(f"{rel} -> {callee} ({s})")
+    check(len(table) > 0, "the objects were found", build)
+    check(not up, "no call from a lower room to a higher one", "; ".join(sorted(set(up))))
+    engine = {k: {w for w in v if room_of(w) == "engine"} for k, v in graph.items() if room_of(k) == "engine"}
+    cyc = cycles(engine)
+    check(not cyc, "the engine's files call each other without a cycle",
+          " | ".join(" <-> ".join(c) for c in cyc))
+    front = {k: v for k, v in graph.items() if room_of(k) == "cli"}
+    leaks = sorted(f"{k} -> {w}" for k, v in front.items() for w in v if room_of(w) == "platform")
+    check(not leaks, "the front end calls the platform only through the engine", "; ".join(leaks))
+
+    print(f"1..{len(results)}")
+    failed = 0
+    for i, (ok, name, detail) in enumerate(results, 1):
+        if ok:
+            print(f"ok {i} - {name}")
+        else:
+            failed += 1
+            print(f"not ok {i} - {name}: {detail}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
