@@ -1,4 +1,5 @@
 /* The configuration file: INI, read with inih. */
+#include "internal.h"
 #include "platform/fs.h"
 
 #include <ini.h>

@@ -2,44 +2,17 @@
 #include "db.h"
 #include "platform/fs.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
-{
-    struct strbuf sb = STRBUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vaddf(&sb, fmt, ap);
-    va_end(ap);
-    free(ctx->error);
-    ctx->error = sb_detach(&sb);
-    ctx->error_code = code;
-    return code;
-}
-
-void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
-{
-    if (!ctx->options.warn)
-        return;
-    struct strbuf sb = STRBUF_INIT;
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vaddf(&sb, fmt, ap);
-    va_end(ap);
-    ctx->options.warn(ctx->options.callback_arg, sb_str(&sb));
-    sb_free(&sb);
-}
-
 const char *cdm_error_message(const cdm_ctx *ctx)
 {
-    return ctx && ctx->error ? ctx->error : "unknown error";
+    return ctx && ctx->err.message ? ctx->err.message : "unknown error";
 }
 
 int cdm_error_code(const cdm_ctx *ctx)
 {
-    return ctx ? ctx->error_code : CDM_EINVAL;
+    return ctx ? ctx->err.code : CDM_EINVAL;
 }
 
 /* malloc'd; NULL when unset or empty */
@@ -59,6 +32,8 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
     *out = ctx;
     if (options)
         ctx->options = *options;
+    ctx->err.warn = ctx->options.warn;
+    ctx->err.warn_arg = ctx->options.callback_arg;
     char *env_config = ctx->options.config_path ? NULL : nonempty_env("CDM_CONFIG");
     int rc = config_load(ctx, ctx->options.config_path ? ctx->options.config_path : env_config);
     free(env_config);
@@ -86,7 +61,7 @@ void cdm_ctx_free(cdm_ctx *ctx)
     fs_unlock(ctx->lock);
     config_free(&ctx->config);
     free(ctx->root);
-    free(ctx->error);
+    error_state_free(&ctx->err);
     free(ctx);
 }
 

@@ -161,25 +161,6 @@ static bool target_is_install(const cdm_ctx *ctx, const char *target, const char
     return same;
 }
 
-/* Keep the current error message across clean-up calls that may set their own. */
-struct saved_error {
-    int code;
-    char *message;
-};
-
-static struct saved_error error_save(const cdm_ctx *ctx)
-{
-    struct saved_error s = {ctx->error_code, ctx->error ? xstrdup(ctx->error) : NULL};
-    return s;
-}
-
-static int error_restore(cdm_ctx *ctx, struct saved_error *s)
-{
-    cdm_error_set(ctx, s->code, "%s", s->message ? s->message : "unknown error");
-    free(s->message);
-    return s->code;
-}
-
 /* Append to a "not installed" message where a matching archive lies in [install] sources. */
 static void hint_sources(cdm_ctx *ctx, const char *spec_text)
 {
@@ -202,7 +183,7 @@ static void hint_sources(cdm_ctx *ctx, const char *spec_text)
     }
     error_restore(ctx, &saved);
     if (found) {
-        char *message = xstrdup(ctx->error);
+        char *message = xstrdup(cdm_error_message(ctx));
         cdm_error_set(ctx, saved.code, "%s; its archive '%s' is in [install] sources", message,
                       found);
         free(message);

@@ -3,9 +3,11 @@
 #define CDM_INTERNAL_H
 
 #include "cdm.h"
+#include "base/error.h"
 #include "base/util.h"
 
 #include <sqlite3.h>
+#include <stddef.h>
 
 struct fs_lock_handle;
 
@@ -20,8 +22,7 @@ struct cdm_config {
 };
 
 struct cdm_ctx {
-    int error_code;
-    char *error;
+    struct error_state err; /* first: base/error.c reaches it through the context pointer */
     struct cdm_options options;
     struct cdm_config config;
     char *root;
@@ -30,10 +31,7 @@ struct cdm_ctx {
     bool recovered; /* leftovers of interrupted work were dealt with in this process */
 };
 
-/* Set the context's error and return code, so callers can write
- * `return cdm_error_set(ctx, CDM_EIO, "cannot ...")`. */
-int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
-void cdm_warn(cdm_ctx *ctx, const char *fmt, ...) CDM_PRINTF(2, 3);
+_Static_assert(offsetof(struct cdm_ctx, err) == 0, "base/error.c needs the error state first");
 
 /* config.c */
 int config_load(cdm_ctx *ctx, const char *explicit_path);

@@ -644,13 +644,9 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     result->changed = true;
 out:
     if (tmp && fs_kind(tmp) != FS_NONE) {
-        int keep = ctx->error_code;
-        char *keep_msg = ctx->error ? xstrdup(ctx->error) : NULL;
+        struct saved_error saved = error_save(ctx);
         fs_remove_tree(ctx, tmp);
-        if (keep_msg) {
-            cdm_error_set(ctx, keep, "%s", keep_msg);
-            free(keep_msg);
-        }
+        error_restore(ctx, &saved);
     }
     extract_result_free(&x);
     free(tmp);

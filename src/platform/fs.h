@@ -5,7 +5,8 @@
 #ifndef CDM_FS_H
 #define CDM_FS_H
 
-#include "engine/internal.h"
+#include "cdm.h"
+#include "base/error.h"
 
 #include <stdint.h>
 
@@ -55,6 +56,7 @@ long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
 void fs_reader_close(struct fs_reader *r);
 
 /* An exclusive lock on a file, held until fs_unlock; waits for another holder. */
+struct fs_lock_handle;
 int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out);
 void fs_unlock(struct fs_lock_handle *lock);
 

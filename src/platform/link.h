@@ -5,7 +5,8 @@
 #ifndef CDM_LINK_H
 #define CDM_LINK_H
 
-#include "engine/internal.h"
+#include "cdm.h"
+#include "base/error.h"
 
 enum link_kind {
     LINK_NONE,    /* nothing at that path */

@@ -64,7 +64,8 @@ int main(void)
 
     int rc = link_set(&ctx, link, store_a);
     if (under_wine()) {
-        ok(rc == CDM_EUNSUPPORTED && ctx.error && strstr(ctx.error, "junctions are unavailable"),
+        ok(rc == CDM_EUNSUPPORTED && ctx.err.message &&
+               strstr(ctx.err.message, "junctions are unavailable"),
            "under Wine, making a junction fails with 'junctions are unavailable on this file "
            "system'");
         char *half = xasprintf("%s.cdm-%lu.tmp", link, (unsigned long)GetCurrentProcessId());
@@ -75,7 +76,7 @@ int main(void)
                "junctions (FSCTL_SET_REPARSE_POINT answers ERROR_NOT_SUPPORTED)\n",
                ++tap_count);
     } else {
-        ok(rc == CDM_OK, "a junction is made (%s)", rc ? ctx.error : "ok");
+        ok(rc == CDM_OK, "a junction is made (%s)", rc ? cdm_error_message(&ctx) : "ok");
         ok(link_read(&ctx, link, &kind, &target) == CDM_OK && kind == LINK_OURS && target &&
                !strcmp(target, store_a),
            "and reads back to its target");
@@ -101,7 +102,7 @@ int main(void)
         RemoveDirectoryW(w);
         free(w);
     }
-    free(ctx.error);
+    error_state_free(&ctx.err);
     free(link);
     free(real);
     free(project);

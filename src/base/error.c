@@ -1,0 +1,64 @@
+#include "error.h"
+
+#include <stdlib.h>
+
+/* See error.h: the context starts with its error state. */
+static struct error_state *state_of(cdm_ctx *ctx)
+{
+    return (struct error_state *)(void *)ctx;
+}
+
+static const struct error_state *const_state_of(const cdm_ctx *ctx)
+{
+    return (const struct error_state *)(const void *)ctx;
+}
+
+int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
+{
+    struct error_state *e = state_of(ctx);
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    free(e->message);
+    e->message = sb_detach(&sb);
+    e->code = code;
+    return code;
+}
+
+void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
+{
+    struct error_state *e = state_of(ctx);
+    if (!e->warn)
+        return;
+    struct strbuf sb = STRBUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    e->warn(e->warn_arg, sb_str(&sb));
+    sb_free(&sb);
+}
+
+struct saved_error error_save(const cdm_ctx *ctx)
+{
+    const struct error_state *e = const_state_of(ctx);
+    struct saved_error s = {e->code, e->message ? xstrdup(e->message) : NULL};
+    return s;
+}
+
+int error_restore(cdm_ctx *ctx, struct saved_error *saved)
+{
+    int code = saved->code;
+    cdm_error_set(ctx, code, "%s", saved->message ? saved->message : "unknown error");
+    free(saved->message);
+    saved->message = NULL;
+    return code;
+}
+
+void error_state_free(struct error_state *state)
+{
+    free(state->message);
+    state->message = NULL;
+}

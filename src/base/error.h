@@ -1,0 +1,44 @@
+/*
+ * Errors and warnings, kept in the context (cdm.h: cdm_error_message). They sit below every
+ * other room so that the platform's file system and link calls can say what failed without
+ * calling up into the engine.
+ *
+ * The context is opaque here: the engine's struct cdm_ctx starts with a struct error_state
+ * (checked by a _Static_assert in engine/internal.h), and a pointer to a structure is a
+ * pointer to its first member, so these functions reach the state through the context
+ * pointer alone.
+ */
+#ifndef CDM_ERROR_H
+#define CDM_ERROR_H
+
+#include "util.h"
+
+typedef struct cdm_ctx cdm_ctx;
+
+struct error_state {
+    int code;      /* the last error's status (a negative CDM_E* code) */
+    char *message; /* its message, NULL before the first error */
+    /* where warnings go (cdm_options.warn), NULL to drop them */
+    void (*warn)(void *arg, const char *message);
+    void *warn_arg;
+};
+
+/* Set the context's error and return code, so callers can write
+ * `return cdm_error_set(ctx, CDM_EIO, "cannot ...")`. */
+int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
+/* Pass a warning to the front end (nothing fails). */
+void cdm_warn(cdm_ctx *ctx, const char *fmt, ...) CDM_PRINTF(2, 3);
+
+/* The current error, kept across clean-up calls that may set their own:
+ *   struct saved_error saved = error_save(ctx);  ...clean up...  return error_restore(ctx, &saved);
+ */
+struct saved_error {
+    int code;
+    char *message;
+};
+struct saved_error error_save(const cdm_ctx *ctx);
+int error_restore(cdm_ctx *ctx, struct saved_error *saved);
+
+void error_state_free(struct error_state *state);
+
+#endif
