@@ -55,12 +55,9 @@ void cdm_ctx_free(cdm_ctx *ctx);
 const char *cdm_error_message(const cdm_ctx *ctx);
 int cdm_error_code(const cdm_ctx *ctx);
 
-/* The settled store root (absolute) and configuration values. */
+/* The settled store root (absolute) and the configured link name. */
 const char *cdm_root(const cdm_ctx *ctx);
-const char *cdm_config_file(const cdm_ctx *ctx); /* NULL when none was read */
-const char *cdm_link_name(const cdm_ctx *ctx);   /* [link] name, default "cuda_link" */
-size_t cdm_source_count(const cdm_ctx *ctx);
-const char *cdm_source(const cdm_ctx *ctx, size_t i);
+const char *cdm_link_name(const cdm_ctx *ctx); /* [link] name, default "cuda_link" */
 
 /* ---- installs ---------------------------------------------------------------- */
 

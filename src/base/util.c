@@ -137,6 +137,15 @@ void sb_free(struct strbuf *sb)
     sb->len = sb->cap = 0;
 }
 
+void strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
 bool copy_str(char *dst, size_t size, const char *src)
 {
     size_t n = strlen(src);

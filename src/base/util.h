@@ -45,6 +45,9 @@ const char *sb_str(const struct strbuf *sb); /* "" when empty */
 char *sb_detach(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
 
+/* Free a NULL-terminated array of malloc'd strings and the array (NULL is fine). */
+void strv_free(char **v);
+
 /* Copy with truncation check: false when src did not fit. */
 bool copy_str(char *dst, size_t size, const char *src);
 

@@ -1,5 +1,6 @@
 /* The configuration file: INI, read with inih. */
-#include "internal.h"
+#include "config.h"
+#include "cdm.h"
 #include "platform/fs.h"
 
 #include <ini.h>
@@ -10,7 +11,8 @@
 #define DEFAULT_MAX_ENTRIES    100000ULL
 
 struct parse_state {
-    cdm_ctx *ctx;
+    cdm_ctx *ctx; /* for warnings */
+    struct cdm_config *config;
     const char *path;
     FILE *file;
     int line;           /* inih builds without line numbers in handlers: count them as we feed it */
@@ -56,7 +58,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 {
     struct parse_state *ps = user;
     int lineno = ps->line;
-    struct cdm_config *c = &ps->ctx->config;
+    struct cdm_config *c = ps->config;
     if (!strcmp(section, "store") && !strcmp(name, "root")) {
         free(c->root);
         c->root = xstrdup(value);
@@ -91,9 +93,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     return 1;
 }
 
-int config_load(cdm_ctx *ctx, const char *explicit_path)
+int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
 {
-    struct cdm_config *c = &ctx->config;
     c->max_total_size = DEFAULT_MAX_TOTAL_SIZE;
     c->max_entries = DEFAULT_MAX_ENTRIES;
     char *path = explicit_path ? xstrdup(explicit_path) : fs_default_config();
@@ -108,7 +109,7 @@ int config_load(cdm_ctx *ctx, const char *explicit_path)
         free(path);
         return rc;
     }
-    struct parse_state ps = {ctx, path, f, 0, 0, NULL};
+    struct parse_state ps = {ctx, c, path, f, 0, 0, NULL};
     int line = ini_parse_stream(read_line, &ps, on_entry, &ps);
     fclose(f);
     int rc = CDM_OK;
@@ -133,6 +134,6 @@ void config_free(struct cdm_config *c)
     free(c->path);
     free(c->root);
     free(c->link_name);
-    cdm_strv_free(c->sources);
+    strv_free(c->sources);
     memset(c, 0, sizeof(*c));
 }

@@ -35,7 +35,8 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
     ctx->err.warn = ctx->options.warn;
     ctx->err.warn_arg = ctx->options.callback_arg;
     char *env_config = ctx->options.config_path ? NULL : nonempty_env("CDM_CONFIG");
-    int rc = config_load(ctx, ctx->options.config_path ? ctx->options.config_path : env_config);
+    int rc = config_load(ctx, &ctx->config,
+                         ctx->options.config_path ? ctx->options.config_path : env_config);
     free(env_config);
     if (rc)
         return rc;
@@ -70,24 +71,9 @@ const char *cdm_root(const cdm_ctx *ctx)
     return ctx->root;
 }
 
-const char *cdm_config_file(const cdm_ctx *ctx)
-{
-    return ctx->config.path;
-}
-
 const char *cdm_link_name(const cdm_ctx *ctx)
 {
     return ctx->config.link_name ? ctx->config.link_name : "cuda_link";
-}
-
-size_t cdm_source_count(const cdm_ctx *ctx)
-{
-    return ctx->config.source_count;
-}
-
-const char *cdm_source(const cdm_ctx *ctx, size_t i)
-{
-    return i < ctx->config.source_count ? ctx->config.sources[i] : NULL;
 }
 
 const char *cdm_host_platform(void)
@@ -97,9 +83,5 @@ const char *cdm_host_platform(void)
 
 void cdm_strv_free(char **v)
 {
-    if (!v)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
+    strv_free(v);
 }

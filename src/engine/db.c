@@ -329,7 +329,7 @@ static int collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
     }
     v[n] = NULL;
     if (step != SQLITE_DONE) {
-        cdm_strv_free(v);
+        strv_free(v);
         return db_fail(ctx, "cannot read the index");
     }
     *out = v;

@@ -29,7 +29,7 @@ int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state);
 int db_install_delete(cdm_ctx *ctx, const char *id);
 /* All installs in state ok, ordered by version. */
 int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count);
-/* Ids of installs in state pending (NULL-terminated, cdm_strv_free). */
+/* Ids of installs in state pending (NULL-terminated, strv_free). */
 int db_install_pending(cdm_ctx *ctx, char ***ids);
 
 struct db_file {

@@ -179,7 +179,7 @@ static void hint_sources(cdm_ctx *ctx, const char *spec_text)
                 version_spec_matches(&spec, &an.version, an.cuda_major))
                 found = path_join(ctx->config.sources[s], *n);
         }
-        cdm_strv_free(names);
+        strv_free(names);
     }
     error_restore(ctx, &saved);
     if (found) {
@@ -251,7 +251,7 @@ static void clean_project_leftovers(cdm_ctx *ctx, const char *dir, const char *l
     }
     free(pin_prefix);
     free(link_prefix);
-    cdm_strv_free(names);
+    strv_free(names);
 }
 
 /* ---- the change itself ----------------------------------------------------------------- */
@@ -464,7 +464,7 @@ static int refuse_foreign(cdm_ctx *ctx, const char *link_path)
         while (names[n])
             n++;
         sb_addf(&what, "folder with %zu entr%s", n, n == 1 ? "y" : "ies");
-        cdm_strv_free(names);
+        strv_free(names);
     } else {
         sb_add(&what, "folder");
     }

@@ -5,21 +5,12 @@
 #include "cdm.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "config.h"
 
 #include <sqlite3.h>
 #include <stddef.h>
 
 struct fs_lock_handle;
-
-struct cdm_config {
-    char *path;     /* the file read, NULL when none */
-    char *root;     /* [store] root */
-    char **sources; /* [install] sources, NULL-terminated */
-    size_t source_count;
-    char *link_name;                   /* [link] name */
-    unsigned long long max_total_size; /* [install] max_size, bytes */
-    unsigned long long max_entries;    /* [install] max_entries */
-};
 
 struct cdm_ctx {
     struct error_state err; /* first: base/error.c reaches it through the context pointer */
@@ -32,10 +23,6 @@ struct cdm_ctx {
 };
 
 _Static_assert(offsetof(struct cdm_ctx, err) == 0, "base/error.c needs the error state first");
-
-/* config.c */
-int config_load(cdm_ctx *ctx, const char *explicit_path);
-void config_free(struct cdm_config *config);
 
 /* Open the store for reading or writing. Writers hold the store lock until the context is
  * freed and first clean up interrupted work (store_recover). */

@@ -149,7 +149,7 @@ static int recover(cdm_ctx *ctx, unsigned *done)
     rc = db_install_pending(ctx, &pending);
     for (char **p = pending; !rc && p && *p; p++)
         rc = roll_forward(ctx, *p, done);
-    cdm_strv_free(pending);
+    strv_free(pending);
     if (rc)
         return rc;
     char *staging = store_staging_dir(ctx);
@@ -159,7 +159,7 @@ static int recover(cdm_ctx *ctx, unsigned *done)
         rc = CDM_OK;
     for (char **n = names; !rc && n && *n; n++)
         rc = clean_staging_entry(ctx, staging, *n, done);
-    cdm_strv_free(names);
+    strv_free(names);
     free(staging);
     return rc;
 }
@@ -300,7 +300,7 @@ static int find_in_sources(cdm_ctx *ctx, const struct version_spec *spec, const 
                 best_cuda = an.cuda_major;
             }
         }
-        cdm_strv_free(names);
+        strv_free(names);
     }
     int rc = CDM_OK;
     if (!best) {
@@ -676,7 +676,7 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_in
     }
     for (char **u = users; !rc && *u; u++)
         rc = project_unlink_for_remove(ctx, *u);
-    cdm_strv_free(users);
+    strv_free(users);
     if (rc)
         return rc;
     char *final = store_install_path(ctx, removed->id);

@@ -127,7 +127,7 @@ static int find_extra(struct verify *v, const char *rel)
         free(child);
         free(child_rel);
     }
-    cdm_strv_free(names);
+    strv_free(names);
     free(dir);
     return rc;
 }

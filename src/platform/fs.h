@@ -26,7 +26,7 @@ int fs_remove_file(cdm_ctx *ctx, const char *path);
 /* Make a rename in dir durable. */
 void fs_sync_dir(const char *dir);
 
-/* The names in a folder, without . and .., NULL-terminated, malloc'd (cdm_strv_free). */
+/* The names in a folder, without . and .., NULL-terminated, malloc'd (strv_free). */
 int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names);
 
 /* An absolute, canonical form of an existing path (links resolved); NULL on failure. */

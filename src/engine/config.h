@@ -1,0 +1,23 @@
+/* The configuration file (INI, read with inih): what it may set, and reading it. */
+#ifndef CDM_CONFIG_H
+#define CDM_CONFIG_H
+
+#include "base/error.h"
+
+struct cdm_config {
+    char *path;     /* the file read, NULL when none */
+    char *root;     /* [store] root */
+    char **sources; /* [install] sources, NULL-terminated */
+    size_t source_count;
+    char *link_name;                   /* [link] name */
+    unsigned long long max_total_size; /* [install] max_size, bytes */
+    unsigned long long max_entries;    /* [install] max_entries */
+};
+
+/* Fill config from the file at explicit_path (which must exist), or from the per-user
+ * default file when explicit_path is NULL (which may be absent). ctx only carries the
+ * error and the warnings (unknown keys). */
+int config_load(cdm_ctx *ctx, struct cdm_config *config, const char *explicit_path);
+void config_free(struct cdm_config *config);
+
+#endif
