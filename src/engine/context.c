@@ -1,5 +1,6 @@
 /* The context: options, configuration, the store root, the last error. */
 #include "db.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 
 #include <stdlib.h>
@@ -40,15 +41,9 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
     free(env_config);
     if (rc)
         return rc;
-    const char *root = ctx->options.root;
-    char *env_root = root ? NULL : nonempty_env("CDM_ROOT");
-    if (!root)
-        root = env_root;
-    if (!root)
-        root = ctx->config.root;
-    char *fallback = root ? NULL : fs_default_root();
-    ctx->root = fs_absolute(root ? root : fallback);
-    free(fallback);
+    char *env_root = ctx->options.root ? NULL : nonempty_env("CDM_ROOT");
+    ctx->root =
+        store_root_choose(ctx->options.root ? ctx->options.root : env_root, ctx->config.root);
     free(env_root);
     return CDM_OK;
 }

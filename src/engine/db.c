@@ -1,4 +1,5 @@
 #include "db.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 #include "version.h"
 

@@ -12,6 +12,7 @@
  * goes. Only "ok" generations are history.
  */
 #include "db.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "version.h"
@@ -144,21 +145,6 @@ static char *project_key(const char *path)
     free(parent);
     free(abs);
     return key;
-}
-
-/* True when target is the store folder of install id. */
-static bool target_is_install(const cdm_ctx *ctx, const char *target, const char *id)
-{
-    char *want = store_install_path(ctx, id);
-    bool same = !strcmp(target, want);
-    if (!same) {
-        char *a = fs_realpath(target), *b = fs_realpath(want);
-        same = a && b && !strcmp(a, b);
-        free(a);
-        free(b);
-    }
-    free(want);
-    return same;
 }
 
 /* Append to a "not installed" message where a matching archive lies in [install] sources. */
@@ -516,7 +502,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     rc = link_read(ctx, link_path, &kind, &target);
     if (!rc && kind == LINK_FOREIGN)
         rc = refuse_foreign(ctx, link_path);
-    bool same = !rc && kind == LINK_OURS && target_is_install(ctx, target, in.id) && has_cur &&
+    bool same = !rc && kind == LINK_OURS && store_path_is_install(ctx, target, in.id) && has_cur &&
                 !strcmp(cur.install_id, in.id) && !strcmp(cur.link_name, name) && p.has_pin &&
                 !strcmp(p.pinned_id, in.id);
     free(target);
@@ -682,7 +668,7 @@ static bool pending_happened(cdm_ctx *ctx, const struct pending *g)
     char *target = NULL;
     link_read(ctx, link_path, &kind, &target);
     bool happened = g->install_id
-                        ? kind == LINK_OURS && target_is_install(ctx, target, g->install_id)
+                        ? kind == LINK_OURS && store_path_is_install(ctx, target, g->install_id)
                         : kind == LINK_NONE;
     free(target);
     free(link_path);

@@ -28,8 +28,6 @@ _Static_assert(offsetof(struct cdm_ctx, err) == 0, "base/error.c needs the error
  * freed and first clean up interrupted work (store_recover). */
 int store_open(cdm_ctx *ctx, bool for_writing);
 int store_recover(cdm_ctx *ctx);
-char *store_staging_dir(const cdm_ctx *ctx);
-char *store_install_path(const cdm_ctx *ctx, const char *id);
 
 /* Unlink a project because the version it links to is being removed with --force
  * (records a generation). */

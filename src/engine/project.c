@@ -1,5 +1,6 @@
 /* Projects: finding them and reading their link and pin. */
 #include "db.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 
@@ -47,20 +48,6 @@ static void project_link_name(cdm_ctx *ctx, const char *project, char *out, size
     sqlite3_finalize(st);
 }
 
-/* The install id a link target names, when the target is a folder of this store. */
-static void linked_install(cdm_ctx *ctx, const char *target, char *out, size_t size)
-{
-    out[0] = '\0';
-    char *parent = path_dirname(target);
-    char *real_parent = fs_realpath(parent);
-    char *real_root = fs_realpath(ctx->root);
-    if (real_parent && real_root && !strcmp(real_parent, real_root))
-        copy_str(out, size, path_basename(target));
-    free(real_root);
-    free(real_parent);
-    free(parent);
-}
-
 int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
 {
     memset(out, 0, sizeof(*out));
@@ -84,7 +71,7 @@ int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
     out->link_foreign = kind == LINK_FOREIGN;
     if (target) {
         copy_str(out->target, sizeof(out->target), target);
-        linked_install(ctx, target, out->linked_id, sizeof(out->linked_id));
+        store_install_of(ctx, target, out->linked_id, sizeof(out->linked_id));
         free(target);
     }
     out->has_pin = read_pin(out->path, out->pinned_id, sizeof(out->pinned_id));

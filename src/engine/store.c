@@ -10,6 +10,7 @@
  * with its .ready folder) or cleans up (everything else in .staging), under the store lock.
  */
 #include "cdm_archive.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 #include "official.h"
 #include "platform/sha256.h"
@@ -20,31 +21,11 @@
 #include <string.h>
 #include <time.h>
 
-char *store_staging_dir(const cdm_ctx *ctx)
-{
-    return path_join(ctx->root, ".staging");
-}
-
-char *store_install_path(const cdm_ctx *ctx, const char *id)
-{
-    return path_join(ctx->root, id);
-}
-
-static char *staging_path(const cdm_ctx *ctx, const char *id, const char *suffix)
-{
-    char *dir = store_staging_dir(ctx);
-    char *name = xasprintf("%s.%s", id, suffix);
-    char *path = path_join(dir, name);
-    free(name);
-    free(dir);
-    return path;
-}
-
 int store_open(cdm_ctx *ctx, bool for_writing)
 {
     if (ctx->db && (!for_writing || ctx->lock))
         return CDM_OK;
-    char *db_path = path_join(ctx->root, "cdm.db");
+    char *db_path = store_index_path(ctx);
     int rc;
     if (!for_writing) {
         /* Reading a store that does not exist yet: it is empty, and stays uncreated. */
@@ -54,7 +35,7 @@ int store_open(cdm_ctx *ctx, bool for_writing)
     }
     db_close(ctx);
     char *staging = store_staging_dir(ctx);
-    char *lock_path = path_join(ctx->root, ".lock");
+    char *lock_path = store_lock_path(ctx);
     if (!(rc = fs_mkdir_p(ctx, ctx->root)) && !(rc = fs_mkdir(ctx, staging)) &&
         !(rc = fs_lock(ctx, lock_path, &ctx->lock)) && !(rc = db_open(ctx, db_path)))
         rc = store_recover(ctx);
@@ -67,8 +48,8 @@ int store_open(cdm_ctx *ctx, bool for_writing)
 /* Finish an install whose record says pending: move its .ready folder into place. */
 static int roll_forward(cdm_ctx *ctx, const char *id, unsigned *done)
 {
-    char *ready = staging_path(ctx, id, "ready");
-    char *old = staging_path(ctx, id, "old");
+    char *ready = store_staging_path(ctx, id, "ready");
+    char *old = store_staging_path(ctx, id, "old");
     char *final = store_install_path(ctx, id);
     int rc = CDM_OK;
     if (fs_kind(ready) == FS_DIR) {
@@ -95,28 +76,10 @@ static int roll_forward(cdm_ctx *ctx, const char *id, unsigned *done)
     return rc;
 }
 
-/* The id part of a staging name: "<id>.<suffix>" or "<id>.<pid>.tmp". */
-static char *staging_id(const char *name, const char **suffix)
-{
-    const char *dot = strrchr(name, '.');
-    if (!dot)
-        return NULL;
-    *suffix = dot + 1;
-    size_t n = (size_t)(dot - name);
-    if (!strcmp(dot + 1, "tmp")) {
-        while (n > 0 && name[n - 1] != '.')
-            n--;
-        if (n == 0)
-            return NULL;
-        n--;
-    }
-    return xstrndup(name, n);
-}
-
 static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *name, unsigned *done)
 {
     const char *suffix = "";
-    char *id = staging_id(name, &suffix);
+    char *id = store_staging_id(name, &suffix);
     char *path = path_join(staging, name);
     int rc = CDM_OK;
     if (id && !strcmp(suffix, "removing")) {
@@ -503,8 +466,8 @@ static void describe(cdm_ctx *ctx, const char *archive, const struct archive_nam
 static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
                           const struct extract_result *x)
 {
-    char *ready = staging_path(ctx, in->id, "ready");
-    char *old = staging_path(ctx, in->id, "old");
+    char *ready = store_staging_path(ctx, in->id, "ready");
+    char *old = store_staging_path(ctx, in->id, "old");
     char *final = store_install_path(ctx, in->id);
     char *staging = store_staging_dir(ctx);
     fs_crash_point("extracted");
@@ -626,11 +589,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         }
     }
 
-    char *staging = store_staging_dir(ctx);
-    char *tmp_name = xasprintf("%s.%llu.tmp", id, (unsigned long long)fs_process_id());
-    tmp = path_join(staging, tmp_name);
-    free(tmp_name);
-    free(staging);
+    tmp = store_staging_tmp(ctx, id);
     if ((rc = fs_mkdir(ctx, tmp)))
         goto out;
     struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries};
@@ -680,7 +639,7 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_in
     if (rc)
         return rc;
     char *final = store_install_path(ctx, removed->id);
-    char *aside = staging_path(ctx, removed->id, "removing");
+    char *aside = store_staging_path(ctx, removed->id, "removing");
     bool present = fs_kind(final) == FS_DIR;
     if (present)
         rc = fs_rename(ctx, final, aside);

@@ -1,0 +1,105 @@
+#include "store_paths.h"
+#include "platform/fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char *store_root_choose(const char *given, const char *configured)
+{
+    const char *root = given ? given : configured;
+    char *fallback = root ? NULL : fs_default_root();
+    char *absolute = fs_absolute(root ? root : fallback);
+    free(fallback);
+    return absolute;
+}
+
+char *store_index_path(const cdm_ctx *ctx)
+{
+    return path_join(ctx->root, "cdm.db");
+}
+
+char *store_lock_path(const cdm_ctx *ctx)
+{
+    return path_join(ctx->root, ".lock");
+}
+
+char *store_staging_dir(const cdm_ctx *ctx)
+{
+    return path_join(ctx->root, ".staging");
+}
+
+static char *staging_name(const cdm_ctx *ctx, const char *name)
+{
+    char *dir = store_staging_dir(ctx);
+    char *path = path_join(dir, name);
+    free(dir);
+    return path;
+}
+
+char *store_staging_path(const cdm_ctx *ctx, const char *id, const char *suffix)
+{
+    char *name = xasprintf("%s.%s", id, suffix);
+    char *path = staging_name(ctx, name);
+    free(name);
+    return path;
+}
+
+char *store_staging_tmp(const cdm_ctx *ctx, const char *id)
+{
+    char *name = xasprintf("%s.%llu.tmp", id, (unsigned long long)fs_process_id());
+    char *path = staging_name(ctx, name);
+    free(name);
+    return path;
+}
+
+char *store_staging_id(const char *name, const char **suffix)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot)
+        return NULL;
+    *suffix = dot + 1;
+    size_t n = (size_t)(dot - name);
+    if (!strcmp(dot + 1, "tmp")) {
+        while (n > 0 && name[n - 1] != '.')
+            n--;
+        if (n == 0)
+            return NULL;
+        n--;
+    }
+    return xstrndup(name, n);
+}
+
+char *store_install_path(const cdm_ctx *ctx, const char *id)
+{
+    return path_join(ctx->root, id);
+}
+
+bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size)
+{
+    id[0] = '\0';
+    char *parent = path_dirname(path);
+    char *real_parent = fs_realpath(parent);
+    char *real_root = fs_realpath(ctx->root);
+    bool found = real_parent && real_root && !strcmp(real_parent, real_root) &&
+                 copy_str(id, size, path_basename(path));
+    if (!found)
+        id[0] = '\0';
+    free(real_root);
+    free(real_parent);
+    free(parent);
+    return found;
+}
+
+bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id)
+{
+    char *want = store_install_path(ctx, id);
+    bool same = !strcmp(path, want);
+    if (!same) {
+        char *a = fs_realpath(path), *b = fs_realpath(want);
+        same = a && b && !strcmp(a, b);
+        free(a);
+        free(b);
+    }
+    free(want);
+    return same;
+}

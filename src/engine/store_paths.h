@@ -1,0 +1,42 @@
+/*
+ * Where things are in a store, in one place:
+ *
+ *   <root>/<id>/                      an install (the archive's content, top folder stripped)
+ *   <root>/cdm.db                     the index
+ *   <root>/.lock                      held by a writer for as long as it runs
+ *   <root>/.staging/<id>.<pid>.tmp    an extraction in progress
+ *   <root>/.staging/<id>.ready        checked, about to be moved into place
+ *   <root>/.staging/<id>.old          an install being replaced
+ *   <root>/.staging/<id>.removing     an install being removed
+ *
+ * The root is settled once, when the context is made; the rest derives from it. Results
+ * are malloc'd.
+ */
+#ifndef CDM_STORE_PATHS_H
+#define CDM_STORE_PATHS_H
+
+#include "internal.h"
+
+/* The root: given (--root or CDM_ROOT), else [store] root, else the platform's default;
+ * made absolute. */
+char *store_root_choose(const char *given, const char *configured);
+
+char *store_index_path(const cdm_ctx *ctx);
+char *store_lock_path(const cdm_ctx *ctx);
+char *store_staging_dir(const cdm_ctx *ctx);
+/* .staging/<id>.<suffix>, suffix "ready", "old" or "removing" */
+char *store_staging_path(const cdm_ctx *ctx, const char *id, const char *suffix);
+/* .staging/<id>.<pid>.tmp, this process's extraction folder */
+char *store_staging_tmp(const cdm_ctx *ctx, const char *id);
+/* The id in a name found in .staging/ (NULL when it is none of cdm's), and *suffix the
+ * part after it ("ready", "old", "removing", "tmp"). */
+char *store_staging_id(const char *name, const char **suffix);
+
+char *store_install_path(const cdm_ctx *ctx, const char *id);
+/* The install id a path names when it is a folder right below the root (links in the
+ * path resolved); false, with id "", when it is not. */
+bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size);
+/* True when path is the folder of install id (the same folder through links counts). */
+bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id);
+
+#endif
