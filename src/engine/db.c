@@ -1,8 +1,10 @@
+/* The index's connection: opening, migrations by PRAGMA user_version, transactions, and
+ * the helpers the other db*.c files share. */
 #include "db.h"
 #include "store_paths.h"
 #include "platform/fs.h"
-#include "version.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +139,16 @@ int db_open(cdm_ctx *ctx, const char *path)
     return rc;
 }
 
+int db_open_read(cdm_ctx *ctx)
+{
+    if (ctx->db)
+        return CDM_OK;
+    char *path = store_index_path(ctx);
+    int rc = db_open(ctx, fs_kind(path) == FS_FILE ? path : ":memory:");
+    free(path);
+    return rc;
+}
+
 void db_close(cdm_ctx *ctx)
 {
     if (ctx->db) {
@@ -168,156 +180,36 @@ int db_prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st)
     return db_fail(ctx, "cannot prepare a query");
 }
 
-void db_column_text(sqlite3_stmt *st, int col, char *out, size_t size)
+int db_prepare_key(cdm_ctx *ctx, const char *sql, const char *key, sqlite3_stmt **st)
+{
+    int rc = db_prepare(ctx, sql, st);
+    if (!rc)
+        sqlite3_bind_text(*st, 1, key, -1, SQLITE_STATIC);
+    return rc;
+}
+
+int db_run(cdm_ctx *ctx, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st) == SQLITE_DONE ? CDM_OK : db_fail(ctx, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text)
+{
+    if (text && *text)
+        sqlite3_bind_text(st, col, text, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, col);
+}
+
+bool db_column_text(sqlite3_stmt *st, int col, char *out, size_t size)
 {
     const unsigned char *s = sqlite3_column_text(st, col);
-    copy_str(out, size, s ? (const char *)s : "");
+    return copy_str(out, size, s ? (const char *)s : "");
 }
 
-#define INSTALL_COLUMNS                                                                            \
-    "id, version, cuda, platform, layout, bin_dir, lib_dir, include_dir, archive_name, "           \
-    "archive_size, sha256, official, installed_at, size, state"
-
-static void read_install(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_install_info *in)
-{
-    memset(in, 0, sizeof(*in));
-    db_column_text(st, 0, in->id, sizeof(in->id));
-    db_column_text(st, 1, in->version, sizeof(in->version));
-    in->cuda = sqlite3_column_int(st, 2);
-    db_column_text(st, 3, in->platform, sizeof(in->platform));
-    db_column_text(st, 4, in->layout, sizeof(in->layout));
-    db_column_text(st, 5, in->bin_dir, sizeof(in->bin_dir));
-    db_column_text(st, 6, in->lib_dir, sizeof(in->lib_dir));
-    db_column_text(st, 7, in->include_dir, sizeof(in->include_dir));
-    db_column_text(st, 8, in->archive_name, sizeof(in->archive_name));
-    in->archive_size = (uint64_t)sqlite3_column_int64(st, 9);
-    db_column_text(st, 10, in->sha256, sizeof(in->sha256));
-    in->official = sqlite3_column_int(st, 11) != 0;
-    in->installed_at = sqlite3_column_int64(st, 12);
-    in->size = (uint64_t)sqlite3_column_int64(st, 13);
-    char *path = store_install_path(ctx, in->id);
-    copy_str(in->path, sizeof(in->path), path);
-    free(path);
-}
-
-int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out, char state[16])
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE id = ?1", &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        read_install(ctx, st, out);
-        if (state)
-            db_column_text(st, 14, state, 16);
-    } else if (step == SQLITE_DONE) {
-        rc = CDM_ENOTFOUND; /* no message: callers decide what absence means */
-    } else {
-        rc = db_fail(ctx, "cannot read an install");
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_install_put(cdm_ctx *ctx, const struct cdm_install_info *in, const char *state)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_install_delete(ctx, in->id);
-    if (rc)
-        return rc;
-    rc = db_prepare(ctx,
-                    "INSERT INTO installs (" INSTALL_COLUMNS ") VALUES "
-                    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-                    &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, in->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, in->version, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, in->cuda);
-    sqlite3_bind_text(st, 4, in->platform, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, in->layout, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, in->bin_dir, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 7, in->lib_dir, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, in->include_dir, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 9, in->archive_name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 10, (sqlite3_int64)in->archive_size);
-    sqlite3_bind_text(st, 11, in->sha256, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 12, in->official);
-    sqlite3_bind_int64(st, 13, in->installed_at);
-    sqlite3_bind_int64(st, 14, (sqlite3_int64)in->size);
-    sqlite3_bind_text(st, 15, state, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot record an install");
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "UPDATE installs SET state = ?2 WHERE id = ?1", &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot update an install");
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_install_delete(cdm_ctx *ctx, const char *id)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "DELETE FROM installs WHERE id = ?1", &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot delete an install");
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int compare_installs(const void *a, const void *b)
-{
-    const struct cdm_install_info *x = a, *y = b;
-    struct version vx, vy;
-    version_parse(x->version, &vx);
-    version_parse(y->version, &vy);
-    int c = version_compare(&vx, &vy);
-    return c ? c : (x->cuda > y->cuda) - (x->cuda < y->cuda);
-}
-
-int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE state = 'ok'", &st);
-    if (rc)
-        return rc;
-    size_t n = 0, cap = 8;
-    struct cdm_install_info *v = xmalloc(cap * sizeof(*v));
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap)
-            v = xrealloc(v, (cap *= 2) * sizeof(*v));
-        read_install(ctx, st, &v[n++]);
-    }
-    if (step != SQLITE_DONE) {
-        free(v);
-        rc = db_fail(ctx, "cannot list installs");
-    } else {
-        qsort(v, n, sizeof(*v), compare_installs);
-        *out = v;
-        *count = n;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
+int db_collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
 {
     size_t n = 0, cap = 4;
     char **v = xmalloc(cap * sizeof(*v));
@@ -329,92 +221,29 @@ static int collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
         v[n++] = xstrdup(s ? (const char *)s : "");
     }
     v[n] = NULL;
+    int rc = CDM_OK;
     if (step != SQLITE_DONE) {
         strv_free(v);
-        return db_fail(ctx, "cannot read the index");
+        rc = db_fail(ctx, "cannot read the index");
+    } else {
+        *out = v;
     }
-    *out = v;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_integrity(cdm_ctx *ctx, struct strbuf *problems)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx, "PRAGMA integrity_check(5)", &st);
+    if (rc)
+        return rc;
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *row = (const char *)sqlite3_column_text(st, 0);
+        if (row && strcmp(row, "ok"))
+            sb_addf(problems, "%s%s", n++ ? "; " : "", row);
+    }
+    sqlite3_finalize(st);
     return CDM_OK;
-}
-
-int db_install_pending(cdm_ctx *ctx, char ***ids)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "SELECT id FROM installs WHERE state <> 'ok' ORDER BY id", &st);
-    if (rc)
-        return rc;
-    rc = collect_strings(ctx, st, ids);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *files, size_t n)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "INSERT INTO files (install_id, path, size, sha256, link_target) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5)",
-                        &st);
-    if (rc)
-        return rc;
-    for (size_t i = 0; i < n && !rc; i++) {
-        sqlite3_bind_text(st, 1, install_id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, files[i].path, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, (sqlite3_int64)files[i].size);
-        if (files[i].sha256)
-            sqlite3_bind_text(st, 4, files[i].sha256, -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, 4);
-        if (files[i].link_target)
-            sqlite3_bind_text(st, 5, files[i].link_target, -1, SQLITE_STATIC);
-        else
-            sqlite3_bind_null(st, 5);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = db_fail(ctx, "cannot record a file");
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT path, size, sha256, link_target FROM files "
-                        "WHERE install_id = ?1 ORDER BY path",
-                        &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, install_id, -1, SQLITE_STATIC);
-    int step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        struct db_file f = {
-            .path = (const char *)sqlite3_column_text(st, 0),
-            .size = (unsigned long long)sqlite3_column_int64(st, 1),
-            .sha256 = (const char *)sqlite3_column_text(st, 2),
-            .link_target = (const char *)sqlite3_column_text(st, 3),
-        };
-        rc = fn(arg, &f);
-    }
-    if (!rc && step != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot read files");
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT g.project FROM generations g WHERE g.install_id = ?1 AND "
-                        "g.generation = (SELECT MAX(generation) FROM generations h "
-                        "WHERE h.project = g.project AND h.state = 'ok') ORDER BY g.project",
-                        &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, install_id, -1, SQLITE_STATIC);
-    rc = collect_strings(ctx, st, projects);
-    sqlite3_finalize(st);
-    return rc;
 }

@@ -1,27 +1,50 @@
-/* The SQLite index of the store: installs, their files, project generations. */
+/*
+ * The SQLite index of the store, and all of cdm's SQL: db.c opens it and migrates it,
+ * db_install.c keeps the installs, db_files.c their files, db_generation.c each
+ * project's link history. Functions that set no message on CDM_ENOTFOUND say so: the
+ * caller decides what absence means.
+ */
 #ifndef CDM_DB_H
 #define CDM_DB_H
 
 #include "internal.h"
 
+/* ---- db.c: the connection ---------------------------------------------------------- */
+
 int db_open(cdm_ctx *ctx, const char *path);
+/* The store's index for reading: a store not made yet reads as empty and stays unmade. */
+int db_open_read(cdm_ctx *ctx);
 void db_close(cdm_ctx *ctx);
 
 int db_begin(cdm_ctx *ctx);
 int db_commit(cdm_ctx *ctx);
 void db_rollback(cdm_ctx *ctx);
 
-/* Set the context's error from SQLite's ("index 'PATH': WHAT: sqlite's message"). */
+/* SQLite's own integrity check: CDM_OK and *problems "" when it passes; else the
+ * problems it names ("; " between them). */
+int db_integrity(cdm_ctx *ctx, struct strbuf *problems);
+
+/* For the db*.c files. Set the context's error from SQLite's ("index 'PATH': WHAT:
+ * sqlite's message"). */
 int db_fail(cdm_ctx *ctx, const char *what);
 /* Prepare a statement; on failure the error is set. */
 int db_prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st);
-/* A text column copied into out ("" for NULL). */
-void db_column_text(sqlite3_stmt *st, int col, char *out, size_t size);
+/* The same with ?1 bound to key (not copied: it must outlive the statement). */
+int db_prepare_key(cdm_ctx *ctx, const char *sql, const char *key, sqlite3_stmt **st);
+/* Step a statement without results to its end and finalize it; what names it in the
+ * error. */
+int db_run(cdm_ctx *ctx, sqlite3_stmt *st, const char *what);
+/* Bind text, or NULL for NULL or "". */
+void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text);
+/* A text column copied into out ("" for NULL); false when it did not fit. */
+bool db_column_text(sqlite3_stmt *st, int col, char *out, size_t size);
+/* The first column of every row, NULL-terminated (strv_free); finalizes st. */
+int db_collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out);
 
-/* One statement without results (for small fixed SQL). */
-int db_exec(cdm_ctx *ctx, const char *sql);
+/* ---- db_install.c: installs ------------------------------------------------------- */
 
-/* An install's state: "ok", or "pending" while its folder is being moved into place. */
+/* An install's state: "ok", or "pending" while its folder is being moved into place.
+ * CDM_ENOTFOUND without a message. */
 int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out, char state[16]);
 /* Insert or replace the install's record (and drop its old file list). */
 int db_install_put(cdm_ctx *ctx, const struct cdm_install_info *in, const char *state);
@@ -31,6 +54,8 @@ int db_install_delete(cdm_ctx *ctx, const char *id);
 int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count);
 /* Ids of installs in state pending (NULL-terminated, strv_free). */
 int db_install_pending(cdm_ctx *ctx, char ***ids);
+
+/* ---- db_files.c: the files of each install ------------------------------------------ */
 
 struct db_file {
     const char *path; /* relative to the install folder, '/' separated */
@@ -45,7 +70,42 @@ int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *fil
 typedef int (*db_file_fn)(void *arg, const struct db_file *file);
 int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg);
 
-/* Projects whose newest generation links to install_id. */
+/* ---- db_generation.c: each project's link history ----------------------------------- */
+
+/* A generation is written "pending" before its link changes and settled "ok" after (or
+ * deleted when the change did not happen); only "ok" ones are history. */
+
+/* One generation of project: the given number, or the newest "ok" one when number is 0.
+ * CDM_ENOTFOUND without a message. */
+int db_generation_get(cdm_ctx *ctx, const char *project, long long number,
+                      struct cdm_generation *out);
+/* The newest generation in any state (a pending one included). CDM_ENOTFOUND without a
+ * message. */
+int db_generation_newest(cdm_ctx *ctx, const char *project, struct cdm_generation *out);
+/* The "ok" generations of project, oldest first, the last one marked current. *count is
+ * 0 when there are none. */
+int db_generation_list(cdm_ctx *ctx, const char *project, struct cdm_generation **out,
+                       size_t *count);
+/* Record a generation numbered one above the project's newest. install_id NULL or "" for
+ * none; *number (may be NULL) gets its number. */
+int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id, const char *action,
+                      const char *link_name, const char *state, long long *number);
+/* Mark a pending generation "ok", or delete it (state NULL). */
+int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state);
+
+/* A generation with its project, for the lists below. */
+struct db_generation_ref {
+    char *project;
+    long long number;
+    char *install_id; /* NULL when it links nothing */
+    char *link_name;
+};
+void db_generation_refs_free(struct db_generation_ref *v, size_t n);
+/* The pending generations, by project and number. */
+int db_generation_pending(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count);
+/* The current ("ok", newest) generation of every project whose link names an install. */
+int db_generation_current_links(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count);
+/* Projects whose current generation links to install_id (NULL-terminated, strv_free). */
 int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects);
 
 #endif

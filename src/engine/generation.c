@@ -21,113 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- the generations table ------------------------------------------------------------ */
-
-#define GEN_COLUMNS "generation, install_id, action, link_name, time"
-
-static void gen_read_row(sqlite3_stmt *st, struct cdm_generation *g)
-{
-    memset(g, 0, sizeof(*g));
-    g->number = sqlite3_column_int64(st, 0);
-    db_column_text(st, 1, g->install_id, sizeof(g->install_id));
-    db_column_text(st, 2, g->action, sizeof(g->action));
-    db_column_text(st, 3, g->link_name, sizeof(g->link_name));
-    g->time = sqlite3_column_int64(st, 4);
-}
-
-/* One generation: the given number, or the newest "ok" one when number is 0.
- * CDM_ENOTFOUND without a message when there is none. */
-static int gen_get(cdm_ctx *ctx, const char *project, long long number, struct cdm_generation *out)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        number ? "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                 "AND state = 'ok' AND generation = ?2"
-                               : "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                 "AND state = 'ok' ORDER BY generation DESC LIMIT 1",
-                        &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-    if (number)
-        sqlite3_bind_int64(st, 2, number);
-    int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
-        gen_read_row(st, out);
-        out->current = !number;
-    } else {
-        rc = step == SQLITE_DONE ? CDM_ENOTFOUND : db_fail(ctx, "cannot read a generation");
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int gen_next_number(cdm_ctx *ctx, const char *project, long long *number)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT COALESCE(MAX(generation), 0) + 1 FROM generations "
-                        "WHERE project = ?1",
-                        &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *number = sqlite3_column_int64(st, 0);
-    else
-        rc = db_fail(ctx, "cannot number a generation");
-    sqlite3_finalize(st);
-    return rc;
-}
-
-static int gen_insert(cdm_ctx *ctx, const char *project, long long number, const char *install_id,
-                      const char *action, const char *link_name, const char *state)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "INSERT INTO generations (project, generation, install_id, action, "
-                        "link_name, time, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                        &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, number);
-    if (install_id && *install_id)
-        sqlite3_bind_text(st, 3, install_id, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 3);
-    sqlite3_bind_text(st, 4, action, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, link_name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
-    sqlite3_bind_text(st, 7, state, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot record a generation");
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* Mark a pending generation "ok", or delete it (state NULL). */
-static int gen_settle(cdm_ctx *ctx, const char *project, long long number, const char *state)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
-                                "generation = ?2"
-                              : "DELETE FROM generations WHERE project = ?1 AND "
-                                "generation = ?2",
-                        &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, number);
-    if (state)
-        sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot update a generation");
-    sqlite3_finalize(st);
-    return rc;
-}
-
 /* ---- small helpers --------------------------------------------------------------------- */
 
 /* The key a project is recorded under: its canonical path, or for a folder that is gone,
@@ -251,16 +144,16 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
                  const char *link_name, const struct cdm_install_info *in, const char *action)
 {
     long long number = 0;
-    int rc = gen_next_number(ctx, p->path, &number);
-    if (rc ||
-        (rc = gen_insert(ctx, p->path, number, in ? in->id : NULL, action, link_name, "pending")))
+    int rc =
+        db_generation_add(ctx, p->path, in ? in->id : NULL, action, link_name, "pending", &number);
+    if (rc)
         return rc;
     char *link_path = path_join(p->path, link_name);
     rc = in ? link_set(ctx, link_path, in->path) : link_remove(ctx, link_path);
     free(link_path);
     if (rc) {
         struct saved_error saved = error_save(ctx);
-        gen_settle(ctx, p->path, number, NULL);
+        db_generation_settle(ctx, p->path, number, NULL);
         return error_restore(ctx, &saved);
     }
     if (in && pin_write(ctx, p, in->id) != CDM_OK)
@@ -276,7 +169,7 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
         free(target);
         free(old_path);
     }
-    return gen_settle(ctx, p->path, number, "ok");
+    return db_generation_settle(ctx, p->path, number, "ok");
 }
 
 /* ---- reading --------------------------------------------------------------------------- */
@@ -295,7 +188,7 @@ static void id_version(const char *id, char *out, size_t size)
 static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
 {
     struct cdm_generation cur;
-    int rc = gen_get(ctx, out->project.path, 0, &cur);
+    int rc = db_generation_get(ctx, out->project.path, 0, &cur);
     if (rc == CDM_OK) {
         out->generation = cur.number;
         copy_str(out->index_id, sizeof(out->index_id), cur.install_id);
@@ -329,7 +222,7 @@ int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out)
         /* The folder is gone: what the index remembers of it. */
         char *key = project_key(project);
         struct cdm_generation cur;
-        rc = gen_get(ctx, key, 0, &cur);
+        rc = db_generation_get(ctx, key, 0, &cur);
         if (rc == CDM_ENOTFOUND)
             rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                                "no project folder '%s': no such folder, and cdm has no record "
@@ -366,39 +259,16 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
         return rc;
     char *key = project_key(project);
     copy_str(path, 4096, key);
-    sqlite3_stmt *st = NULL;
-    if ((rc = db_prepare(ctx,
-                         "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 AND "
-                         "state = 'ok' ORDER BY generation",
-                         &st))) {
-        free(key);
-        return rc;
-    }
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    size_t n = 0, cap = 8;
-    struct cdm_generation *v = xmalloc(cap * sizeof(*v));
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap)
-            v = xrealloc(v, (cap *= 2) * sizeof(*v));
-        gen_read_row(st, &v[n++]);
-    }
-    sqlite3_finalize(st);
-    if (step != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot read the history");
-    else if (n == 0)
+    rc = db_generation_list(ctx, key, out, count);
+    if (!rc && *count == 0) {
+        free(*out);
+        *out = NULL;
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "no history for '%s': cdm never linked it; run 'cdm link %s VERSION'",
                            key, project);
-    free(key);
-    if (rc) {
-        free(v);
-        return rc;
     }
-    v[n - 1].current = true;
-    *out = v;
-    *count = n;
-    return CDM_OK;
+    free(key);
+    return rc;
 }
 
 /* ---- changing -------------------------------------------------------------------------- */
@@ -410,7 +280,7 @@ static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
     int rc = store_open(ctx, true);
     if (rc || (rc = cdm_project_open(ctx, dir, p)))
         return rc;
-    rc = gen_get(ctx, p->path, 0, cur);
+    rc = db_generation_get(ctx, p->path, 0, cur);
     *has_cur = rc == CDM_OK;
     return rc == CDM_ENOTFOUND ? CDM_OK : rc;
 }
@@ -569,7 +439,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
                              "cannot roll back '%s': generation %lld is its first; see 'cdm "
                              "history %s'",
                              p.path, cur.number, project);
-    rc = gen_get(ctx, p.path, number, &back);
+    rc = db_generation_get(ctx, p.path, number, &back);
     if (rc == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot roll back '%s': it has no generation %lld; see 'cdm "
@@ -601,10 +471,9 @@ int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
     if (cdm_project_gone(project)) {
         /* Nothing on disk to change: only the record. */
         struct cdm_generation cur;
-        long long number = 0;
-        int rc = gen_get(ctx, project, 0, &cur);
-        if (!rc && !(rc = gen_next_number(ctx, project, &number)))
-            rc = gen_insert(ctx, project, number, NULL, "unlink", cur.link_name, "ok");
+        int rc = db_generation_get(ctx, project, 0, &cur);
+        if (!rc)
+            rc = db_generation_add(ctx, project, NULL, "unlink", cur.link_name, "ok", NULL);
         return rc;
     }
     int rc = cdm_project_open(ctx, project, &p);
@@ -620,48 +489,8 @@ int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
 
 /* ---- recovery and gc ------------------------------------------------------------------- */
 
-struct pending {
-    char *project;
-    long long number;
-    char *install_id; /* NULL for an unlink */
-    char *link_name;
-};
-
-static int pending_list(cdm_ctx *ctx, struct pending **out, size_t *count)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT project, generation, install_id, link_name FROM generations "
-                        "WHERE state = 'pending' ORDER BY project, generation",
-                        &st);
-    if (rc)
-        return rc;
-    size_t n = 0, cap = 4;
-    struct pending *v = xmalloc(cap * sizeof(*v));
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap)
-            v = xrealloc(v, (cap *= 2) * sizeof(*v));
-        const char *id = (const char *)sqlite3_column_text(st, 2);
-        v[n].project = xstrdup((const char *)sqlite3_column_text(st, 0));
-        v[n].number = sqlite3_column_int64(st, 1);
-        v[n].install_id = id ? xstrdup(id) : NULL;
-        v[n].link_name = xstrdup((const char *)sqlite3_column_text(st, 3));
-        n++;
-    }
-    sqlite3_finalize(st);
-    if (step != SQLITE_DONE) {
-        *out = v;
-        *count = n;
-        return db_fail(ctx, "cannot read pending generations");
-    }
-    *out = v;
-    *count = n;
-    return CDM_OK;
-}
-
 /* Did the change of a pending generation reach the disk? */
-static bool pending_happened(cdm_ctx *ctx, const struct pending *g)
+static bool pending_happened(cdm_ctx *ctx, const struct db_generation_ref *g)
 {
     char *link_path = path_join(g->project, g->link_name);
     enum link_kind kind = LINK_FOREIGN;
@@ -677,14 +506,14 @@ static bool pending_happened(cdm_ctx *ctx, const struct pending *g)
 
 int generation_recover(cdm_ctx *ctx, unsigned *done)
 {
-    struct pending *v = NULL;
+    struct db_generation_ref *v = NULL;
     size_t n = 0;
-    int rc = pending_list(ctx, &v, &n);
+    int rc = db_generation_pending(ctx, &v, &n);
     for (size_t i = 0; i < n && !rc; i++) {
-        struct pending *g = &v[i];
+        struct db_generation_ref *g = &v[i];
         bool there = !cdm_project_gone(g->project);
         bool happened = there && pending_happened(ctx, g);
-        rc = gen_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
+        rc = db_generation_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
         if (there) {
             clean_project_leftovers(ctx, g->project, g->link_name);
             struct cdm_project p;
@@ -694,52 +523,23 @@ int generation_recover(cdm_ctx *ctx, unsigned *done)
         }
         (*done)++;
     }
-    for (size_t i = 0; i < n; i++) {
-        free(v[i].project);
-        free(v[i].install_id);
-        free(v[i].link_name);
-    }
-    free(v);
+    db_generation_refs_free(v, n);
     return rc;
 }
 
 int generation_drop_gone(cdm_ctx *ctx, unsigned *dropped)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT g.project, g.generation, g.link_name FROM generations g "
-                        "WHERE g.state = 'ok' AND g.install_id IS NOT NULL AND g.generation = "
-                        "(SELECT MAX(generation) FROM generations h WHERE h.project = g.project "
-                        "AND h.state = 'ok') ORDER BY g.project",
-                        &st);
-    if (rc)
-        return rc;
-    struct pending *v = xmalloc(sizeof(*v));
+    struct db_generation_ref *v = NULL;
     size_t n = 0;
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *project = (const char *)sqlite3_column_text(st, 0);
-        if (!cdm_project_gone(project))
-            continue;
-        v = xrealloc(v, (n + 1) * sizeof(*v));
-        v[n].project = xstrdup(project);
-        v[n].number = sqlite3_column_int64(st, 1);
-        v[n].install_id = NULL;
-        v[n].link_name = xstrdup((const char *)sqlite3_column_text(st, 2));
-        n++;
-    }
-    sqlite3_finalize(st);
-    if (step != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot read the projects");
+    int rc = db_generation_current_links(ctx, &v, &n);
     /* The history stays; a "gone" generation says the project no longer uses anything. */
-    for (size_t i = 0; i < n; i++) {
-        long long number = 0;
-        if (!rc && !(rc = gen_next_number(ctx, v[i].project, &number)) &&
-            !(rc = gen_insert(ctx, v[i].project, number, NULL, "gone", v[i].link_name, "ok")))
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!cdm_project_gone(v[i].project))
+            continue;
+        rc = db_generation_add(ctx, v[i].project, NULL, "gone", v[i].link_name, "ok", NULL);
+        if (!rc)
             (*dropped)++;
-        free(v[i].project);
-        free(v[i].link_name);
     }
-    free(v);
+    db_generation_refs_free(v, n);
     return rc;
 }

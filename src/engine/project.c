@@ -33,19 +33,11 @@ static bool read_pin(const char *dir, char *out, size_t size)
 /* The link name a project uses: the one its newest generation recorded, else the config's. */
 static void project_link_name(cdm_ctx *ctx, const char *project, char *out, size_t size)
 {
-    copy_str(out, size, cdm_link_name(ctx));
-    if (store_open(ctx, false) != CDM_OK)
-        return;
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(ctx->db,
-                           "SELECT link_name FROM generations WHERE project = ?1 "
-                           "ORDER BY generation DESC LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        copy_str(out, size, (const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    struct cdm_generation newest;
+    if (db_open_read(ctx) == CDM_OK && db_generation_newest(ctx, project, &newest) == CDM_OK)
+        copy_str(out, size, newest.link_name);
+    else
+        copy_str(out, size, cdm_link_name(ctx));
 }
 
 int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)

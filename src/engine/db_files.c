@@ -1,0 +1,50 @@
+/* The files table: what an install put in its folder, for cdm verify. */
+#include "db.h"
+
+int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *files, size_t n)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx,
+                        "INSERT INTO files (install_id, path, size, sha256, link_target) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5)",
+                        &st);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n && !rc; i++) {
+        sqlite3_bind_text(st, 1, install_id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, files[i].path, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)files[i].size);
+        db_bind_text_or_null(st, 4, files[i].sha256);
+        db_bind_text_or_null(st, 5, files[i].link_target);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = db_fail(ctx, "cannot record a file");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx,
+                            "SELECT path, size, sha256, link_target FROM files "
+                            "WHERE install_id = ?1 ORDER BY path",
+                            install_id, &st);
+    if (rc)
+        return rc;
+    int step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        struct db_file f = {
+            .path = (const char *)sqlite3_column_text(st, 0),
+            .size = (unsigned long long)sqlite3_column_int64(st, 1),
+            .sha256 = (const char *)sqlite3_column_text(st, 2),
+            .link_target = (const char *)sqlite3_column_text(st, 3),
+        };
+        rc = fn(arg, &f);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(ctx, "cannot read files");
+    sqlite3_finalize(st);
+    return rc;
+}

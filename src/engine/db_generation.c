@@ -1,0 +1,235 @@
+/* The generations table: every change of a project's link, numbered per project. */
+#include "db.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GEN_COLUMNS "generation, install_id, action, link_name, time"
+
+/* The newest "ok" generation of each project, as a condition on the row g. */
+#define GEN_IS_CURRENT                                                                             \
+    "g.generation = (SELECT MAX(generation) FROM generations h WHERE h.project = g.project "       \
+    "AND h.state = 'ok')"
+
+static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_generation *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->number = sqlite3_column_int64(st, 0);
+    bool fits = db_column_text(st, 1, g->install_id, sizeof(g->install_id));
+    fits &= db_column_text(st, 2, g->action, sizeof(g->action));
+    fits &= db_column_text(st, 3, g->link_name, sizeof(g->link_name));
+    g->time = sqlite3_column_int64(st, 4);
+    if (!fits)
+        return cdm_error_set(ctx, CDM_EDB,
+                             "index '%s': generation %lld has a value too long for cdm; check "
+                             "it with 'cdm doctor'",
+                             sqlite3_db_filename(ctx->db, "main"), g->number);
+    return CDM_OK;
+}
+
+/* The one row st selects into *out; CDM_ENOTFOUND without a message when there is none. */
+static int read_one(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_generation *out)
+{
+    int step = sqlite3_step(st);
+    int rc = step == SQLITE_ROW    ? read_row(ctx, st, out)
+             : step == SQLITE_DONE ? CDM_ENOTFOUND
+                                   : db_fail(ctx, "cannot read a generation");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_generation_get(cdm_ctx *ctx, const char *project, long long number,
+                      struct cdm_generation *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx,
+                            number ? "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                                     "AND state = 'ok' AND generation = ?2"
+                                   : "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                                     "AND state = 'ok' ORDER BY generation DESC LIMIT 1",
+                            project, &st);
+    if (rc)
+        return rc;
+    if (number)
+        sqlite3_bind_int64(st, 2, number);
+    rc = read_one(ctx, st, out);
+    if (!rc)
+        out->current = !number;
+    return rc;
+}
+
+int db_generation_newest(cdm_ctx *ctx, const char *project, struct cdm_generation *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx,
+                            "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                            "ORDER BY generation DESC LIMIT 1",
+                            project, &st);
+    return rc ? rc : read_one(ctx, st, out);
+}
+
+int db_generation_list(cdm_ctx *ctx, const char *project, struct cdm_generation **out,
+                       size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx,
+                            "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 AND "
+                            "state = 'ok' ORDER BY generation",
+                            project, &st);
+    if (rc)
+        return rc;
+    size_t n = 0, cap = 8;
+    struct cdm_generation *v = xmalloc(cap * sizeof(*v));
+    int step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap)
+            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        rc = read_row(ctx, st, &v[n++]);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(ctx, "cannot read the history");
+    sqlite3_finalize(st);
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    if (n)
+        v[n - 1].current = true;
+    *out = v;
+    *count = n;
+    return CDM_OK;
+}
+
+static int next_number(cdm_ctx *ctx, const char *project, long long *number)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx,
+                            "SELECT COALESCE(MAX(generation), 0) + 1 FROM generations "
+                            "WHERE project = ?1",
+                            project, &st);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *number = sqlite3_column_int64(st, 0);
+    else
+        rc = db_fail(ctx, "cannot number a generation");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id, const char *action,
+                      const char *link_name, const char *state, long long *number)
+{
+    long long n = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = next_number(ctx, project, &n);
+    if (rc || (rc = db_prepare(ctx,
+                               "INSERT INTO generations (project, generation, install_id, "
+                               "action, link_name, time, state) VALUES "
+                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                               &st)))
+        return rc;
+    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, n);
+    db_bind_text_or_null(st, 3, install_id);
+    sqlite3_bind_text(st, 4, action, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, link_name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
+    sqlite3_bind_text(st, 7, state, -1, SQLITE_STATIC);
+    rc = db_run(ctx, st, "cannot record a generation");
+    if (!rc && number)
+        *number = n;
+    return rc;
+}
+
+int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx,
+                        state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
+                                "generation = ?2"
+                              : "DELETE FROM generations WHERE project = ?1 AND "
+                                "generation = ?2",
+                        &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, number);
+    if (state)
+        sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+    return db_run(ctx, st, "cannot update a generation");
+}
+
+void db_generation_refs_free(struct db_generation_ref *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].project);
+        free(v[i].install_id);
+        free(v[i].link_name);
+    }
+    free(v);
+}
+
+/* Rows of (project, generation, install_id, link_name). */
+static int read_refs(cdm_ctx *ctx, const char *sql, const char *what,
+                     struct db_generation_ref **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx, sql, &st);
+    if (rc)
+        return rc;
+    size_t n = 0, cap = 4;
+    struct db_generation_ref *v = xmalloc(cap * sizeof(*v));
+    int step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap)
+            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        const char *id = (const char *)sqlite3_column_text(st, 2);
+        v[n].project = xstrdup((const char *)sqlite3_column_text(st, 0));
+        v[n].number = sqlite3_column_int64(st, 1);
+        v[n].install_id = id ? xstrdup(id) : NULL;
+        v[n].link_name = xstrdup((const char *)sqlite3_column_text(st, 3));
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_DONE) {
+        db_generation_refs_free(v, n);
+        return db_fail(ctx, what);
+    }
+    *out = v;
+    *count = n;
+    return CDM_OK;
+}
+
+int db_generation_pending(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count)
+{
+    return read_refs(ctx,
+                     "SELECT project, generation, install_id, link_name FROM generations "
+                     "WHERE state = 'pending' ORDER BY project, generation",
+                     "cannot read pending generations", out, count);
+}
+
+int db_generation_current_links(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count)
+{
+    return read_refs(ctx,
+                     "SELECT g.project, g.generation, g.install_id, g.link_name FROM "
+                     "generations g WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
+                     "AND " GEN_IS_CURRENT " ORDER BY g.project",
+                     "cannot read the projects", out, count);
+}
+
+int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(
+        ctx,
+        "SELECT g.project FROM generations g WHERE g.install_id = ?1 AND " GEN_IS_CURRENT
+        " ORDER BY g.project",
+        install_id, &st);
+    return rc ? rc : db_collect_strings(ctx, st, projects);
+}

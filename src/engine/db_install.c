@@ -1,0 +1,154 @@
+/* The installs table: one row per install, with its state while it is moved into place. */
+#include "db.h"
+#include "store_paths.h"
+#include "version.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define INSTALL_COLUMNS                                                                            \
+    "id, version, cuda, platform, layout, bin_dir, lib_dir, include_dir, archive_name, "           \
+    "archive_size, sha256, official, installed_at, size, state"
+
+/* The row into *in; its folder is derived from the id (store_paths.c). A text too long
+ * for its field was not written by cdm: the index is damaged. */
+static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_install_info *in)
+{
+    memset(in, 0, sizeof(*in));
+    bool fits = db_column_text(st, 0, in->id, sizeof(in->id));
+    fits &= db_column_text(st, 1, in->version, sizeof(in->version));
+    in->cuda = sqlite3_column_int(st, 2);
+    fits &= db_column_text(st, 3, in->platform, sizeof(in->platform));
+    fits &= db_column_text(st, 4, in->layout, sizeof(in->layout));
+    fits &= db_column_text(st, 5, in->bin_dir, sizeof(in->bin_dir));
+    fits &= db_column_text(st, 6, in->lib_dir, sizeof(in->lib_dir));
+    fits &= db_column_text(st, 7, in->include_dir, sizeof(in->include_dir));
+    fits &= db_column_text(st, 8, in->archive_name, sizeof(in->archive_name));
+    in->archive_size = (uint64_t)sqlite3_column_int64(st, 9);
+    fits &= db_column_text(st, 10, in->sha256, sizeof(in->sha256));
+    in->official = sqlite3_column_int(st, 11) != 0;
+    in->installed_at = sqlite3_column_int64(st, 12);
+    in->size = (uint64_t)sqlite3_column_int64(st, 13);
+    char *path = store_install_path(ctx, in->id);
+    fits &= copy_str(in->path, sizeof(in->path), path);
+    free(path);
+    if (!fits)
+        return cdm_error_set(ctx, CDM_EDB,
+                             "index '%s': the record of install '%s' has a value too long for "
+                             "cdm, or the store's path is too long; check it with 'cdm doctor'",
+                             sqlite3_db_filename(ctx->db, "main"), in->id);
+    return CDM_OK;
+}
+
+int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out, char state[16])
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE id = ?1", id, &st);
+    if (rc)
+        return rc;
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        rc = read_install(ctx, st, out);
+        if (!rc && state && !db_column_text(st, 14, state, 16))
+            state[0] = '\0'; /* no state cdm knows */
+    } else if (step == SQLITE_DONE) {
+        rc = CDM_ENOTFOUND;
+    } else {
+        rc = db_fail(ctx, "cannot read an install");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_install_put(cdm_ctx *ctx, const struct cdm_install_info *in, const char *state)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_install_delete(ctx, in->id);
+    if (rc)
+        return rc;
+    rc = db_prepare(ctx,
+                    "INSERT INTO installs (" INSTALL_COLUMNS ") VALUES "
+                    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                    &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, in->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, in->version, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, in->cuda);
+    sqlite3_bind_text(st, 4, in->platform, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, in->layout, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, in->bin_dir, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, in->lib_dir, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, in->include_dir, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, in->archive_name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)in->archive_size);
+    sqlite3_bind_text(st, 11, in->sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 12, in->official);
+    sqlite3_bind_int64(st, 13, in->installed_at);
+    sqlite3_bind_int64(st, 14, (sqlite3_int64)in->size);
+    sqlite3_bind_text(st, 15, state, -1, SQLITE_STATIC);
+    return db_run(ctx, st, "cannot record an install");
+}
+
+int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx, "UPDATE installs SET state = ?2 WHERE id = ?1", id, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+    return db_run(ctx, st, "cannot update an install");
+}
+
+int db_install_delete(cdm_ctx *ctx, const char *id)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key(ctx, "DELETE FROM installs WHERE id = ?1", id, &st);
+    if (rc)
+        return rc;
+    return db_run(ctx, st, "cannot delete an install");
+}
+
+static int compare_installs(const void *a, const void *b)
+{
+    const struct cdm_install_info *x = a, *y = b;
+    struct version vx, vy;
+    version_parse(x->version, &vx);
+    version_parse(y->version, &vy);
+    int c = version_compare(&vx, &vy);
+    return c ? c : (x->cuda > y->cuda) - (x->cuda < y->cuda);
+}
+
+int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE state = 'ok'", &st);
+    if (rc)
+        return rc;
+    size_t n = 0, cap = 8;
+    struct cdm_install_info *v = xmalloc(cap * sizeof(*v));
+    int step;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap)
+            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        rc = read_install(ctx, st, &v[n++]);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(ctx, "cannot list installs");
+    sqlite3_finalize(st);
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    qsort(v, n, sizeof(*v), compare_installs);
+    *out = v;
+    *count = n;
+    return CDM_OK;
+}
+
+int db_install_pending(cdm_ctx *ctx, char ***ids)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx, "SELECT id FROM installs WHERE state <> 'ok' ORDER BY id", &st);
+    return rc ? rc : db_collect_strings(ctx, st, ids);
+}
