@@ -12,6 +12,7 @@
  * goes. Only "ok" generations are history.
  */
 #include "db.h"
+#include "project.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
@@ -22,23 +23,6 @@
 #include <time.h>
 
 /* ---- small helpers --------------------------------------------------------------------- */
-
-/* The key a project is recorded under: its canonical path, or for a folder that is gone,
- * the canonical path of its parent joined with its name. */
-static char *project_key(const char *path)
-{
-    char *real = fs_realpath(path);
-    if (real)
-        return real;
-    char *abs = fs_absolute(path);
-    char *parent = path_dirname(abs);
-    char *real_parent = fs_realpath(parent);
-    char *key = real_parent ? path_join(real_parent, path_basename(abs)) : xstrdup(abs);
-    free(real_parent);
-    free(parent);
-    free(abs);
-    return key;
-}
 
 /* Append to a "not installed" message where a matching archive lies in [install] sources. */
 static void hint_sources(cdm_ctx *ctx, const char *spec_text)
@@ -70,69 +54,6 @@ static void hint_sources(cdm_ctx *ctx, const char *spec_text)
     }
 }
 
-static bool valid_link_name(const char *name)
-{
-    return *name && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/') &&
-           !strchr(name, '\\') && strcmp(name, CDM_PIN_FILE) && strlen(name) < 256;
-}
-
-/* The pin file holds the install id; written whole (temporary file, then rename). */
-static int pin_write(cdm_ctx *ctx, const struct cdm_project *p, const char *id)
-{
-    if (p->has_pin && !strcmp(p->pinned_id, id))
-        return CDM_OK;
-    char *pin = path_join(p->path, CDM_PIN_FILE);
-    char *tmp_name =
-        xasprintf("%s.cdm-%llu.tmp", CDM_PIN_FILE, (unsigned long long)fs_process_id());
-    char *tmp = path_join(p->path, tmp_name);
-    char *text = xasprintf("%s\n", id);
-    struct fs_file *f = NULL;
-    int rc = CDM_OK;
-    if (fs_kind(tmp) == FS_FILE)
-        rc = fs_remove_file(ctx, tmp); /* ours: left by a killed cdm of the same pid */
-    if (!rc && !(rc = fs_file_create(ctx, tmp, false, &f))) {
-        rc = fs_file_write(ctx, f, text, strlen(text));
-        int close_rc = fs_file_close(ctx, f);
-        if (!rc)
-            rc = close_rc;
-        if (!rc)
-            rc = fs_rename(ctx, tmp, pin);
-        if (rc)
-            fs_remove_file(ctx, tmp);
-        else
-            fs_sync_dir(p->path);
-    }
-    free(text);
-    free(tmp);
-    free(tmp_name);
-    free(pin);
-    return rc;
-}
-
-/* Temporary links and pin files a killed cdm left in a project folder: ours by name and
- * kind, and nothing else is touched. */
-static void clean_project_leftovers(cdm_ctx *ctx, const char *dir, const char *link_name)
-{
-    char **names = NULL;
-    if (fs_list_dir(ctx, dir, &names) != CDM_OK)
-        return;
-    char *link_prefix = xasprintf("%s.cdm-", link_name);
-    char *pin_prefix = xasprintf("%s.cdm-", CDM_PIN_FILE);
-    for (char **n = names; *n; n++) {
-        if (!str_ends_with(*n, ".tmp"))
-            continue;
-        char *path = path_join(dir, *n);
-        if (str_starts_with(*n, link_prefix) && fs_kind(path) == FS_LINK)
-            link_remove(ctx, path);
-        else if (str_starts_with(*n, pin_prefix) && fs_kind(path) == FS_FILE)
-            fs_remove_file(ctx, path);
-        free(path);
-    }
-    free(pin_prefix);
-    free(link_prefix);
-    strv_free(names);
-}
-
 /* ---- the change itself ----------------------------------------------------------------- */
 
 /*
@@ -156,7 +77,7 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
         db_generation_settle(ctx, p->path, number, NULL);
         return error_restore(ctx, &saved);
     }
-    if (in && pin_write(ctx, p, in->id) != CDM_OK)
+    if (in && project_pin_write(ctx, p, in->id) != CDM_OK)
         cdm_warn(ctx, "the link was switched but the pin file was not written: %s",
                  cdm_error_message(ctx));
     if (old_name && strcmp(old_name, link_name)) {
@@ -239,14 +160,6 @@ int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out)
         free(key);
     }
     return rc ? rc : describe(ctx, out);
-}
-
-bool cdm_project_gone(const char *project)
-{
-    char *real = fs_realpath(project);
-    bool gone = !real || fs_kind(real) != FS_DIR;
-    free(real);
-    return gone;
 }
 
 int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_generation **out,
@@ -341,7 +254,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     int rc = open_for_change(ctx, req->project, &p, &cur, &has_cur);
     if (rc)
         return rc;
-    if (req->name && !valid_link_name(req->name))
+    if (req->name && !project_link_name_valid(req->name))
         return cdm_error_set(ctx, CDM_EINVAL,
                              "'%s' cannot name a link: give a plain file name such as cuda_link",
                              req->name);
@@ -410,10 +323,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_r
         changed = true;
     }
     if (forget && p.has_pin) {
-        char *pin = path_join(p.path, CDM_PIN_FILE);
-        rc = fs_remove_file(ctx, pin);
-        free(pin);
-        if (rc)
+        if ((rc = project_pin_remove(ctx, &p)))
             return rc;
         changed = true;
     }
@@ -515,11 +425,11 @@ int generation_recover(cdm_ctx *ctx, unsigned *done)
         bool happened = there && pending_happened(ctx, g);
         rc = db_generation_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
         if (there) {
-            clean_project_leftovers(ctx, g->project, g->link_name);
+            project_clean_leftovers(ctx, g->project, g->link_name);
             struct cdm_project p;
             /* The pin follows the link; a failure here is reported by the next link. */
             if (!rc && happened && g->install_id && cdm_project_open(ctx, g->project, &p) == CDM_OK)
-                pin_write(ctx, &p, g->install_id);
+                project_pin_write(ctx, &p, g->install_id);
         }
         (*done)++;
     }

@@ -1,5 +1,6 @@
-/* Projects: finding them and reading their link and pin. */
+/* Projects: finding them, reading their link and pin, writing the pin. */
 #include "db.h"
+#include "project.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
@@ -107,5 +108,96 @@ int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
                            first, cdm_link_name(ctx), CDM_PIN_FILE, start ? start : ".");
     free(first);
     free(dir);
+    return rc;
+}
+
+bool cdm_project_gone(const char *project)
+{
+    char *real = fs_realpath(project);
+    bool gone = !real || fs_kind(real) != FS_DIR;
+    free(real);
+    return gone;
+}
+
+char *project_key(const char *path)
+{
+    char *real = fs_realpath(path);
+    if (real)
+        return real;
+    char *abs = fs_absolute(path);
+    char *parent = path_dirname(abs);
+    char *real_parent = fs_realpath(parent);
+    char *key = real_parent ? path_join(real_parent, path_basename(abs)) : xstrdup(abs);
+    free(real_parent);
+    free(parent);
+    free(abs);
+    return key;
+}
+
+bool project_link_name_valid(const char *name)
+{
+    return *name && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/') &&
+           !strchr(name, '\\') && strcmp(name, CDM_PIN_FILE) && strlen(name) < 256;
+}
+
+int project_pin_write(cdm_ctx *ctx, const struct cdm_project *p, const char *id)
+{
+    if (p->has_pin && !strcmp(p->pinned_id, id))
+        return CDM_OK;
+    char *pin = path_join(p->path, CDM_PIN_FILE);
+    char *tmp_name =
+        xasprintf("%s.cdm-%llu.tmp", CDM_PIN_FILE, (unsigned long long)fs_process_id());
+    char *tmp = path_join(p->path, tmp_name);
+    char *text = xasprintf("%s\n", id);
+    struct fs_file *f = NULL;
+    int rc = CDM_OK;
+    if (fs_kind(tmp) == FS_FILE)
+        rc = fs_remove_file(ctx, tmp); /* ours: left by a killed cdm of the same pid */
+    if (!rc && !(rc = fs_file_create(ctx, tmp, false, &f))) {
+        rc = fs_file_write(ctx, f, text, strlen(text));
+        int close_rc = fs_file_close(ctx, f);
+        if (!rc)
+            rc = close_rc;
+        if (!rc)
+            rc = fs_rename(ctx, tmp, pin);
+        if (rc)
+            fs_remove_file(ctx, tmp);
+        else
+            fs_sync_dir(p->path);
+    }
+    free(text);
+    free(tmp);
+    free(tmp_name);
+    free(pin);
+    return rc;
+}
+
+void project_clean_leftovers(cdm_ctx *ctx, const char *dir, const char *link_name)
+{
+    char **names = NULL;
+    if (fs_list_dir(ctx, dir, &names) != CDM_OK)
+        return;
+    char *link_prefix = xasprintf("%s.cdm-", link_name);
+    char *pin_prefix = xasprintf("%s.cdm-", CDM_PIN_FILE);
+    for (char **n = names; *n; n++) {
+        if (!str_ends_with(*n, ".tmp"))
+            continue;
+        char *path = path_join(dir, *n);
+        if (str_starts_with(*n, link_prefix) && fs_kind(path) == FS_LINK)
+            link_remove(ctx, path);
+        else if (str_starts_with(*n, pin_prefix) && fs_kind(path) == FS_FILE)
+            fs_remove_file(ctx, path);
+        free(path);
+    }
+    free(pin_prefix);
+    free(link_prefix);
+    strv_free(names);
+}
+
+int project_pin_remove(cdm_ctx *ctx, const struct cdm_project *p)
+{
+    char *pin = path_join(p->path, CDM_PIN_FILE);
+    int rc = fs_remove_file(ctx, pin);
+    free(pin);
     return rc;
 }

@@ -19,7 +19,8 @@ int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **targe
 
 /* Point path at target (an absolute folder), creating or switching it so that readers see
  * the old target or the new one, never nothing where the platform allows. Refuses when
- * path holds anything that is not a link. */
+ * path holds anything that is not a link. A new link is made at <path>.cdm-<pid>.tmp
+ * first; a kill can leave it (the engine's project_clean_leftovers removes it). */
 int link_set(cdm_ctx *ctx, const char *path, const char *target);
 
 /* Remove the link at path, never its target. Refuses anything that is not a link. */
