@@ -13,46 +13,16 @@
  */
 #include "db.h"
 #include "project.h"
+#include "sources.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
-#include "version.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 /* ---- small helpers --------------------------------------------------------------------- */
-
-/* Append to a "not installed" message where a matching archive lies in [install] sources. */
-static void hint_sources(cdm_ctx *ctx, const char *spec_text)
-{
-    struct version_spec spec;
-    if (!version_spec_parse(spec_text, &spec))
-        return;
-    struct saved_error saved = error_save(ctx);
-    char *found = NULL;
-    for (size_t s = 0; s < ctx->config.source_count && !found; s++) {
-        char **names = NULL;
-        if (fs_list_dir(ctx, ctx->config.sources[s], &names) != CDM_OK)
-            continue;
-        for (char **n = names; *n && !found; n++) {
-            struct archive_name an;
-            if (archive_name_parse(*n, &an) && !strcmp(an.platform, cdm_host_platform()) &&
-                version_spec_matches(&spec, &an.version, an.cuda_major))
-                found = path_join(ctx->config.sources[s], *n);
-        }
-        strv_free(names);
-    }
-    error_restore(ctx, &saved);
-    if (found) {
-        char *message = xstrdup(cdm_error_message(ctx));
-        cdm_error_set(ctx, saved.code, "%s; its archive '%s' is in [install] sources", message,
-                      found);
-        free(message);
-        free(found);
-    }
-}
 
 /* ---- the change itself ----------------------------------------------------------------- */
 
@@ -211,7 +181,7 @@ static int installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_i
     if (db_install_get(ctx, id, in, state) != CDM_OK || strcmp(state, "ok")) {
         cdm_error_set(ctx, CDM_ENOTFOUND, "%s: %s was removed since; run 'cdm install %s' first",
                       why, id, id);
-        hint_sources(ctx, id);
+        sources_hint(ctx, id);
         return CDM_ENOTFOUND;
     }
     if (fs_kind(in->path) != FS_DIR)
@@ -270,7 +240,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     struct cdm_install_info in;
     if ((rc = cdm_resolve(ctx, spec, req->cuda, &in))) {
         if (rc == CDM_ENOTFOUND)
-            hint_sources(ctx, spec);
+            sources_hint(ctx, spec);
         return rc;
     }
     char *why = xasprintf("cannot link '%s' to %s", p.path, in.id);

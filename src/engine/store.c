@@ -10,6 +10,7 @@
  * with its .ready folder) or cleans up (everything else in .staging), under the store lock.
  */
 #include "cdm_archive.h"
+#include "sources.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "official.h"
@@ -162,32 +163,6 @@ int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
     return rc ? rc : db_projects_using(ctx, install_id, projects);
 }
 
-/* Choosing among candidates for a version spec: the newest version wins, and the names of
- * every candidate with that version are kept, so several CUDA variants can be listed. */
-struct newest {
-    bool found;
-    struct version version;
-    struct strbuf names;
-    int count;
-};
-
-/* Offer a candidate; true when it is newer than all before (the caller keeps it). */
-static bool newest_offer(struct newest *n, const struct version *v, const char *name)
-{
-    int c = n->found ? version_compare(v, &n->version) : 1;
-    if (c > 0) {
-        n->found = true;
-        n->version = *v;
-        sb_reset(&n->names);
-        n->count = 0;
-    }
-    if (c >= 0) {
-        sb_addf(&n->names, "%s%s", n->count ? ", " : "", name);
-        n->count++;
-    }
-    return c > 0;
-}
-
 int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_install_info *out)
 {
     struct version_spec spec;
@@ -208,11 +183,11 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
         return rc;
     /* The newest matching version wins; its CUDA variants must be told apart. */
     const struct cdm_install_info *best = NULL;
-    struct newest pick = {false, {{0}, 0}, STRBUF_INIT, 0};
+    struct version_pick pick = VERSION_PICK_INIT;
     for (size_t i = 0; i < n; i++) {
         struct version v;
         if (version_parse(all[i].version, &v) && version_spec_matches(&spec, &v, all[i].cuda) &&
-            newest_offer(&pick, &v, all[i].id))
+            version_pick_offer(&pick, &v, all[i].id))
             best = &all[i];
     }
     if (!best && spec.cuda)
@@ -230,64 +205,8 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
                            spec_text, sb_str(&pick.names));
     else
         *out = *best;
-    sb_free(&pick.names);
+    version_pick_free(&pick);
     free(all);
-    return rc;
-}
-
-/* ---- finding an archive by version in [install] sources --------------------------- */
-
-static int find_in_sources(cdm_ctx *ctx, const struct version_spec *spec, const char *platform,
-                           const char *spec_text, char **found)
-{
-    char *best = NULL;
-    int best_cuda = 0;
-    struct newest pick = {false, {{0}, 0}, STRBUF_INIT, 0};
-    for (size_t s = 0; s < ctx->config.source_count; s++) {
-        char **names = NULL;
-        if (fs_list_dir(ctx, ctx->config.sources[s], &names) != CDM_OK) {
-            cdm_warn(ctx, "cannot read source folder '%s', skipped", ctx->config.sources[s]);
-            continue;
-        }
-        for (char **n = names; *n; n++) {
-            struct archive_name an;
-            if (!archive_name_parse(*n, &an) || strcmp(an.platform, platform) ||
-                !version_spec_matches(spec, &an.version, an.cuda_major))
-                continue;
-            if (pick.found && !version_compare(&an.version, &pick.version) &&
-                an.cuda_major == best_cuda)
-                continue; /* the same archive in two folders: the first one listed wins */
-            if (newest_offer(&pick, &an.version, *n)) {
-                free(best);
-                best = path_join(ctx->config.sources[s], *n);
-                best_cuda = an.cuda_major;
-            }
-        }
-        strv_free(names);
-    }
-    int rc = CDM_OK;
-    if (!best) {
-        struct strbuf where = STRBUF_INIT;
-        for (size_t s = 0; s < ctx->config.source_count; s++)
-            sb_addf(&where, "%s'%s'", s ? ", " : "", ctx->config.sources[s]);
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
-                           ctx->config.source_count
-                               ? "no %s archive of cuDNN %s in the source folders (%s); "
-                                 "download it from NVIDIA or give the archive's path"
-                               : "no %s archive of cuDNN %s to install%s: give the archive's "
-                                 "path, or list folders under [install] sources in the config",
-                           platform, spec_text, sb_str(&where));
-        sb_free(&where);
-    } else if (pick.count > 1) {
-        rc = cdm_error_set(ctx, CDM_EAMBIGUOUS,
-                           "'%s' matches several archives (%s); choose one with --cuda N",
-                           spec_text, sb_str(&pick.names));
-    } else {
-        *found = best;
-        best = NULL;
-    }
-    free(best);
-    sb_free(&pick.names);
     return rc;
 }
 
@@ -522,7 +441,7 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                              req->what);
     if (req->cuda)
         spec.cuda = req->cuda;
-    return find_in_sources(ctx, &spec, platform, req->what, archive);
+    return sources_find(ctx, &spec, platform, req->what, archive);
 }
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,

@@ -94,6 +94,27 @@ bool version_spec_matches(const struct version_spec *spec, const struct version 
     return spec->latest || version_has_prefix(v, &spec->version);
 }
 
+bool version_pick_offer(struct version_pick *pick, const struct version *v, const char *name)
+{
+    int c = pick->found ? version_compare(v, &pick->version) : 1;
+    if (c > 0) {
+        pick->found = true;
+        pick->version = *v;
+        sb_reset(&pick->names);
+        pick->count = 0;
+    }
+    if (c >= 0) {
+        sb_addf(&pick->names, "%s%s", pick->count ? ", " : "", name);
+        pick->count++;
+    }
+    return c > 0;
+}
+
+void version_pick_free(struct version_pick *pick)
+{
+    sb_free(&pick->names);
+}
+
 long cudnn_version_encode(int major, int minor, int patch)
 {
     if (major >= 9)

@@ -2,6 +2,8 @@
 #ifndef CDM_VERSION_H
 #define CDM_VERSION_H
 
+#include "base/util.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -26,6 +28,23 @@ struct version_spec {
 };
 bool version_spec_parse(const char *s, struct version_spec *spec);
 bool version_spec_matches(const struct version_spec *spec, const struct version *v, int cuda);
+
+/* Choosing among the candidates for a version spec (installs, archives in the sources):
+ * the newest version wins, and the names of every candidate with that version are kept,
+ * so that several CUDA variants can be listed. */
+struct version_pick {
+    bool found;
+    struct version version;
+    struct strbuf names; /* ", " between them */
+    int count;           /* candidates with the newest version */
+};
+#define VERSION_PICK_INIT                                                                          \
+    {                                                                                              \
+        false, {{0}, 0}, STRBUF_INIT, 0                                                            \
+    }
+/* Offer a candidate; true when it is newer than all before (the caller keeps it). */
+bool version_pick_offer(struct version_pick *pick, const struct version *v, const char *name);
+void version_pick_free(struct version_pick *pick);
 
 /* The encodings of CUDNN_VERSION / cudnnGetVersion(): 8.8.0 -> 8800, 9.1.0 -> 90100. */
 long cudnn_version_encode(int major, int minor, int patch);

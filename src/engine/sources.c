@@ -1,0 +1,91 @@
+#include "sources.h"
+#include "platform/fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct source_match {
+    char *path; /* the newest matching archive, NULL when there is none */
+    int cuda;
+    struct version_pick pick;
+};
+
+/* Every source folder, in order; warn: say which cannot be read. */
+static void scan(cdm_ctx *ctx, const struct version_spec *spec, const char *platform, bool warn,
+                 struct source_match *m)
+{
+    const struct cdm_config *c = &ctx->config;
+    for (size_t s = 0; s < c->source_count; s++) {
+        char **names = NULL;
+        if (fs_list_dir(ctx, c->sources[s], &names) != CDM_OK) {
+            if (warn)
+                cdm_warn(ctx, "cannot read source folder '%s', skipped", c->sources[s]);
+            continue;
+        }
+        for (char **n = names; *n; n++) {
+            struct archive_name an;
+            if (!archive_name_parse(*n, &an) || strcmp(an.platform, platform) ||
+                !version_spec_matches(spec, &an.version, an.cuda_major))
+                continue;
+            if (m->pick.found && !version_compare(&an.version, &m->pick.version) &&
+                an.cuda_major == m->cuda)
+                continue; /* the same archive in two folders: the first one listed wins */
+            if (version_pick_offer(&m->pick, &an.version, *n)) {
+                free(m->path);
+                m->path = path_join(c->sources[s], *n);
+                m->cuda = an.cuda_major;
+            }
+        }
+        strv_free(names);
+    }
+}
+
+int sources_find(cdm_ctx *ctx, const struct version_spec *spec, const char *platform,
+                 const char *spec_text, char **found)
+{
+    const struct cdm_config *c = &ctx->config;
+    struct source_match m = {NULL, 0, VERSION_PICK_INIT};
+    scan(ctx, spec, platform, true, &m);
+    int rc = CDM_OK;
+    if (!m.path) {
+        struct strbuf where = STRBUF_INIT;
+        for (size_t s = 0; s < c->source_count; s++)
+            sb_addf(&where, "%s'%s'", s ? ", " : "", c->sources[s]);
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           c->source_count
+                               ? "no %s archive of cuDNN %s in the source folders (%s); "
+                                 "download it from NVIDIA or give the archive's path"
+                               : "no %s archive of cuDNN %s to install%s: give the archive's "
+                                 "path, or list folders under [install] sources in the config",
+                           platform, spec_text, sb_str(&where));
+        sb_free(&where);
+    } else if (m.pick.count > 1) {
+        rc = cdm_error_set(ctx, CDM_EAMBIGUOUS,
+                           "'%s' matches several archives (%s); choose one with --cuda N",
+                           spec_text, sb_str(&m.pick.names));
+    } else {
+        *found = m.path;
+        m.path = NULL;
+    }
+    free(m.path);
+    version_pick_free(&m.pick);
+    return rc;
+}
+
+void sources_hint(cdm_ctx *ctx, const char *spec_text)
+{
+    struct version_spec spec;
+    if (!version_spec_parse(spec_text, &spec))
+        return;
+    struct saved_error saved = error_save(ctx); /* the scan may set errors of its own */
+    struct source_match m = {NULL, 0, VERSION_PICK_INIT};
+    scan(ctx, &spec, fs_host_platform(), false, &m);
+    if (m.path)
+        cdm_error_set(ctx, saved.code, "%s; its archive '%s' is in [install] sources",
+                      saved.message ? saved.message : "unknown error", m.path);
+    else
+        error_restore(ctx, &saved);
+    free(saved.message);
+    free(m.path);
+    version_pick_free(&m.pick);
+}
