@@ -1,5 +1,6 @@
 /* Finding what to activate: a project, its link, the install it points to. */
 #include "db.h"
+#include "store.h"
 
 #include <string.h>
 

@@ -7,6 +7,7 @@
 #include "compat.h"
 #include "db.h"
 #include "doctor.h"
+#include "store.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/loader.h"

@@ -6,14 +6,13 @@
  *   record the generation as "pending", switch the link (atomically where the platform
  *   allows), write the pin file, mark the generation "ok".
  *
- * A kill at any point leaves the old link or the new one. The next writer (store_recover)
- * looks at each pending generation: when the link on disk is the one it names, the change
- * happened and the record becomes "ok"; otherwise the change did not happen and the record
- * goes. Only "ok" generations are history.
+ * A kill at any point leaves the old link or the new one, and the next writer settles the
+ * pending generation by what it finds on disk (recover.c).
  */
 #include "db.h"
 #include "project.h"
 #include "sources.h"
+#include "store.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
@@ -365,61 +364,4 @@ int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
                              "made; move it away, then remove again",
                              p.link_path);
     return apply(ctx, &p, NULL, p.link_name, NULL, "unlink");
-}
-
-/* ---- recovery and gc ------------------------------------------------------------------- */
-
-/* Did the change of a pending generation reach the disk? */
-static bool pending_happened(cdm_ctx *ctx, const struct db_generation_ref *g)
-{
-    char *link_path = path_join(g->project, g->link_name);
-    enum link_kind kind = LINK_FOREIGN;
-    char *target = NULL;
-    link_read(ctx, link_path, &kind, &target);
-    bool happened = g->install_id
-                        ? kind == LINK_OURS && store_path_is_install(ctx, target, g->install_id)
-                        : kind == LINK_NONE;
-    free(target);
-    free(link_path);
-    return happened;
-}
-
-int generation_recover(cdm_ctx *ctx, unsigned *done)
-{
-    struct db_generation_ref *v = NULL;
-    size_t n = 0;
-    int rc = db_generation_pending(ctx, &v, &n);
-    for (size_t i = 0; i < n && !rc; i++) {
-        struct db_generation_ref *g = &v[i];
-        bool there = !cdm_project_gone(g->project);
-        bool happened = there && pending_happened(ctx, g);
-        rc = db_generation_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
-        if (there) {
-            project_clean_leftovers(ctx, g->project, g->link_name);
-            struct cdm_project p;
-            /* The pin follows the link; a failure here is reported by the next link. */
-            if (!rc && happened && g->install_id && cdm_project_open(ctx, g->project, &p) == CDM_OK)
-                project_pin_write(ctx, &p, g->install_id);
-        }
-        (*done)++;
-    }
-    db_generation_refs_free(v, n);
-    return rc;
-}
-
-int generation_drop_gone(cdm_ctx *ctx, unsigned *dropped)
-{
-    struct db_generation_ref *v = NULL;
-    size_t n = 0;
-    int rc = db_generation_current_links(ctx, &v, &n);
-    /* The history stays; a "gone" generation says the project no longer uses anything. */
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (!cdm_project_gone(v[i].project))
-            continue;
-        rc = db_generation_add(ctx, v[i].project, NULL, "gone", v[i].link_name, "ok", NULL);
-        if (!rc)
-            (*dropped)++;
-    }
-    db_generation_refs_free(v, n);
-    return rc;
 }

@@ -24,18 +24,8 @@ struct cdm_ctx {
 
 _Static_assert(offsetof(struct cdm_ctx, err) == 0, "base/error.c needs the error state first");
 
-/* Open the store for reading or writing. Writers hold the store lock until the context is
- * freed and first clean up interrupted work (store_recover). */
-int store_open(cdm_ctx *ctx, bool for_writing);
-int store_recover(cdm_ctx *ctx);
-
 /* Unlink a project because the version it links to is being removed with --force
  * (records a generation). */
 int project_unlink_for_remove(cdm_ctx *ctx, const char *project);
-
-/* generation.c: finish or undo link changes a crash interrupted (under the store lock),
- * and drop the records of project folders that are gone (cdm gc). Both count what they do. */
-int generation_recover(cdm_ctx *ctx, unsigned *done);
-int generation_drop_gone(cdm_ctx *ctx, unsigned *dropped);
 
 #endif

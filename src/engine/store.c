@@ -6,10 +6,13 @@
  *   record the install as "pending", move any old folder aside (.staging/<id>.old),
  *   rename .ready to <root>/<id>, mark the record "ok", delete the old folder.
  *
- * A crash at any point leaves a state that store_recover rolls forward (a pending record
- * with its .ready folder) or cleans up (everything else in .staging), under the store lock.
+ * A crash at any point leaves a state that the next writer rolls forward (a pending record
+ * with its .ready folder) or cleans up (everything else in .staging), under the store lock
+ * (recover.c).
  */
 #include "cdm_archive.h"
+#include "recover.h"
+#include "store.h"
 #include "sources.h"
 #include "store_paths.h"
 #include "platform/fs.h"
@@ -22,122 +25,54 @@
 #include <string.h>
 #include <time.h>
 
+static int recover_once(cdm_ctx *ctx)
+{
+    if (ctx->recovered)
+        return CDM_OK;
+    unsigned done = 0;
+    int rc = recover_interrupted(ctx, &done);
+    if (!rc)
+        ctx->recovered = true;
+    if (done)
+        cdm_warn(ctx, "cleaned up %u leftover(s) of interrupted work in '%s'", done, ctx->root);
+    return rc;
+}
+
 int store_open(cdm_ctx *ctx, bool for_writing)
 {
     if (ctx->db && (!for_writing || ctx->lock))
         return CDM_OK;
-    char *db_path = store_index_path(ctx);
+    if (!for_writing)
+        return db_open_read(ctx);
+    db_close(ctx); /* opened for reading before: open again under the lock */
     int rc;
-    if (!for_writing) {
-        /* Reading a store that does not exist yet: it is empty, and stays uncreated. */
-        rc = db_open(ctx, fs_kind(db_path) == FS_FILE ? db_path : ":memory:");
-        free(db_path);
-        return rc;
-    }
-    db_close(ctx);
+    char *db_path = store_index_path(ctx);
     char *staging = store_staging_dir(ctx);
     char *lock_path = store_lock_path(ctx);
     if (!(rc = fs_mkdir_p(ctx, ctx->root)) && !(rc = fs_mkdir(ctx, staging)) &&
         !(rc = fs_lock(ctx, lock_path, &ctx->lock)) && !(rc = db_open(ctx, db_path)))
-        rc = store_recover(ctx);
+        rc = recover_once(ctx);
     free(lock_path);
     free(staging);
     free(db_path);
     return rc;
 }
 
-/* Finish an install whose record says pending: move its .ready folder into place. */
-static int roll_forward(cdm_ctx *ctx, const char *id, unsigned *done)
+/* Records of project folders that no longer exist: the history stays, and a "gone"
+ * generation says the project no longer uses anything. */
+static int drop_gone(cdm_ctx *ctx, unsigned *dropped)
 {
-    char *ready = store_staging_path(ctx, id, "ready");
-    char *old = store_staging_path(ctx, id, "old");
-    char *final = store_install_path(ctx, id);
-    int rc = CDM_OK;
-    if (fs_kind(ready) == FS_DIR) {
-        if (fs_kind(final) != FS_NONE) {
-            if (!(rc = fs_remove_tree(ctx, old)))
-                rc = fs_rename(ctx, final, old);
-        }
+    struct db_generation_ref *v = NULL;
+    size_t n = 0;
+    int rc = db_generation_current_links(ctx, &v, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!cdm_project_gone(v[i].project))
+            continue;
+        rc = db_generation_add(ctx, v[i].project, NULL, "gone", v[i].link_name, "ok", NULL);
         if (!rc)
-            rc = fs_rename(ctx, ready, final);
-        if (!rc) {
-            fs_sync_dir(ctx->root);
-            rc = db_install_set_state(ctx, id, "ok");
-        }
-        (*done)++;
-    } else if (fs_kind(final) == FS_DIR) {
-        rc = db_install_set_state(ctx, id, "ok");
-    } else {
-        rc = db_install_delete(ctx, id); /* nothing left to finish */
-        (*done)++;
+            (*dropped)++;
     }
-    free(ready);
-    free(old);
-    free(final);
-    return rc;
-}
-
-static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *name, unsigned *done)
-{
-    const char *suffix = "";
-    char *id = store_staging_id(name, &suffix);
-    char *path = path_join(staging, name);
-    int rc = CDM_OK;
-    if (id && !strcmp(suffix, "removing")) {
-        /* A remove that crashed before its record was deleted: put the folder back. */
-        struct cdm_install_info in;
-        char *final = store_install_path(ctx, id);
-        if (db_install_get(ctx, id, &in, NULL) == CDM_OK && fs_kind(final) == FS_NONE) {
-            rc = fs_rename(ctx, path, final);
-            free(final);
-            free(path);
-            free(id);
-            (*done)++;
-            return rc;
-        }
-        free(final);
-    }
-    rc = fs_remove_tree(ctx, path);
-    (*done)++;
-    free(path);
-    free(id);
-    return rc;
-}
-
-static int recover(cdm_ctx *ctx, unsigned *done)
-{
-    char **pending = NULL;
-    int rc = generation_recover(ctx, done);
-    if (rc)
-        return rc;
-    rc = db_install_pending(ctx, &pending);
-    for (char **p = pending; !rc && p && *p; p++)
-        rc = roll_forward(ctx, *p, done);
-    strv_free(pending);
-    if (rc)
-        return rc;
-    char *staging = store_staging_dir(ctx);
-    char **names = NULL;
-    rc = fs_list_dir(ctx, staging, &names);
-    if (rc == CDM_ENOTFOUND)
-        rc = CDM_OK;
-    for (char **n = names; !rc && n && *n; n++)
-        rc = clean_staging_entry(ctx, staging, *n, done);
-    strv_free(names);
-    free(staging);
-    return rc;
-}
-
-int store_recover(cdm_ctx *ctx)
-{
-    if (ctx->recovered)
-        return CDM_OK;
-    unsigned done = 0;
-    int rc = recover(ctx, &done);
-    if (!rc)
-        ctx->recovered = true;
-    if (done)
-        cdm_warn(ctx, "cleaned up %u leftover(s) of interrupted work in '%s'", done, ctx->root);
+    db_generation_refs_free(v, n);
     return rc;
 }
 
@@ -146,9 +81,9 @@ int cdm_gc(cdm_ctx *ctx, unsigned *removed)
     *removed = 0;
     ctx->recovered = true; /* gc recovers below itself, to count what it did */
     int rc = store_open(ctx, true);
-    if (rc || (rc = recover(ctx, removed)))
+    if (rc || (rc = recover_interrupted(ctx, removed)))
         return rc;
-    return generation_drop_gone(ctx, removed);
+    return drop_gone(ctx, removed);
 }
 
 int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)

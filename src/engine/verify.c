@@ -4,6 +4,7 @@
  * recorded (they are implied by the files), so only files and links count as extra.
  */
 #include "db.h"
+#include "store.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "platform/sha256.h"

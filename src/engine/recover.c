@@ -1,0 +1,150 @@
+/*
+ * Recovery, for both kinds of interrupted work. Each writes its journal into the index
+ * before it touches the disk, so the next writer (under the store lock) can tell how far
+ * it got:
+ *
+ * - An install records itself "pending" once its checked folder is .staging/<id>.ready,
+ *   then moves it into place and marks the record "ok" (cdm_install). A pending record
+ *   with its .ready folder is rolled forward; one whose folder is in place is marked
+ *   "ok"; one with neither is dropped. A remove moves the folder to
+ *   .staging/<id>.removing before it deletes the record (cdm_remove): when the record is
+ *   still there, the folder goes back. Everything else in .staging/ is a leftover.
+ *
+ * - A link change records its generation "pending", switches the link, writes the pin
+ *   file and marks it "ok" (cdm_link, cdm_unlink, cdm_rollback). When the link on disk is the one a
+ * pending generation names, the change happened and the record becomes "ok" (and the pin follows);
+ * otherwise the record goes. Only "ok" generations are history.
+ */
+#include "recover.h"
+#include "db.h"
+#include "project.h"
+#include "store_paths.h"
+#include "platform/fs.h"
+#include "platform/link.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- link changes ---------------------------------------------------------------------- */
+
+/* Did the change of a pending generation reach the disk? */
+static bool pending_happened(cdm_ctx *ctx, const struct db_generation_ref *g)
+{
+    char *link_path = path_join(g->project, g->link_name);
+    enum link_kind kind = LINK_FOREIGN;
+    char *target = NULL;
+    link_read(ctx, link_path, &kind, &target);
+    bool happened = g->install_id
+                        ? kind == LINK_OURS && store_path_is_install(ctx, target, g->install_id)
+                        : kind == LINK_NONE;
+    free(target);
+    free(link_path);
+    return happened;
+}
+
+static int recover_links(cdm_ctx *ctx, unsigned *done)
+{
+    struct db_generation_ref *v = NULL;
+    size_t n = 0;
+    int rc = db_generation_pending(ctx, &v, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct db_generation_ref *g = &v[i];
+        bool there = !cdm_project_gone(g->project);
+        bool happened = there && pending_happened(ctx, g);
+        rc = db_generation_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
+        if (there) {
+            project_clean_leftovers(ctx, g->project, g->link_name);
+            struct cdm_project p;
+            /* The pin follows the link; a failure here is reported by the next link. */
+            if (!rc && happened && g->install_id && cdm_project_open(ctx, g->project, &p) == CDM_OK)
+                project_pin_write(ctx, &p, g->install_id);
+        }
+        (*done)++;
+    }
+    db_generation_refs_free(v, n);
+    return rc;
+}
+
+/* ---- installs -------------------------------------------------------------------------- */
+
+/* Finish an install whose record says pending: move its .ready folder into place. */
+static int roll_forward(cdm_ctx *ctx, const char *id, unsigned *done)
+{
+    char *ready = store_staging_path(ctx, id, "ready");
+    char *old = store_staging_path(ctx, id, "old");
+    char *final = store_install_path(ctx, id);
+    int rc = CDM_OK;
+    if (fs_kind(ready) == FS_DIR) {
+        if (fs_kind(final) != FS_NONE) {
+            if (!(rc = fs_remove_tree(ctx, old)))
+                rc = fs_rename(ctx, final, old);
+        }
+        if (!rc)
+            rc = fs_rename(ctx, ready, final);
+        if (!rc) {
+            fs_sync_dir(ctx->root);
+            rc = db_install_set_state(ctx, id, "ok");
+        }
+        (*done)++;
+    } else if (fs_kind(final) == FS_DIR) {
+        rc = db_install_set_state(ctx, id, "ok");
+    } else {
+        rc = db_install_delete(ctx, id); /* nothing left to finish */
+        (*done)++;
+    }
+    free(ready);
+    free(old);
+    free(final);
+    return rc;
+}
+
+static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *name, unsigned *done)
+{
+    const char *suffix = "";
+    char *id = store_staging_id(name, &suffix);
+    char *path = path_join(staging, name);
+    int rc = CDM_OK;
+    if (id && !strcmp(suffix, "removing")) {
+        /* A remove that crashed before its record was deleted: put the folder back. */
+        struct cdm_install_info in;
+        char *final = store_install_path(ctx, id);
+        if (db_install_get(ctx, id, &in, NULL) == CDM_OK && fs_kind(final) == FS_NONE) {
+            rc = fs_rename(ctx, path, final);
+            free(final);
+            free(path);
+            free(id);
+            (*done)++;
+            return rc;
+        }
+        free(final);
+    }
+    rc = fs_remove_tree(ctx, path);
+    (*done)++;
+    free(path);
+    free(id);
+    return rc;
+}
+
+int recover_interrupted(cdm_ctx *ctx, unsigned *done)
+{
+    char **pending = NULL;
+    int rc = recover_links(ctx, done);
+    if (rc)
+        return rc;
+    rc = db_install_pending(ctx, &pending);
+    for (char **p = pending; !rc && p && *p; p++)
+        rc = roll_forward(ctx, *p, done);
+    strv_free(pending);
+    if (rc)
+        return rc;
+    char *staging = store_staging_dir(ctx);
+    char **names = NULL;
+    rc = fs_list_dir(ctx, staging, &names);
+    if (rc == CDM_ENOTFOUND)
+        rc = CDM_OK;
+    for (char **n = names; !rc && n && *n; n++)
+        rc = clean_staging_entry(ctx, staging, *n, done);
+    strv_free(names);
+    free(staging);
+    return rc;
+}
