@@ -1,0 +1,243 @@
+/*
+ * cdm install: an archive becomes a folder of the store, all or nothing:
+ *
+ *   extract into .staging/<id>.<pid>.tmp, check it, rename it to .staging/<id>.ready,
+ *   record the install as "pending", move any old folder aside (.staging/<id>.old),
+ *   rename .ready to <root>/<id>, mark the record "ok", delete the old folder.
+ *
+ * A crash at any point leaves a state that the next writer rolls forward (a pending record
+ * with its .ready folder) or cleans up (everything else in .staging), under the store lock
+ * (recover.c). The steps read top to bottom in cdm_install and commit_install below.
+ */
+#include "cdm_archive.h"
+#include "checksum.h"
+#include "db.h"
+#include "official.h"
+#include "sources.h"
+#include "store.h"
+#include "store_paths.h"
+#include "version.h"
+#include "platform/fs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
+                           const char *platform, char **archive);
+static int check_content(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+                         const struct extract_result *x);
+static void describe(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+                     const struct extract_result *x, struct cdm_install_info *in);
+static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
+                          const struct extract_result *x);
+
+int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
+                struct cdm_install_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    const char *platform = req->platform ? req->platform : fs_host_platform();
+    char *archive = NULL, *tmp = NULL;
+    struct extract_result x = {0};
+    struct checksums sums = {0};
+    int rc = store_open(ctx, true);
+    if (rc || (rc = resolve_archive(ctx, req, platform, &archive)))
+        goto out;
+
+    struct archive_name name;
+    if (!archive_name_parse(path_basename(archive), &name)) {
+        rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                           "cannot tell the cuDNN version from the name '%s'; keep NVIDIA's "
+                           "file name (such as cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)",
+                           path_basename(archive));
+        goto out;
+    }
+    if (strcmp(name.platform, platform)) {
+        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                           "'%s' is for %s but this store is for %s; install it on a %s "
+                           "machine, or pass --platform %s to fill a store for one",
+                           archive, name.platform, platform, name.platform, name.platform);
+        goto out;
+    }
+    if (req->cuda && req->cuda != name.cuda_major) {
+        rc = cdm_error_set(ctx, CDM_EINVAL, "'%s' is a CUDA %d build but --cuda says %d", archive,
+                           name.cuda_major, req->cuda);
+        goto out;
+    }
+    if ((rc = checksums_find(ctx, archive, req->sha256, &sums)))
+        goto out;
+
+    char version[32], id[64];
+    version_format(&name.version, version, sizeof(version));
+    snprintf(id, sizeof(id), "%s-cuda%d", version, name.cuda_major);
+    struct cdm_install_info existing;
+    if (db_install_get(ctx, id, &existing, NULL) == CDM_OK) {
+        /* Hash first: the same archive again is not an error, and costs no extraction. */
+        char sha[65];
+        uint64_t size;
+        if ((rc = archive_hash(ctx, archive, sha, &size)) ||
+            (rc = checksums_check(ctx, &sums, archive, sha)))
+            goto out;
+        /* --force with the same archive reinstalls: the way to repair a damaged folder. */
+        if (!strcmp(sha, existing.sha256) && fs_kind(existing.path) == FS_DIR && !req->force) {
+            result->install = existing;
+            result->changed = false;
+            goto out;
+        }
+        if (!req->force && !strcmp(sha, existing.sha256)) {
+            /* recorded, but its folder is gone: put it back */
+        } else if (!req->force) {
+            rc = cdm_error_set(ctx, CDM_EEXISTS,
+                               "%s is installed already from another archive ('%s', sha256 "
+                               "%.12s...); pass --force to replace it",
+                               id, existing.archive_name, existing.sha256);
+            goto out;
+        }
+    }
+
+    tmp = store_staging_tmp(ctx, id);
+    if ((rc = fs_mkdir(ctx, tmp)))
+        goto out;
+    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries};
+    if ((rc = archive_extract(ctx, archive, tmp, &limits, &x)) ||
+        (rc = checksums_check(ctx, &sums, archive, x.sha256)) ||
+        (rc = check_content(ctx, archive, &name, &x)))
+        goto out;
+    describe(ctx, archive, &name, &x, &result->install);
+    if ((rc = commit_install(ctx, tmp, &result->install, &x)))
+        goto out;
+    result->changed = true;
+out:
+    if (tmp && fs_kind(tmp) != FS_NONE) {
+        struct saved_error saved = error_save(ctx);
+        fs_remove_tree(ctx, tmp);
+        error_restore(ctx, &saved);
+    }
+    extract_result_free(&x);
+    checksums_free(&sums);
+    free(tmp);
+    free(archive);
+    return rc;
+}
+
+/* The archive to install: a file named, or found by version in [install] sources. */
+static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
+                           const char *platform, char **archive)
+{
+    enum fs_kind kind = fs_kind(req->what);
+    if (kind == FS_FILE || kind == FS_LINK) {
+        *archive = xstrdup(req->what);
+        return CDM_OK;
+    }
+    struct version_spec spec;
+    if (kind != FS_NONE || !version_spec_parse(req->what, &spec))
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot install '%s': no such archive file, and not a version "
+                             "such as 8.8.0",
+                             req->what);
+    if (req->cuda)
+        spec.cuda = req->cuda;
+    return sources_find(ctx, &spec, platform, req->what, archive);
+}
+
+/* What the extracted content says must agree with the archive's name. */
+static int check_content(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+                         const struct extract_result *x)
+{
+    if (!x->header_found)
+        return cdm_error_set(ctx, CDM_EARCHIVE,
+                             "'%s' has no include/cudnn_version.h or include/cudnn.h with the "
+                             "version macros; is it a cuDNN archive?",
+                             archive);
+    if (x->major != name->version.part[0] || x->minor != name->version.part[1] ||
+        x->patch != name->version.part[2])
+        return cdm_error_set(ctx, CDM_EARCHIVE,
+                             "'%s': its name says cuDNN %d.%d.%d but its header says %d.%d.%d; "
+                             "the file was renamed or repacked, get the original archive",
+                             archive, name->version.part[0], name->version.part[1],
+                             name->version.part[2], x->major, x->minor, x->patch);
+    const char *os = layout_os(&x->scan);
+    if (!*os)
+        return cdm_error_set(ctx, CDM_EARCHIVE,
+                             "'%s' holds no cuDNN libraries (.dll or .so), or both kinds; "
+                             "is it a cuDNN archive?",
+                             archive);
+    if (!str_starts_with(name->platform, os))
+        return cdm_error_set(ctx, CDM_EARCHIVE,
+                             "'%s': its name says %s but it holds %s libraries; get the "
+                             "original archive",
+                             archive, name->platform, os);
+    return CDM_OK;
+}
+
+/* The record of the install, from the archive's name and content. */
+static void describe(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+                     const struct extract_result *x, struct cdm_install_info *in)
+{
+    memset(in, 0, sizeof(*in));
+    version_format(&name->version, in->version, sizeof(in->version));
+    snprintf(in->id, sizeof(in->id), "%s-cuda%d", in->version, name->cuda_major);
+    in->cuda = name->cuda_major;
+    copy_str(in->platform, sizeof(in->platform), name->platform);
+    /* The content decides: an old cuda/ top folder, else the version's own layout. */
+    char layout = !strcmp(x->top, "cuda") ? 'A' : layout_for_version(&name->version);
+    if (layout == 'A' && strcmp(x->top, "cuda"))
+        layout = 'B';
+    in->layout[0] = layout;
+    layout_result(&x->scan, in->bin_dir, sizeof(in->bin_dir), in->lib_dir, sizeof(in->lib_dir),
+                  in->include_dir, sizeof(in->include_dir));
+    copy_str(in->archive_name, sizeof(in->archive_name), path_basename(archive));
+    in->archive_size = x->archive_size;
+    copy_str(in->sha256, sizeof(in->sha256), x->sha256);
+    in->official = official_archive_for(x->sha256) != NULL;
+    in->installed_at = (int64_t)time(NULL);
+    in->size = x->extracted_size;
+    char *path = store_install_path(ctx, in->id);
+    copy_str(in->path, sizeof(in->path), path);
+    free(path);
+}
+
+/* Steps after a checked extraction, as the comment at the top of this file says. */
+static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
+                          const struct extract_result *x)
+{
+    char *ready = store_staging_path(ctx, in->id, "ready");
+    char *old = store_staging_path(ctx, in->id, "old");
+    char *final = store_install_path(ctx, in->id);
+    char *staging = store_staging_dir(ctx);
+    fs_crash_point("extracted");
+    int rc = fs_rename(ctx, tmp, ready);
+    if (rc)
+        goto out;
+    fs_sync_dir(staging);
+    if ((rc = db_begin(ctx)))
+        goto undo;
+    if ((rc = db_install_put(ctx, in, "pending")) ||
+        (rc = db_files_add(ctx, in->id, x->files, x->file_count)) || (rc = db_commit(ctx))) {
+        db_rollback(ctx);
+        goto undo;
+    }
+    /* From here the record is the journal: the next writer finishes a failure (recover.c). */
+    fs_crash_point("recorded");
+    if (fs_kind(final) != FS_NONE && (rc = fs_rename(ctx, final, old)))
+        goto out;
+    fs_crash_point("moved-aside");
+    if ((rc = fs_rename(ctx, ready, final)))
+        goto out;
+    fs_sync_dir(ctx->root);
+    fs_crash_point("renamed");
+    if ((rc = db_install_set_state(ctx, in->id, "ok")))
+        goto out;
+    if (fs_kind(old) != FS_NONE)
+        rc = fs_remove_tree(ctx, old);
+    goto out;
+undo:
+    fs_remove_tree(ctx, ready);
+out:
+    free(staging);
+    free(final);
+    free(old);
+    free(ready);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/* Finding installs: the list, a version spec resolved to one install, who uses one. */
+#include "db.h"
+#include "store.h"
+#include "version.h"
+
+#include <stdlib.h>
+
+int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
+{
+    int rc = store_open(ctx, false);
+    return rc ? rc : db_install_list(ctx, out, count);
+}
+
+int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
+{
+    int rc = store_open(ctx, false);
+    return rc ? rc : db_projects_using(ctx, install_id, projects);
+}
+
+int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_install_info *out)
+{
+    struct version_spec spec;
+    if (!version_spec_parse(spec_text, &spec))
+        return cdm_error_set(ctx, CDM_EINVAL,
+                             "'%s' is not a version; give one such as 8.8, 8.8.0.121, "
+                             "8.8.0.121-cuda11 or latest",
+                             spec_text);
+    if (cuda && spec.cuda && cuda != spec.cuda)
+        return cdm_error_set(ctx, CDM_EINVAL, "'%s' names cuda%d but --cuda says %d", spec_text,
+                             spec.cuda, cuda);
+    if (cuda)
+        spec.cuda = cuda;
+    struct cdm_install_info *all = NULL;
+    size_t n = 0;
+    int rc = cdm_list(ctx, &all, &n);
+    if (rc)
+        return rc;
+    /* The newest matching version wins; its CUDA variants must be told apart. */
+    const struct cdm_install_info *best = NULL;
+    struct version_pick pick = VERSION_PICK_INIT;
+    for (size_t i = 0; i < n; i++) {
+        struct version v;
+        if (version_parse(all[i].version, &v) && version_spec_matches(&spec, &v, all[i].cuda) &&
+            version_pick_offer(&pick, &v, all[i].id))
+            best = &all[i];
+    }
+    if (!best && spec.cuda)
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cuDNN %s for CUDA %d is not installed; run 'cdm install %s --cuda "
+                           "%d' (see 'cdm list')",
+                           spec_text, spec.cuda, spec_text, spec.cuda);
+    else if (!best)
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cuDNN %s is not installed; run 'cdm install %s' (see 'cdm list')",
+                           spec_text, spec_text);
+    else if (pick.count > 1)
+        rc = cdm_error_set(ctx, CDM_EAMBIGUOUS,
+                           "'%s' matches several installs (%s); choose one with --cuda N",
+                           spec_text, sb_str(&pick.names));
+    else
+        *out = *best;
+    version_pick_free(&pick);
+    free(all);
+    return rc;
+}
