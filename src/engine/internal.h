@@ -24,8 +24,4 @@ struct cdm_ctx {
 
 _Static_assert(offsetof(struct cdm_ctx, err) == 0, "base/error.c needs the error state first");
 
-/* Unlink a project because the version it links to is being removed with --force
- * (records a generation). */
-int project_unlink_for_remove(cdm_ctx *ctx, const char *project);
-
 #endif

@@ -11,9 +11,10 @@
  *   still there, the folder goes back. Everything else in .staging/ is a leftover.
  *
  * - A link change records its generation "pending", switches the link, writes the pin
- *   file and marks it "ok" (cdm_link, cdm_unlink, cdm_rollback). When the link on disk is the one a
- * pending generation names, the change happened and the record becomes "ok" (and the pin follows);
- * otherwise the record goes. Only "ok" generations are history.
+ *   file and marks it "ok" (cdm_link, cdm_unlink, cdm_rollback). When the link on disk
+ *   is the one a pending generation names, the change happened and the record becomes
+ *   "ok" (and the pin follows); otherwise the record goes. Only "ok" generations are
+ *   history.
  */
 #include "recover.h"
 #include "db.h"

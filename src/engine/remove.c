@@ -4,6 +4,7 @@
  * leftover is deleted.
  */
 #include "db.h"
+#include "links.h"
 #include "store.h"
 #include "store_paths.h"
 #include "platform/fs.h"

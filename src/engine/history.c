@@ -1,0 +1,97 @@
+/* Reading a project's link and history: cdm which, cdm history. */
+#include "db.h"
+#include "project.h"
+#include "store.h"
+#include "platform/fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The version part of an install id: "9.1.0.70" of "9.1.0.70-cuda12". */
+static void id_version(const char *id, char *out, size_t size)
+{
+    const char *dash = strstr(id, "-cuda");
+    size_t n = dash ? (size_t)(dash - id) : strlen(id);
+    if (n >= size)
+        n = size - 1;
+    memcpy(out, id, n);
+    out[n] = '\0';
+}
+
+static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
+{
+    struct cdm_generation cur;
+    int rc = db_generation_get(ctx, out->project.path, 0, &cur);
+    if (rc == CDM_OK) {
+        out->generation = cur.number;
+        copy_str(out->index_id, sizeof(out->index_id), cur.install_id);
+    } else if (rc != CDM_ENOTFOUND) {
+        return rc;
+    }
+    const char *id = out->project.linked_id;
+    if (*id) {
+        struct cdm_install_info in;
+        out->installed = db_install_get(ctx, id, &in, NULL) == CDM_OK;
+        if (out->installed)
+            copy_str(out->version, sizeof(out->version), in.version);
+        else
+            id_version(id, out->version, sizeof(out->version));
+    }
+    out->drift = !out->gone && strcmp(out->index_id, id) != 0;
+    return CDM_OK;
+}
+
+int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = store_open(ctx, false);
+    if (rc)
+        return rc;
+    if (!project) {
+        rc = cdm_project_find(ctx, NULL, &out->project);
+    } else if (!cdm_project_gone(project)) {
+        rc = cdm_project_open(ctx, project, &out->project);
+    } else {
+        /* The folder is gone: what the index remembers of it. */
+        char *key = project_key(project);
+        struct cdm_generation cur;
+        rc = db_generation_get(ctx, key, 0, &cur);
+        if (rc == CDM_ENOTFOUND)
+            rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                               "no project folder '%s': no such folder, and cdm has no record "
+                               "of it",
+                               project);
+        if (rc == CDM_OK) {
+            out->gone = true;
+            copy_str(out->project.path, sizeof(out->project.path), key);
+            copy_str(out->project.link_name, sizeof(out->project.link_name), cur.link_name);
+            char *link = path_join(key, cur.link_name);
+            copy_str(out->project.link_path, sizeof(out->project.link_path), link);
+            free(link);
+        }
+        free(key);
+    }
+    return rc ? rc : describe(ctx, out);
+}
+
+int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_generation **out,
+                size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    int rc = store_open(ctx, false);
+    if (rc)
+        return rc;
+    char *key = project_key(project);
+    copy_str(path, 4096, key);
+    rc = db_generation_list(ctx, key, out, count);
+    if (!rc && *count == 0) {
+        free(*out);
+        *out = NULL;
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "no history for '%s': cdm never linked it; run 'cdm link %s VERSION'",
+                           key, project);
+    }
+    free(key);
+    return rc;
+}
