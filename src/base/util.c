@@ -177,6 +177,11 @@ bool str_ends_with_icase(const char *s, const char *suffix)
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
+bool str_starts_with_icase(const char *s, const char *prefix)
+{
+    return strncasecmp(s, prefix, strlen(prefix)) == 0;
+}
+
 static bool is_sep(char c)
 {
     return c == '/' || c == '\\';

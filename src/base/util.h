@@ -54,6 +54,7 @@ bool copy_str(char *dst, size_t size, const char *src);
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 bool str_ends_with_icase(const char *s, const char *suffix);
+bool str_starts_with_icase(const char *s, const char *prefix);
 
 /* Join with '/' ('\' after a Windows path such as C:\x), never doubling it. Result
  * malloc'd. */

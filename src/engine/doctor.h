@@ -1,15 +1,65 @@
-/* What doctor.c shares with the platform files that add checks of their own. */
+/*
+ * What the doctor's layers share. cdm_doctor (doctor.c) runs the layers in the order of
+ * its table; each layer is a file of checks (doctor_store.c, doctor_library.c,
+ * doctor_deps.c, doctor_shadow.c, doctor_driver.c, doctor_host.c) that appends results
+ * with doctor_add (doctor_report.c) and never prints. Later layers read what earlier ones
+ * found in struct doctor. Layers call doctor_report.c, never doctor.c or each other.
+ */
 #ifndef CDM_DOCTOR_H
 #define CDM_DOCTOR_H
 
 #include "internal.h"
+#include "platform/loader.h"
+#include "toolkit.h"
 
-struct doctor;
+struct doctor {
+    cdm_ctx *ctx;
+    struct cdm_doctor_report *report;
+    bool store_exists;
+    bool have_project;
+    struct cdm_project project;
+    bool have_install;
+    struct cdm_install_info install;
+    int major, minor, patch; /* the install's version */
+    bool native;             /* the install is for this machine's platform */
+    bool windows;            /* the install is a Windows one (DLLs in bin, PATH) */
+    char lib_dir[4096];      /* where its libraries are: lib (POSIX) or bin (Windows) */
+    char main_lib[4096];     /* libcudnn.so.<major> / cudnn64_<major>.dll */
+    char **libs;             /* the install's cuDNN library names, NULL-terminated */
+    struct loader_lib *lib;  /* main_lib, once the library layer loaded it */
+    long cudart;             /* cudnnGetCudartVersion(), 0 when unknown */
+    bool driver_probed;
+    struct driver_info driver;
+    bool have_toolkit;
+    struct toolkit_info toolkit;
+};
+
+/* One layer: its checks, run in this order. */
+typedef void (*doctor_check_fn)(struct doctor *d);
+struct doctor_layer {
+    const char *name;
+    const doctor_check_fn *checks;
+    size_t count;
+};
+extern const struct doctor_layer doctor_store_layer;   /* the index, leftovers, the project */
+extern const struct doctor_layer doctor_library_layer; /* load, version, cudart, handle */
+extern const struct doctor_layer doctor_deps_layer;    /* imports and run-time loads */
+extern const struct doctor_layer doctor_shadow_layer;  /* other copies found first */
+extern const struct doctor_layer doctor_driver_layer;  /* driver, toolkit, their tables */
+extern const struct doctor_layer doctor_host_layer;    /* the host's own (Windows) checks */
 
 /* Append a check result; detail and fix are printf formats (fix may be NULL). */
 void doctor_add(struct doctor *d, const char *name, enum cdm_check_status status, const char *fix,
                 const char *detail_fmt, ...) CDM_PRINTF(5, 6);
 cdm_ctx *doctor_ctx(struct doctor *d);
 const char *doctor_store_root(struct doctor *d);
+
+/* True when id is installed and complete; its record goes to out (may be NULL). */
+bool doctor_installed(struct doctor *d, const char *id, struct cdm_install_info *out);
+/* True when there is an install of this platform to examine; else adds a skip named name
+ * saying why not. */
+bool doctor_need_install(struct doctor *d, const char *name);
+/* The NVIDIA driver's facts, asked of the loader once per run. */
+const struct driver_info *doctor_driver(struct doctor *d);
 
 #endif

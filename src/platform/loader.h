@@ -44,6 +44,11 @@ struct search {
  * library it loads by name (no RUNPATH). */
 void loader_search_order(const char *lib_path, const struct bin_imports *im, struct search *out);
 void search_free(struct search *s);
+/* Where the loader would find name, following s from step start: the path (malloc'd), and
+ * in *step_out (may be NULL) the step that found it; NULL when nowhere. With im, files of
+ * another machine or word size than im's are passed over, as ld.so does. */
+char *search_find(const struct search *s, const char *name, const struct bin_imports *im,
+                  size_t start, size_t *step_out);
 /* Names the loader never looks up in folders (Windows API sets): treated as present. */
 bool loader_is_builtin(const char *name);
 

@@ -1,0 +1,106 @@
+/* The doctor's last layer: the NVIDIA driver, the CUDA toolkit, and both against the
+ * compatibility tables of CUDNN_FACTS.md (compat.c). */
+#include "compat.h"
+#include "doctor.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void check_driver(struct doctor *d)
+{
+    const struct driver_info *dr = doctor_driver(d);
+    char cuda[32] = "";
+    if (dr->cuda_version)
+        snprintf(cuda, sizeof(cuda), "; supports CUDA %d.%d", dr->cuda_version / 1000,
+                 dr->cuda_version % 1000 / 10);
+    if (!dr->found)
+        doctor_add(d, "driver", CDM_CHECK_WARN,
+                   "install the NVIDIA driver; cuDNN needs it and a GPU to run",
+                   "no NVIDIA driver found (neither NVML nor libcuda/nvcuda could be loaded)");
+    else if (!*dr->version && !dr->cuda_version)
+        doctor_add(d, "driver", CDM_CHECK_WARN, "check the driver with 'nvidia-smi'",
+                   "the driver's libraries (%s) did not answer: %s", dr->source, dr->error);
+    else
+        doctor_add(d, "driver", CDM_CHECK_OK, NULL, "driver %s%s (from %s)",
+                   *dr->version ? dr->version : "version unknown", cuda, dr->source);
+}
+
+static void check_toolkit(struct doctor *d)
+{
+    d->have_toolkit = toolkit_find(cdm_root(d->ctx), &d->toolkit);
+    if (d->have_toolkit)
+        doctor_add(d, "toolkit", CDM_CHECK_OK, NULL, "CUDA toolkit %s, from %s", d->toolkit.version,
+                   d->toolkit.source);
+    else
+        doctor_add(d, "toolkit", CDM_CHECK_SKIP, NULL,
+                   "no CUDA toolkit found (CUDA_PATH and CUDA_HOME unset or without a version "
+                   "file, no nvcc on PATH)");
+}
+
+static void check_compat_toolkit(struct doctor *d)
+{
+    if (!d->have_install || !d->have_toolkit) {
+        doctor_add(d, "compat.toolkit", CDM_CHECK_SKIP, NULL, "%s",
+                   d->have_install ? "no toolkit to compare with" : "no cuDNN install to examine");
+        return;
+    }
+    char why[512];
+    enum compat_verdict v = compat_toolkit(d->major, d->minor, d->patch, d->install.cuda,
+                                           d->toolkit.major, d->toolkit.minor, why, sizeof(why));
+    char *fix = xasprintf("use cuDNN's cuda%d variant ('cdm install %d.%d --cuda %d') or a CUDA "
+                          "%d toolkit for this one",
+                          d->toolkit.major, d->major, d->minor, d->toolkit.major, d->install.cuda);
+    static const enum cdm_check_status map[] = {CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL,
+                                                CDM_CHECK_OK};
+    doctor_add(d, "compat.toolkit", map[v], fix, "%s", why);
+    free(fix);
+}
+
+static void check_compat_driver(struct doctor *d)
+{
+    const struct driver_info *dr = doctor_driver(d);
+    /* Without a toolkit, the CUDA runtime cuDNN was built with is what needs the driver. */
+    int ma = d->toolkit.major, mi = d->toolkit.minor;
+    const char *what = "toolkit";
+    if (!d->have_toolkit && d->cudart) {
+        ma = (int)(d->cudart / 1000);
+        mi = (int)(d->cudart % 1000 / 10);
+        what = "cuDNN's CUDA runtime";
+    } else if (!d->have_toolkit) {
+        doctor_add(d, "compat.driver", CDM_CHECK_SKIP, NULL, "no CUDA version to compare with");
+        return;
+    }
+    if (!dr->found || (!*dr->version && !dr->cuda_version)) {
+        doctor_add(d, "compat.driver", CDM_CHECK_SKIP, NULL, "no driver version");
+        return;
+    }
+    char *fix = xasprintf("update the NVIDIA driver for CUDA %d.%d", ma, mi);
+    if (*dr->version) {
+        char why[512];
+        enum compat_verdict v = compat_driver(
+            dr->version, ma, mi, str_starts_with(cdm_host_platform(), "windows"), why, sizeof(why));
+        static const enum cdm_check_status map[] = {CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL,
+                                                    CDM_CHECK_SKIP};
+        doctor_add(d, "compat.driver", map[v], fix, "%s (%s %d.%d)", why, what, ma, mi);
+    } else {
+        int dma = dr->cuda_version / 1000, dmi = dr->cuda_version % 1000 / 10;
+        if (dma > ma || (dma == ma && dmi >= mi))
+            doctor_add(d, "compat.driver", CDM_CHECK_OK, NULL,
+                       "the driver supports CUDA %d.%d, the %s is %d.%d", dma, dmi, what, ma, mi);
+        else if (dma == ma)
+            doctor_add(d, "compat.driver", CDM_CHECK_WARN, fix,
+                       "the driver supports CUDA %d.%d, older than the %s's %d.%d (minor-version "
+                       "compatibility applies)",
+                       dma, dmi, what, ma, mi);
+        else
+            doctor_add(d, "compat.driver", CDM_CHECK_FAIL, fix,
+                       "the driver supports CUDA %d.%d, too old for the %s's %d.%d", dma, dmi, what,
+                       ma, mi);
+    }
+    free(fix);
+}
+
+static const doctor_check_fn checks[] = {check_driver, check_toolkit, check_compat_toolkit,
+                                         check_compat_driver};
+
+const struct doctor_layer doctor_driver_layer = {"driver", checks, CDM_ARRAY_LEN(checks)};

@@ -1,0 +1,139 @@
+/* The doctor's shadowing layer: other cuDNN copies that the loader's search order reaches
+ * before the project's own folder (the stale cudnn64_7.dll in an Anaconda folder). */
+#include "doctor.h"
+#include "platform/fs.h"
+#include "version.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A cuDNN library's version without loading it: from a versioned file name
+ * (libcudnn.so.9.1.0), else from a cudnn_version.h beside its folder. "" when unreadable. */
+static void version_of_file(const char *path, char *out, size_t size)
+{
+    out[0] = '\0';
+    char *real = fs_realpath(path);
+    const char *base = real ? path_basename(real) : "";
+    const char *so = strstr(base, ".so.");
+    if (so && strchr(so + 4, '.')) {
+        copy_str(out, size, so + 4);
+        free(real);
+        return;
+    }
+    char *dir = path_dirname(real ? real : path);
+    static const char *const headers[] = {"../include/cudnn_version.h",
+                                          "../../include/cudnn_version.h", "../include/cudnn.h"};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(headers) && !out[0]; i++) {
+        char *h = path_join(dir, headers[i]);
+        FILE *f = loader_fopen(h);
+        if (f) {
+            char text[16384];
+            size_t n = fread(text, 1, sizeof(text) - 1, f);
+            fclose(f);
+            int ma, mi, pa;
+            if (cudnn_header_version(text, n, &ma, &mi, &pa))
+                snprintf(out, size, "%d.%d.%d", ma, mi, pa);
+        }
+        free(h);
+    }
+    free(dir);
+    free(real);
+}
+
+static bool same_dir(const char *a, const char *b)
+{
+    char *ra = fs_realpath(a), *rb = fs_realpath(b);
+    bool same = ra && rb && !strcmp(ra, rb);
+    free(ra);
+    free(rb);
+    return same;
+}
+
+static void check_shadowing(struct doctor *d)
+{
+    if (!doctor_need_install(d, "shadowing"))
+        return;
+    bool win = d->windows;
+    struct search s;
+    loader_search_order(NULL, NULL, &s);
+    /* Is the project's folder on the search path at all, and at which step? */
+    size_t own = s.count;
+    for (size_t i = 0; i < s.count && own == s.count; i++)
+        if (s.steps[i].dir && same_dir(s.steps[i].dir, d->lib_dir))
+            own = i;
+    struct strbuf before = STRBUF_INIT, other = STRBUF_INIT;
+    size_t nbefore = 0;
+    for (char **p = d->libs; p && *p; p++) {
+        char *own_path = path_join(d->lib_dir, *p);
+        size_t step = 0;
+        char *hit = search_find(&s, *p, NULL, 0, &step);
+        /* every copy found ahead of the project's own folder */
+        while (hit && step < own) {
+            if (!same_dir(hit, own_path)) {
+                char ver[64];
+                version_of_file(hit, ver, sizeof(ver));
+                sb_addf(&before, "%s'%s'%s%s%s via %s", nbefore++ ? ", " : "", hit,
+                        *ver ? " (cuDNN " : "", ver, *ver ? ")" : "", s.steps[step].origin);
+            }
+            free(hit);
+            hit = step + 1 < s.count ? search_find(&s, *p, NULL, step + 1, &step) : NULL;
+        }
+        free(hit);
+        free(own_path);
+    }
+    /* cuDNN of another major ahead of the project: what a program built for it loads. */
+    for (size_t i = 0; i < own && i < s.count; i++) {
+        if (!s.steps[i].dir)
+            continue;
+        for (int m = 7; m <= 10; m++) {
+            if (m == d->major)
+                continue;
+            char *file = win ? xasprintf("cudnn64_%d.dll", m) : xasprintf("libcudnn.so.%d", m);
+            char *path = path_join(s.steps[i].dir, file);
+            if (fs_kind(path) != FS_NONE) {
+                char ver[64];
+                version_of_file(path, ver, sizeof(ver));
+                sb_addf(&other, "%s'%s'%s%s%s via %s", other.len ? ", " : "", path,
+                        *ver ? " (cuDNN " : "", ver, *ver ? ")" : "", s.steps[i].origin);
+            }
+            free(path);
+            free(file);
+        }
+    }
+    const char *var = win ? "PATH" : "LD_LIBRARY_PATH";
+    char *activate = xasprintf("activate the project (%s) so that '%s' comes first on %s",
+                               win ? "cdm activate --shell pwsh | Out-String | Invoke-Expression"
+                                   : "eval \"$(cdm activate)\"",
+                               d->lib_dir, var);
+    if (nbefore && own < s.count) {
+        char *fix =
+            xasprintf("remove those folders from %s, or put '%s' before them", var, d->lib_dir);
+        doctor_add(d, "shadowing", CDM_CHECK_FAIL, fix,
+                   "found before the project's own library: %s", sb_str(&before));
+        free(fix);
+    } else if (nbefore) {
+        doctor_add(d, "shadowing", CDM_CHECK_WARN, activate,
+                   "'%s' is not on %s, so programs load another cuDNN: %s", d->lib_dir, var,
+                   sb_str(&before));
+    } else if (other.len) {
+        doctor_add(d, "shadowing", CDM_CHECK_WARN, "remove stale cuDNN copies from those folders",
+                   "other cuDNN versions come first for programs built against them: %s",
+                   sb_str(&other));
+    } else if (own == s.count) {
+        doctor_add(d, "shadowing", CDM_CHECK_OK, NULL,
+                   "no other cuDNN on the search path; '%s' is not on %s (activate the project "
+                   "to use it)",
+                   d->lib_dir, var);
+    } else {
+        doctor_add(d, "shadowing", CDM_CHECK_OK, NULL, "no other cuDNN comes before '%s' (%s)",
+                   d->lib_dir, s.steps[own].origin);
+    }
+    free(activate);
+    sb_free(&before);
+    sb_free(&other);
+    search_free(&s);
+}
+
+static const doctor_check_fn checks[] = {check_shadowing};
+
+const struct doctor_layer doctor_shadow_layer = {"shadowing", checks, CDM_ARRAY_LEN(checks)};

@@ -1,0 +1,198 @@
+/* The doctor's first layer: the store's index and leftovers, the project's link, pin and
+ * history. */
+#include "db.h"
+#include "doctor.h"
+#include "store_paths.h"
+#include "platform/fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void check_index(struct doctor *d)
+{
+    if (!d->store_exists) {
+        doctor_add(d, "store.index", CDM_CHECK_SKIP, NULL, "no store at '%s' yet",
+                   cdm_root(d->ctx));
+        return;
+    }
+    sqlite3_stmt *st = NULL;
+    struct strbuf problems = STRBUF_INIT;
+    int n = 0;
+    if (sqlite3_prepare_v2(d->ctx->db, "PRAGMA integrity_check(5)", -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *row = (const char *)sqlite3_column_text(st, 0);
+            if (row && strcmp(row, "ok"))
+                sb_addf(&problems, "%s%s", n++ ? "; " : "", row);
+        }
+        sqlite3_finalize(st);
+    } else {
+        sb_add(&problems, sqlite3_errmsg(d->ctx->db));
+        n = 1;
+    }
+    char *db = path_join(cdm_root(d->ctx), "cdm.db");
+    if (n)
+        doctor_add(d, "store.index", CDM_CHECK_FAIL,
+                   "copy the index aside, then restore it from a backup; the version folders "
+                   "are intact and can be installed again into a fresh store",
+                   "the index '%s' fails SQLite's integrity check: %s", db, sb_str(&problems));
+    else
+        doctor_add(d, "store.index", CDM_CHECK_OK, NULL,
+                   "the index '%s' passes SQLite's integrity check", db);
+    free(db);
+    sb_free(&problems);
+}
+
+static void check_leftovers(struct doctor *d)
+{
+    if (!d->store_exists) {
+        doctor_add(d, "store.leftovers", CDM_CHECK_SKIP, NULL, "no store yet");
+        return;
+    }
+    char **pending = NULL, **staged = NULL;
+    char *staging = store_staging_dir(d->ctx);
+    db_install_pending(d->ctx, &pending);
+    if (fs_kind(staging) == FS_DIR)
+        fs_list_dir(d->ctx, staging, &staged);
+    struct strbuf sb = STRBUF_INIT;
+    size_t n = 0;
+    for (char **p = pending; p && *p; p++, n++)
+        sb_addf(&sb, "%sunfinished install %s", n ? ", " : "", *p);
+    for (char **p = staged; p && *p; p++, n++)
+        sb_addf(&sb, "%s.staging/%s", n ? ", " : "", *p);
+    if (n)
+        doctor_add(d, "store.leftovers", CDM_CHECK_WARN, "run 'cdm gc'",
+                   "%u leftover(s) of interrupted work: %s", (unsigned)n, sb_str(&sb));
+    else
+        doctor_add(d, "store.leftovers", CDM_CHECK_OK, NULL, "no leftovers of interrupted work");
+    sb_free(&sb);
+    cdm_strv_free(pending);
+    cdm_strv_free(staged);
+    free(staging);
+}
+
+/* Every recorded install has its folder. */
+static void check_installs(struct doctor *d)
+{
+    if (!d->store_exists)
+        return;
+    struct cdm_install_info *all = NULL;
+    size_t n = 0;
+    if (cdm_list(d->ctx, &all, &n) != CDM_OK) {
+        doctor_add(d, "store.installs", CDM_CHECK_FAIL, NULL, "%s", cdm_error_message(d->ctx));
+        return;
+    }
+    struct strbuf gone = STRBUF_INIT;
+    size_t missing = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fs_kind(all[i].path) != FS_DIR)
+            sb_addf(&gone, "%s%s", missing++ ? ", " : "", all[i].id);
+    if (missing) {
+        char *fix = xasprintf("remove the record with 'cdm remove ID', or install the archive "
+                              "again with 'cdm install ARCHIVE --force'");
+        doctor_add(d, "store.installs", CDM_CHECK_FAIL, fix,
+                   "%u of %u installs have no folder in the store: %s", (unsigned)missing,
+                   (unsigned)n, sb_str(&gone));
+        free(fix);
+    } else {
+        doctor_add(d, "store.installs", CDM_CHECK_OK, NULL, "%u install(s), each with its folder",
+                   (unsigned)n);
+    }
+    sb_free(&gone);
+    free(all);
+}
+
+static void check_project(struct doctor *d)
+{
+    if (!d->have_project) {
+        doctor_add(d, "project", CDM_CHECK_SKIP, NULL,
+                   "no project here (no '%s' link or %s pin file in this folder or above)",
+                   cdm_link_name(d->ctx), CDM_PIN_FILE);
+        return;
+    }
+    const struct cdm_project *p = &d->project;
+    char *fix = NULL;
+    if (p->link_foreign) {
+        fix = xasprintf("move '%s' away, then run 'cdm link %s'", p->link_path, p->path);
+        doctor_add(d, "project.link", CDM_CHECK_FAIL, fix,
+                   "'%s' is a real file or folder, not a link cdm made", p->link_path);
+    } else if (!p->has_link) {
+        fix = xasprintf("run 'cdm link %s%s%s'", p->path, p->has_pin ? "" : " ",
+                        p->has_pin ? "" : "VERSION");
+        doctor_add(d, "project.link", CDM_CHECK_FAIL, fix, "there is no link '%s'", p->link_path);
+    } else if (!*p->linked_id) {
+        fix = xasprintf("run 'cdm link %s VERSION' to point it into the store '%s'", p->path,
+                        cdm_root(d->ctx));
+        doctor_add(d, "project.link", CDM_CHECK_FAIL, fix,
+                   "'%s' points to '%s', which is not a version folder of the store '%s'",
+                   p->link_path, p->target, cdm_root(d->ctx));
+    } else if (!doctor_installed(d, p->linked_id, NULL)) {
+        fix = xasprintf("run 'cdm install' for %s, or 'cdm link %s VERSION' for another one",
+                        p->linked_id, p->path);
+        doctor_add(d, "project.link", CDM_CHECK_FAIL, fix,
+                   "'%s' points to %s, which is not installed", p->link_path, p->linked_id);
+    } else {
+        doctor_add(d, "project.link", CDM_CHECK_OK, NULL, "'%s' points to %s", p->link_path,
+                   p->linked_id);
+    }
+    free(fix);
+    fix = NULL;
+
+    if (!p->has_pin) {
+        fix = xasprintf("run 'cdm link %s %s' to write it, and commit it", p->path,
+                        *p->linked_id ? p->linked_id : "VERSION");
+        doctor_add(d, "project.pin", CDM_CHECK_WARN, fix,
+                   "no %s pin file: a fresh clone cannot get the same version", CDM_PIN_FILE);
+    } else if (*p->linked_id && strcmp(p->pinned_id, p->linked_id)) {
+        fix = xasprintf("run 'cdm link %s' to follow the pin, or 'cdm link %s %s' to move the "
+                        "pin",
+                        p->path, p->path, p->linked_id);
+        doctor_add(d, "project.pin", CDM_CHECK_FAIL, fix,
+                   "the pin says %s but the link points to %s", p->pinned_id, p->linked_id);
+    } else if (!doctor_installed(d, p->pinned_id, NULL)) {
+        fix = xasprintf("run 'cdm install' for %s", p->pinned_id);
+        doctor_add(d, "project.pin", CDM_CHECK_FAIL, fix, "the pin says %s, which is not installed",
+                   p->pinned_id);
+    } else {
+        doctor_add(d, "project.pin", CDM_CHECK_OK, NULL, "the pin says %s", p->pinned_id);
+    }
+    free(fix);
+    fix = NULL;
+
+    /* The newest generation cdm recorded must be what the link shows. */
+    sqlite3_stmt *st = NULL;
+    long long gen = -1;
+    char gen_id[64] = "";
+    if (d->store_exists &&
+        sqlite3_prepare_v2(d->ctx->db,
+                           "SELECT generation, install_id FROM generations WHERE project = ?1 "
+                           "ORDER BY generation DESC LIMIT 1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, p->path, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            gen = sqlite3_column_int64(st, 0);
+            const unsigned char *id = sqlite3_column_text(st, 1);
+            copy_str(gen_id, sizeof(gen_id), id ? (const char *)id : "");
+        }
+        sqlite3_finalize(st);
+    }
+    if (gen < 0) {
+        fix = xasprintf("run 'cdm link %s %s' so that cdm records it", p->path,
+                        *p->linked_id ? p->linked_id : "VERSION");
+        doctor_add(d, "project.history", CDM_CHECK_WARN, fix,
+                   "no generation recorded for this project: the link was made outside cdm");
+    } else if (strcmp(gen_id, p->linked_id)) {
+        fix = xasprintf("run 'cdm link %s' to make the link match the pin and record it", p->path);
+        doctor_add(d, "project.history", CDM_CHECK_FAIL, fix,
+                   "generation %lld records %s but the link shows %s", gen,
+                   *gen_id ? gen_id : "no link", *p->linked_id ? p->linked_id : "no store version");
+    } else {
+        doctor_add(d, "project.history", CDM_CHECK_OK, NULL, "generation %lld records %s", gen,
+                   gen_id);
+    }
+    free(fix);
+}
+
+static const doctor_check_fn checks[] = {check_index, check_leftovers, check_installs,
+                                         check_project};
+
+const struct doctor_layer doctor_store_layer = {"store", checks, CDM_ARRAY_LEN(checks)};

@@ -1,0 +1,26 @@
+/*
+ * The CUDA toolkit, found without running a build: the version a toolkit folder declares
+ * (version.json, version.txt, or its nvcc), and the toolkit this environment points at.
+ */
+#ifndef CDM_TOOLKIT_H
+#define CDM_TOOLKIT_H
+
+#include <stdbool.h>
+
+struct toolkit_info {
+    char version[64]; /* "12.4.1" */
+    int major, minor;
+    char source[4200]; /* where the version was read, and why there: "'X/version.json' (CUDA_PATH)"
+                        */
+};
+
+/* The toolkit in folder dir, found through why ("CUDA_PATH"): its version.json
+ * ("cuda": {"version": ...}), else version.txt, else bin/nvcc --version. */
+bool toolkit_in_dir(const char *dir, const char *why, struct toolkit_info *out);
+
+/* The toolkit a build here would use: CUDA_PATH, then CUDA_HOME, then nvcc on PATH. A
+ * variable pointing into the store at store_root is passed over: activation points
+ * CUDA_PATH at the project's link, which holds cuDNN, not a toolkit. */
+bool toolkit_find(const char *store_root, struct toolkit_info *out);
+
+#endif
