@@ -32,6 +32,8 @@ struct doctor {
     struct driver_info driver;
     bool have_toolkit;
     struct toolkit_info toolkit;
+    bool host_probed;
+    struct host_facts host;
 };
 
 /* One layer: its checks, run in this order. */
@@ -51,8 +53,6 @@ extern const struct doctor_layer doctor_host_layer;    /* the host's own (Window
 /* Append a check result; detail and fix are printf formats (fix may be NULL). */
 void doctor_add(struct doctor *d, const char *name, enum cdm_check_status status, const char *fix,
                 const char *detail_fmt, ...) CDM_PRINTF(5, 6);
-cdm_ctx *doctor_ctx(struct doctor *d);
-const char *doctor_store_root(struct doctor *d);
 
 /* True when id is installed and complete; its record goes to out (may be NULL). */
 bool doctor_installed(struct doctor *d, const char *id, struct cdm_install_info *out);

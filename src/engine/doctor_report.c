@@ -29,16 +29,6 @@ void doctor_add(struct doctor *d, const char *name, enum cdm_check_status status
     c->fix = fix && (status == CDM_CHECK_FAIL || status == CDM_CHECK_WARN) ? xstrdup(fix) : NULL;
 }
 
-cdm_ctx *doctor_ctx(struct doctor *d)
-{
-    return d->ctx;
-}
-
-const char *doctor_store_root(struct doctor *d)
-{
-    return cdm_root(d->ctx);
-}
-
 void cdm_doctor_report_free(struct cdm_doctor_report *r)
 {
     for (size_t i = 0; i < r->count; i++) {

@@ -2,13 +2,14 @@
  * The platform's dynamic loader, as cdm doctor needs it: load a library by absolute path
  * and look up symbols (dlopen/dlsym in loader_posix.c, LoadLibraryExW/GetProcAddress in
  * loader_win32.c), the order in which the loader searches for a library's imports, the
- * NVIDIA driver's version, and the platform's own checks. Same API, one file per platform.
+ * NVIDIA driver's version, and the host's facts that decide whether links and activation
+ * work. Same API, one file per platform; facts only, the engine decides.
  */
 #ifndef CDM_LOADER_H
 #define CDM_LOADER_H
 
 #include "binfmt.h"
-#include "engine/internal.h"
+#include "base/util.h"
 
 #include <stdio.h>
 
@@ -67,8 +68,24 @@ void loader_driver(struct driver_info *out);
  * output, malloc'd; NULL when it cannot run or fails. */
 char *loader_run_capture(const char *program, const char *arg);
 
-struct doctor;
-/* The platform's own checks (Windows: junction support, long paths, execution policy). */
-void loader_platform_checks(struct doctor *d);
+/* Facts about this host that decide whether cdm's links and activation work on it, in the
+ * system's own spelling; the engine judges them. */
+enum host_fact_state {
+    HOST_FACT_NONE,    /* the platform has no such thing (POSIX has none of these) */
+    HOST_FACT_UNKNOWN, /* it has, but it could not be read: see why */
+    HOST_FACT_KNOWN,
+};
+struct host_fact {
+    enum host_fact_state state;
+    char value[64];
+    char why[512];
+};
+struct host_facts {
+    struct host_fact store_fs;    /* the file system of the store's volume: "NTFS", "FAT32" */
+    struct host_fact long_paths;  /* LongPathsEnabled: "1" when on, "" when not set (off) */
+    struct host_fact exec_policy; /* PowerShell's execution policy, the user's else the
+                                   * machine's; "" when neither is set (the default) */
+};
+void loader_host_facts(const char *store_root, struct host_facts *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* The dynamic loader on Windows: LoadLibraryExW, its search order, the driver, and the
- * checks only Windows needs (junctions, long paths, PowerShell's execution policy). */
-#include "engine/doctor.h"
+ * host's facts only Windows has (the store's file system, long paths, PowerShell's
+ * execution policy). */
 #include "fs.h"
 #include "loader.h"
 #include "win32_util.h"
@@ -254,85 +254,91 @@ char *loader_run_capture(const char *program, const char *arg)
     return sb_detach(&out);
 }
 
-/* ---- Windows-only checks ---------------------------------------------------------- */
+/* ---- the host's facts -------------------------------------------------------------- */
 
-static void check_junctions(struct doctor *d)
+static void fact_known(struct host_fact *f, const char *value)
 {
-    wchar_t *root = win_wide(doctor_store_root(d));
+    f->state = HOST_FACT_KNOWN;
+    copy_str(f->value, sizeof(f->value), value);
+}
+
+static void fact_unknown(struct host_fact *f, DWORD error)
+{
+    char *why = win_error_text(error);
+    f->state = HOST_FACT_UNKNOWN;
+    copy_str(f->why, sizeof(f->why), why);
+    free(why);
+}
+
+/* A registry value that is absent is a fact too: the system's default applies. */
+static bool not_set(LSTATUS rc)
+{
+    return rc == ERROR_FILE_NOT_FOUND || rc == ERROR_PATH_NOT_FOUND;
+}
+
+static void store_fs(const char *store_root, struct host_fact *out)
+{
+    wchar_t *root = win_wide(store_root);
     wchar_t volume[MAX_PATH + 1], fs[MAX_PATH + 1];
     BOOL ok = root && GetVolumePathNameW(root, volume, MAX_PATH) &&
               GetVolumeInformationW(volume, NULL, 0, NULL, NULL, NULL, fs, MAX_PATH);
+    DWORD error = ok ? 0 : GetLastError();
     free(root);
     if (!ok) {
-        char *why = win_error_text(GetLastError());
-        doctor_add(d, "windows.junctions", CDM_CHECK_SKIP, NULL,
-                   "cannot read the file system of '%s': %s", doctor_store_root(d), why);
-        free(why);
+        fact_unknown(out, error);
         return;
     }
     char *name = win_narrow(fs);
-    if (!_stricmp(name, "NTFS") || !_stricmp(name, "ReFS"))
-        doctor_add(d, "windows.junctions", CDM_CHECK_OK, NULL,
-                   "the store is on %s, which supports junctions", name);
-    else
-        doctor_add(d, "windows.junctions", CDM_CHECK_FAIL,
-                   "put the store on an NTFS volume (--root, CDM_ROOT or [store] root)",
-                   "the store is on %s, which has no junctions", name);
+    fact_known(out, name);
     free(name);
 }
 
-static void check_long_paths(struct doctor *d)
+static void long_paths(struct host_fact *out)
 {
     DWORD value = 0, size = sizeof(value);
     LSTATUS rc = RegGetValueW(HKEY_LOCAL_MACHINE, L"SYSTEM\\CurrentControlSet\\Control\\FileSystem",
                               L"LongPathsEnabled", RRF_RT_REG_DWORD, NULL, &value, &size);
-    if (rc == ERROR_SUCCESS && value == 1)
-        doctor_add(d, "windows.long_paths", CDM_CHECK_OK, NULL, "long paths are enabled");
+    char text[16];
+    if (rc == ERROR_SUCCESS) {
+        snprintf(text, sizeof(text), "%lu", (unsigned long)value);
+        fact_known(out, text);
+    } else if (not_set(rc))
+        fact_known(out, "");
     else
-        doctor_add(d, "windows.long_paths", CDM_CHECK_WARN,
-                   "as administrator: New-ItemProperty -Path "
-                   "HKLM:\\SYSTEM\\CurrentControlSet\\Control\\FileSystem -Name "
-                   "LongPathsEnabled -Value 1 -PropertyType DWORD -Force",
-                   "long paths are not enabled: paths over 260 characters below the store or "
-                   "a project fail in programs that do not opt in");
+        fact_unknown(out, (DWORD)rc);
 }
 
-static bool read_policy(HKEY hive, char *out, size_t size)
+static LSTATUS read_policy(HKEY hive, struct host_fact *out)
 {
     wchar_t buf[64];
     DWORD n = sizeof(buf);
-    if (RegGetValueW(hive, L"SOFTWARE\\Microsoft\\PowerShell\\1\\ShellIds\\Microsoft.PowerShell",
-                     L"ExecutionPolicy", RRF_RT_REG_SZ, NULL, buf, &n) != ERROR_SUCCESS)
-        return false;
-    char *s = win_narrow(buf);
-    copy_str(out, size, s);
-    free(s);
-    return true;
+    LSTATUS rc =
+        RegGetValueW(hive, L"SOFTWARE\\Microsoft\\PowerShell\\1\\ShellIds\\Microsoft.PowerShell",
+                     L"ExecutionPolicy", RRF_RT_REG_SZ, NULL, buf, &n);
+    if (rc == ERROR_SUCCESS) {
+        char *s = win_narrow(buf);
+        fact_known(out, s);
+        free(s);
+    }
+    return rc;
 }
 
-static void check_execution_policy(struct doctor *d)
+static void exec_policy(struct host_fact *out)
 {
-    char policy[64] = "";
-    /* The user's scope wins over the machine's; without either, clients default to
-     * Restricted. Group policy can override both: this is a hint, not a verdict. */
-    if (!read_policy(HKEY_CURRENT_USER, policy, sizeof(policy)) &&
-        !read_policy(HKEY_LOCAL_MACHINE, policy, sizeof(policy)))
-        copy_str(policy, sizeof(policy), "Restricted (the default)");
-    if (!_strnicmp(policy, "Restricted", 10) || !_stricmp(policy, "AllSigned"))
-        doctor_add(d, "windows.execution_policy", CDM_CHECK_WARN,
-                   "Set-ExecutionPolicy -Scope CurrentUser RemoteSigned, or type the "
-                   "activation line at the prompt",
-                   "PowerShell's execution policy is %s: a profile or script that runs "
-                   "'cdm activate' would be blocked (typed at the prompt it works)",
-                   policy);
-    else
-        doctor_add(d, "windows.execution_policy", CDM_CHECK_OK, NULL,
-                   "PowerShell's execution policy is %s", policy);
+    /* The user's scope wins over the machine's. */
+    LSTATUS rc = read_policy(HKEY_CURRENT_USER, out);
+    if (not_set(rc))
+        rc = read_policy(HKEY_LOCAL_MACHINE, out);
+    if (not_set(rc))
+        fact_known(out, "");
+    else if (rc != ERROR_SUCCESS)
+        fact_unknown(out, (DWORD)rc);
 }
 
-void loader_platform_checks(struct doctor *d)
+void loader_host_facts(const char *store_root, struct host_facts *out)
 {
-    check_junctions(d);
-    check_long_paths(d);
-    check_execution_policy(d);
+    memset(out, 0, sizeof(*out));
+    store_fs(store_root, &out->store_fs);
+    long_paths(&out->long_paths);
+    exec_policy(&out->exec_policy);
 }
