@@ -137,6 +137,18 @@ void sb_free(struct strbuf *sb)
     sb->len = sb->cap = 0;
 }
 
+bool sb_read_stream(struct strbuf *sb, FILE *f, size_t max)
+{
+    char buf[4096];
+    size_t n, kept = 0;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+        size_t take = n < max - kept ? n : max - kept;
+        sb_addn(sb, buf, take);
+        kept += take;
+    }
+    return !ferror(f);
+}
+
 void strv_free(char **v)
 {
     if (!v)

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #if defined(__MINGW32__)
 /* meson defines __USE_MINGW_ANSI_STDIO: C99 formats (%zu, %lld) on every Windows */
@@ -44,6 +45,9 @@ void sb_reset(struct strbuf *sb);
 const char *sb_str(const struct strbuf *sb); /* "" when empty */
 char *sb_detach(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
+/* Append the rest of stream f, keeping at most max bytes of it; the rest is read and
+ * dropped, so that a pipe's writer never blocks. False on a read error. */
+bool sb_read_stream(struct strbuf *sb, FILE *f, size_t max);
 
 /* Free a NULL-terminated array of malloc'd strings and the array (NULL is fine). */
 void strv_free(char **v);

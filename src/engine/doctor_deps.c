@@ -63,11 +63,8 @@ static void check_one_library(struct doctor *d, const char *file)
 {
     char *name = xasprintf("deps.%s", file);
     char *path = path_join(d->lib_dir, file);
-    FILE *f = loader_fopen(path);
     struct bin_imports im;
-    const char *why = f ? bin_read_imports(f, &im) : "cannot open it";
-    if (f)
-        fclose(f);
+    const char *why = loader_read_imports(path, &im);
     if (why) {
         doctor_add(d, name, CDM_CHECK_FAIL, "run 'cdm verify' on this install",
                    "cannot read the imports of '%s': %s", path, why);
@@ -148,11 +145,8 @@ static void check_runtime_deps(struct doctor *d)
         names[0] = xasprintf("libcublasLt.so.%d", d->install.cuda);
         names[1] = xasprintf("libnvrtc.so.%d", d->install.cuda);
     }
-    FILE *f = loader_fopen(d->main_lib);
     struct bin_imports im;
-    bool have_im = f && !bin_read_imports(f, &im);
-    if (f)
-        fclose(f);
+    bool have_im = !loader_read_imports(d->main_lib, &im);
     struct search s;
     loader_search_order(d->main_lib, have_im ? &im : NULL, &s);
     struct strbuf found = STRBUF_INIT, missing = STRBUF_INIT;

@@ -25,15 +25,12 @@ static void version_of_file(const char *path, char *out, size_t size)
                                           "../../include/cudnn_version.h", "../include/cudnn.h"};
     for (size_t i = 0; i < CDM_ARRAY_LEN(headers) && !out[0]; i++) {
         char *h = path_join(dir, headers[i]);
-        FILE *f = loader_fopen(h);
-        if (f) {
-            char text[16384];
-            size_t n = fread(text, 1, sizeof(text) - 1, f);
-            fclose(f);
-            int ma, mi, pa;
-            if (cudnn_header_version(text, n, &ma, &mi, &pa))
-                snprintf(out, size, "%d.%d.%d", ma, mi, pa);
-        }
+        struct strbuf text = STRBUF_INIT;
+        int ma, mi, pa;
+        if (fs_read_file(h, 16384, &text) &&
+            cudnn_header_version(sb_str(&text), text.len, &ma, &mi, &pa))
+            snprintf(out, size, "%d.%d.%d", ma, mi, pa);
+        sb_free(&text);
         free(h);
     }
     free(dir);

@@ -30,19 +30,14 @@ static bool version_after(const char *text, const char *key, char *out, size_t s
     return strchr(out, '.') != NULL;
 }
 
+/* A version file's text, malloc'd; NULL when there is none. */
 static char *slurp(const char *path)
 {
-    FILE *f = loader_fopen(path);
-    if (!f)
-        return NULL;
     struct strbuf sb = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && sb.len < (1u << 20))
-        sb_addn(&sb, buf, n);
-    fclose(f);
-    sb_addn(&sb, "", 0);
-    return sb_detach(&sb);
+    if (fs_read_file(path, 1u << 20, &sb))
+        return sb_detach(&sb);
+    sb_free(&sb);
+    return NULL;
 }
 
 /* The major and minor of out->version; false when it has fewer than two parts. */

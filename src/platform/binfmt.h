@@ -2,7 +2,8 @@
  * What a shared library imports, read from the file itself without loading it: ELF
  * DT_NEEDED, DT_RUNPATH and DT_RPATH (elf.c), the PE import table (pe.c), and the glibc
  * loader cache that resolves ELF names (ldcache.c). Pure portable C: the caller opens
- * the file (loader_fopen), so these parsers work on either platform's libraries.
+ * the file (loader_read_imports does), so these parsers work on either platform's
+ * libraries.
  */
 #ifndef CDM_BINFMT_H
 #define CDM_BINFMT_H

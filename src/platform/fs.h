@@ -73,6 +73,9 @@ void fs_crash_point(const char *name);
 
 /* fopen for a UTF-8 path (Windows' fopen takes the ANSI code page). */
 FILE *fs_fopen(const char *path, const char *mode);
+/* Append at most max bytes of the file at path to out (binary-safe; out stays
+ * NUL-terminated). False when it cannot be opened or read (fs_common.c). */
+bool fs_read_file(const char *path, size_t max, struct strbuf *out);
 /* An environment variable in UTF-8, malloc'd; NULL when unset. */
 char *fs_getenv(const char *name);
 

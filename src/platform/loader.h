@@ -1,9 +1,10 @@
 /*
  * The platform's dynamic loader, as cdm doctor needs it: load a library by absolute path
  * and look up symbols (dlopen/dlsym in loader_posix.c, LoadLibraryExW/GetProcAddress in
- * loader_win32.c), the order in which the loader searches for a library's imports, the
- * NVIDIA driver's version, and the host's facts that decide whether links and activation
- * work. Same API, one file per platform; facts only, the engine decides.
+ * loader_win32.c), the order in which the loader searches for a library's imports and
+ * where it would find one (search.c), the NVIDIA driver's version (driver.c), and the
+ * host's facts that decide whether links and activation work. Same API, one file per
+ * platform where the platforms differ; facts only, the engine decides.
  */
 #ifndef CDM_LOADER_H
 #define CDM_LOADER_H
@@ -22,12 +23,30 @@ struct loader_lib;
 struct loader_lib *loader_open(const char *path, char **why);
 loader_fn loader_sym(struct loader_lib *lib, const char *name);
 void loader_close(struct loader_lib *lib);
-/* Free the handle but keep the library loaded until the process ends: a library that
- * started threads (cuDNN, the CUDA runtime) is not safe to unload. */
-void loader_keep(struct loader_lib *lib);
+/* Let go of the handle but keep the library loaded until the process ends: a library that
+ * started threads (cuDNN, the CUDA runtime) is not safe to unload. The handle is the
+ * system's own, so there is nothing to free. */
+static inline void loader_keep(struct loader_lib *lib)
+{
+    (void)lib;
+}
+/* Load one of the system's own libraries by name, where the platform keeps them (POSIX:
+ * ld.so's search; Windows: System32 only, where the driver's DLLs are). */
+struct loader_lib *loader_open_system(const char *name, char **why);
+/* The file a loaded library came from (malloc'd), asked through sym, one of its symbols
+ * (POSIX needs one; NULL there: unknown). NULL when unknown. */
+char *loader_lib_file(struct loader_lib *lib, loader_fn sym);
 
-/* Open a file for binary reading by its UTF-8 path. */
-FILE *loader_fopen(const char *path);
+/* The imports of the library at path (binfmt.h). NULL on success, else why not. */
+const char *loader_read_imports(const char *path, struct bin_imports *out);
+
+/* How this platform spells what the portable loader files name. */
+struct loader_names {
+    char list_sep;    /* between the folders of PATH-like lists: ':' or ';' */
+    const char *nvml; /* the driver's NVML: libnvidia-ml.so.1, nvml.dll */
+    const char *cuda; /* the CUDA driver: libcuda.so.1, nvcuda.dll */
+};
+extern const struct loader_names loader_names;
 
 /* One place the loader looks, in order: a folder, or the loader cache. */
 struct search_step {
@@ -38,12 +57,18 @@ struct search {
     struct search_step *steps;
     size_t count;
     struct ldcache cache; /* empty where the platform has none */
-    bool case_insensitive;
 };
 /* The loader's search order for the imports of the library at lib_path, whose imports
  * are im (for RUNPATH and $ORIGIN). With im NULL: the order a program uses to find a
  * library it loads by name (no RUNPATH). */
 void loader_search_order(const char *lib_path, const struct bin_imports *im, struct search *out);
+/* Append one step to s, or one per folder of a list separated by sep. Empty parts (the
+ * current folder to ld.so) are left out: the doctor's answer must not depend on where it
+ * ran. With origin_dir, $ORIGIN and ${ORIGIN} in a folder stand for it. origin must be
+ * a string that lives as long as s (a literal). */
+void search_add(struct search *s, const char *dir, const char *origin);
+void search_add_list(struct search *s, const char *list, char sep, const char *origin_dir,
+                     const char *origin);
 void search_free(struct search *s);
 /* Where the loader would find name, following s from step start: the path (malloc'd), and
  * in *step_out (may be NULL) the step that found it; NULL when nowhere. With im, files of

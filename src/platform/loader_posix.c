@@ -1,5 +1,5 @@
-/* The dynamic loader on POSIX (glibc's ld.so): dlopen, its search order, the driver. */
-#define _GNU_SOURCE /* dladdr: which file answered */
+/* The dynamic loader on POSIX (glibc's ld.so): dlopen and its search order. */
+#define _GNU_SOURCE /* dladdr: which file a library came from */
 #include "fs.h"
 #include "loader.h"
 
@@ -8,9 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-struct loader_lib {
-    void *handle;
-};
+/* struct loader_lib is never defined: a pointer to one is dlopen's handle. */
 
 struct loader_lib *loader_open(const char *path, char **why)
 {
@@ -21,14 +19,12 @@ struct loader_lib *loader_open(const char *path, char **why)
         *why = xstrdup(e ? e : "unknown loader error");
         return NULL;
     }
-    struct loader_lib *lib = xmalloc(sizeof(*lib));
-    lib->handle = h;
-    return lib;
+    return (struct loader_lib *)h;
 }
 
 loader_fn loader_sym(struct loader_lib *lib, const char *name)
 {
-    void *p = dlsym(lib->handle, name);
+    void *p = dlsym(lib, name);
     loader_fn fn;
     /* POSIX guarantees data and function pointers convert; ISO C does not, hence memcpy. */
     memcpy(&fn, &p, sizeof(fn));
@@ -37,76 +33,30 @@ loader_fn loader_sym(struct loader_lib *lib, const char *name)
 
 void loader_close(struct loader_lib *lib)
 {
-    if (!lib)
-        return;
-    dlclose(lib->handle);
-    free(lib);
+    if (lib)
+        dlclose(lib);
 }
 
-void loader_keep(struct loader_lib *lib)
+struct loader_lib *loader_open_system(const char *name, char **why)
 {
-    free(lib);
+    return loader_open(name, why); /* a name without a slash: ld.so searches for it */
 }
 
-FILE *loader_fopen(const char *path)
+char *loader_lib_file(struct loader_lib *lib, loader_fn sym)
 {
-    return fopen(path, "rb");
+    (void)lib;
+    void *p;
+    Dl_info info;
+    memcpy(&p, &sym, sizeof(p));
+    return p && dladdr(p, &info) && info.dli_fname ? xstrdup(info.dli_fname) : NULL;
 }
 
-static void add_step(struct search *s, const char *dir, const char *origin)
-{
-    s->steps = xrealloc(s->steps, (s->count + 1) * sizeof(*s->steps));
-    s->steps[s->count].dir = dir ? xstrdup(dir) : NULL;
-    s->steps[s->count].origin = origin;
-    s->count++;
-}
-
-/* A colon-separated list; $ORIGIN expands to the library's folder. Empty parts (the
- * current folder to ld.so) are left out: doctor's answer must not depend on where it ran. */
-static void add_list(struct search *s, const char *list, const char *origin_dir, const char *origin)
-{
-    if (!list)
-        return;
-    const char *p = list;
-    while (*p) {
-        const char *end = strchr(p, ':');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n) {
-            char *part = xstrndup(p, n);
-            struct strbuf sb = STRBUF_INIT;
-            for (const char *q = part; *q;) {
-                if (origin_dir && str_starts_with(q, "$ORIGIN")) {
-                    sb_add(&sb, origin_dir);
-                    q += 7;
-                } else if (origin_dir && str_starts_with(q, "${ORIGIN}")) {
-                    sb_add(&sb, origin_dir);
-                    q += 9;
-                } else {
-                    sb_addc(&sb, *q++);
-                }
-            }
-            add_step(s, sb_str(&sb), origin);
-            sb_free(&sb);
-            free(part);
-        }
-        if (!end)
-            break;
-        p = end + 1;
-    }
-}
+const struct loader_names loader_names = {':', "libnvidia-ml.so.1", "libcuda.so.1"};
 
 static void read_cache(struct ldcache *cache)
 {
-    FILE *f = fopen("/etc/ld.so.cache", "rb");
-    if (!f)
-        return;
     struct strbuf sb = STRBUF_INIT;
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        sb_addn(&sb, buf, n);
-    fclose(f);
-    if (sb.len)
+    if (fs_read_file("/etc/ld.so.cache", (size_t)64 << 20, &sb) && sb.len)
         ldcache_parse((const unsigned char *)sb.buf, sb.len, cache);
     sb_free(&sb);
 }
@@ -128,20 +78,17 @@ void loader_search_order(const char *lib_path, const struct bin_imports *im, str
     /* ld.so: DT_RPATH (only without DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH, the cache,
      * then the built-in folders. */
     if (im && im->rpath && !im->runpath)
-        add_list(out, im->rpath, origin_dir, "RPATH");
-    add_list(out, getenv("LD_LIBRARY_PATH"), NULL, "LD_LIBRARY_PATH");
+        search_add_list(out, im->rpath, ':', origin_dir, "RPATH");
+    search_add_list(out, getenv("LD_LIBRARY_PATH"), ':', NULL, "LD_LIBRARY_PATH");
     if (im && im->runpath)
-        add_list(out, im->runpath, origin_dir, "RUNPATH");
-    add_step(out, NULL, "the loader cache");
+        search_add_list(out, im->runpath, ':', origin_dir, "RUNPATH");
+    search_add(out, NULL, "the loader cache");
     read_cache(&out->cache);
-    if (*MULTIARCH) {
-        add_step(out, "/lib/" MULTIARCH, "a default folder");
-        add_step(out, "/usr/lib/" MULTIARCH, "a default folder");
-    }
-    add_step(out, "/lib64", "a default folder");
-    add_step(out, "/usr/lib64", "a default folder");
-    add_step(out, "/lib", "a default folder");
-    add_step(out, "/usr/lib", "a default folder");
+    static const char *const defaults[] = {
+        "/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+    };
+    for (size_t i = *MULTIARCH ? 0 : 2; i < CDM_ARRAY_LEN(defaults); i++)
+        search_add(out, defaults[i], "a default folder");
     free(origin_dir);
 }
 
@@ -149,87 +96,6 @@ bool loader_is_builtin(const char *name)
 {
     (void)name;
     return false;
-}
-
-/* ---- the driver ------------------------------------------------------------------- */
-
-typedef int (*nvml_init_fn)(void);
-typedef int (*nvml_version_fn)(char *, unsigned);
-typedef int (*cu_version_fn)(int *);
-
-static void *open_driver_lib(const char *name, const char *dirs)
-{
-    if (!dirs)
-        return dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    struct search s = {0};
-    add_list(&s, dirs, NULL, "CDM_DRIVER_LIB_PATH");
-    void *h = NULL;
-    for (size_t i = 0; i < s.count && !h; i++) {
-        char *path = path_join(s.steps[i].dir, name);
-        if (fs_kind(path) != FS_NONE)
-            h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        free(path);
-    }
-    search_free(&s);
-    return h;
-}
-
-static void note_source(struct driver_info *out, void *sym)
-{
-    Dl_info info;
-    if (sym && dladdr(sym, &info) && info.dli_fname) {
-        size_t n = strlen(out->source);
-        snprintf(out->source + n, sizeof(out->source) - n, "%s%s", n ? ", " : "", info.dli_fname);
-    }
-}
-
-void loader_driver(struct driver_info *out)
-{
-    memset(out, 0, sizeof(*out));
-    const char *dirs = getenv("CDM_DRIVER_LIB_PATH");
-    void *nvml = open_driver_lib("libnvidia-ml.so.1", dirs);
-    if (nvml) {
-        out->found = true;
-        void *init = dlsym(nvml, "nvmlInit_v2"), *get = dlsym(nvml, "nvmlSystemGetDriverVersion"),
-             *shut = dlsym(nvml, "nvmlShutdown");
-        nvml_init_fn f_init;
-        nvml_version_fn f_get;
-        nvml_init_fn f_shut;
-        memcpy(&f_init, &init, sizeof(f_init));
-        memcpy(&f_get, &get, sizeof(f_get));
-        memcpy(&f_shut, &shut, sizeof(f_shut));
-        int rc;
-        char version[96] = "";
-        if (!f_init || !f_get)
-            snprintf(out->error, sizeof(out->error),
-                     "NVML lacks nvmlInit_v2 or "
-                     "nvmlSystemGetDriverVersion");
-        else if ((rc = f_init()) != 0)
-            snprintf(out->error, sizeof(out->error), "nvmlInit_v2 failed with NVML error %d", rc);
-        else {
-            if ((rc = f_get(version, sizeof(version))) == 0)
-                copy_str(out->version, sizeof(out->version), version);
-            else
-                snprintf(out->error, sizeof(out->error),
-                         "nvmlSystemGetDriverVersion failed with NVML error %d", rc);
-            if (f_shut)
-                f_shut();
-        }
-        note_source(out, init);
-        dlclose(nvml);
-    }
-    /* Kept loaded: cuDNN's runtime loads libcuda itself, and unloading it is not safe. */
-    void *cuda = open_driver_lib("libcuda.so.1", dirs);
-    if (cuda) {
-        out->found = true;
-        void *get = dlsym(cuda, "cuDriverGetVersion");
-        cu_version_fn f_get;
-        memcpy(&f_get, &get, sizeof(f_get));
-        int v = 0;
-        if (f_get && f_get(&v) == 0)
-            out->cuda_version = v;
-        note_source(out, get);
-    }
 }
 
 char *loader_run_capture(const char *program, const char *arg)
@@ -252,13 +118,9 @@ char *loader_run_capture(const char *program, const char *arg)
     if (!p)
         return NULL;
     struct strbuf out = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-        if (out.len < (1u << 20))
-            sb_addn(&out, buf, n);
+    bool read = sb_read_stream(&out, p, 1u << 20);
     int status = pclose(p);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (!read || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         sb_free(&out);
         return NULL;
     }

@@ -1,6 +1,5 @@
-/* The dynamic loader on Windows: LoadLibraryExW, its search order, the driver, and the
- * host's facts only Windows has (the store's file system, long paths, PowerShell's
- * execution policy). */
+/* The dynamic loader on Windows: LoadLibraryExW, its search order, and the host's facts
+ * only Windows has (the store's file system, long paths, PowerShell's execution policy). */
 #include "fs.h"
 #include "loader.h"
 #include "win32_util.h"
@@ -11,32 +10,30 @@
 #include <string.h>
 #include <wchar.h>
 
-struct loader_lib {
-    HMODULE module;
-};
+/* struct loader_lib is never defined: a pointer to one is the HMODULE. */
 
-struct loader_lib *loader_open(const char *path, char **why)
+static struct loader_lib *load(const char *file, DWORD flags, char **why)
 {
-    wchar_t *w = win_wide(path);
-    /* The DLL's own folder first, then the default safe folders: what a cuDNN user wants,
-     * and never the current folder. */
-    HMODULE m =
-        w ? LoadLibraryExW(w, NULL,
-                           LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)
-          : NULL;
+    wchar_t *w = win_wide(file);
+    HMODULE m = w ? LoadLibraryExW(w, NULL, flags) : NULL;
     free(w);
     if (!m) {
         *why = win_error_text(GetLastError());
         return NULL;
     }
-    struct loader_lib *lib = xmalloc(sizeof(*lib));
-    lib->module = m;
-    return lib;
+    return (struct loader_lib *)m;
+}
+
+struct loader_lib *loader_open(const char *path, char **why)
+{
+    /* The DLL's own folder first, then the default safe folders: what a cuDNN user wants,
+     * and never the current folder. */
+    return load(path, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS, why);
 }
 
 loader_fn loader_sym(struct loader_lib *lib, const char *name)
 {
-    FARPROC p = GetProcAddress(lib->module, name);
+    FARPROC p = GetProcAddress((HMODULE)lib, name);
     loader_fn fn;
     memcpy(&fn, &p, sizeof(fn));
     return fn;
@@ -44,63 +41,27 @@ loader_fn loader_sym(struct loader_lib *lib, const char *name)
 
 void loader_close(struct loader_lib *lib)
 {
-    if (!lib)
-        return;
-    FreeLibrary(lib->module);
-    free(lib);
+    if (lib)
+        FreeLibrary((HMODULE)lib);
 }
 
-void loader_keep(struct loader_lib *lib)
+struct loader_lib *loader_open_system(const char *name, char **why)
 {
-    free(lib);
+    return load(name, LOAD_LIBRARY_SEARCH_SYSTEM32, why);
 }
 
-FILE *loader_fopen(const char *path)
+char *loader_lib_file(struct loader_lib *lib, loader_fn sym)
 {
-    wchar_t *w = win_wide(path);
-    FILE *f = w ? _wfopen(w, L"rb") : NULL;
-    free(w);
-    return f;
-}
-
-static char *env_utf8(const wchar_t *name)
-{
-    DWORD n = GetEnvironmentVariableW(name, NULL, 0);
-    if (!n)
+    (void)sym; /* the module knows its own file */
+    wchar_t w[MAX_PATH + 1];
+    DWORD n = GetModuleFileNameW((HMODULE)lib, w, MAX_PATH);
+    if (!n || n >= MAX_PATH)
         return NULL;
-    wchar_t *w = xmalloc(n * sizeof(wchar_t));
-    GetEnvironmentVariableW(name, w, n);
-    char *s = win_narrow(w);
-    free(w);
-    return s;
+    w[n] = 0;
+    return win_narrow(w);
 }
 
-static void add_step(struct search *s, const char *dir, const char *origin)
-{
-    s->steps = xrealloc(s->steps, (s->count + 1) * sizeof(*s->steps));
-    s->steps[s->count].dir = dir ? xstrdup(dir) : NULL;
-    s->steps[s->count].origin = origin;
-    s->count++;
-}
-
-static void add_list(struct search *s, const char *list, const char *origin)
-{
-    if (!list)
-        return;
-    const char *p = list;
-    while (*p) {
-        const char *end = strchr(p, ';');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n) {
-            char *part = xstrndup(p, n);
-            add_step(s, part, origin);
-            free(part);
-        }
-        if (!end)
-            break;
-        p = end + 1;
-    }
-}
+const struct loader_names loader_names = {';', "nvml.dll", "nvcuda.dll"};
 
 static char *system_dir(void)
 {
@@ -113,21 +74,20 @@ void loader_search_order(const char *lib_path, const struct bin_imports *im, str
 {
     (void)im; /* PE files carry no search path of their own */
     memset(out, 0, sizeof(*out));
-    out->case_insensitive = true;
     /* The standard search order for a DLL's imports: its folder (as LoadLibraryEx with
      * LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR, and the application's folder for the usual
      * python.exe beside its DLLs), System32, then PATH. */
     if (lib_path) {
         char *dir = path_dirname(lib_path);
-        add_step(out, dir, "the DLL's folder");
+        search_add(out, dir, "the DLL's folder");
         free(dir);
     }
     char *sys = system_dir();
     if (sys)
-        add_step(out, sys, "System32");
+        search_add(out, sys, "System32");
     free(sys);
-    char *path = env_utf8(L"PATH");
-    add_list(out, path, "PATH");
+    char *path = fs_getenv("PATH");
+    search_add_list(out, path, ';', NULL, "PATH");
     free(path);
 }
 
@@ -135,97 +95,6 @@ bool loader_is_builtin(const char *name)
 {
     /* API sets are resolved by the loader itself, not from files. */
     return !_strnicmp(name, "api-ms-win-", 11) || !_strnicmp(name, "ext-ms-", 7);
-}
-
-/* ---- the driver ------------------------------------------------------------------- */
-
-typedef int (*nvml_init_fn)(void);
-typedef int (*nvml_version_fn)(char *, unsigned);
-typedef int (*cu_version_fn)(int *);
-
-static HMODULE open_driver_lib(const char *name, const char *dirs)
-{
-    if (!dirs) {
-        wchar_t *w = win_wide(name);
-        HMODULE m = LoadLibraryExW(w, NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
-        free(w);
-        return m;
-    }
-    struct search s = {0};
-    add_list(&s, dirs, "CDM_DRIVER_LIB_PATH");
-    HMODULE m = NULL;
-    for (size_t i = 0; i < s.count && !m; i++) {
-        char *path = path_join(s.steps[i].dir, name);
-        wchar_t *w = win_wide(path);
-        if (w && GetFileAttributesW(w) != INVALID_FILE_ATTRIBUTES)
-            m = LoadLibraryExW(w, NULL,
-                               LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
-        free(w);
-        free(path);
-    }
-    search_free(&s);
-    return m;
-}
-
-static void note_source(struct driver_info *out, HMODULE m)
-{
-    wchar_t w[MAX_PATH + 1];
-    DWORD n = GetModuleFileNameW(m, w, MAX_PATH);
-    if (!n || n >= MAX_PATH)
-        return;
-    w[n] = 0;
-    char *s = win_narrow(w);
-    size_t len = strlen(out->source);
-    snprintf(out->source + len, sizeof(out->source) - len, "%s%s", len ? ", " : "", s);
-    free(s);
-}
-
-void loader_driver(struct driver_info *out)
-{
-    memset(out, 0, sizeof(*out));
-    char *dirs = env_utf8(L"CDM_DRIVER_LIB_PATH");
-    HMODULE nvml = open_driver_lib("nvml.dll", dirs);
-    if (nvml) {
-        out->found = true;
-        FARPROC init = GetProcAddress(nvml, "nvmlInit_v2"),
-                get = GetProcAddress(nvml, "nvmlSystemGetDriverVersion"),
-                shut = GetProcAddress(nvml, "nvmlShutdown");
-        nvml_init_fn f_init, f_shut;
-        nvml_version_fn f_get;
-        memcpy(&f_init, &init, sizeof(f_init));
-        memcpy(&f_get, &get, sizeof(f_get));
-        memcpy(&f_shut, &shut, sizeof(f_shut));
-        char version[96] = "";
-        int rc;
-        if (!f_init || !f_get)
-            snprintf(out->error, sizeof(out->error),
-                     "NVML lacks nvmlInit_v2 or nvmlSystemGetDriverVersion");
-        else if ((rc = f_init()) != 0)
-            snprintf(out->error, sizeof(out->error), "nvmlInit_v2 failed with NVML error %d", rc);
-        else {
-            if ((rc = f_get(version, sizeof(version))) == 0)
-                copy_str(out->version, sizeof(out->version), version);
-            else
-                snprintf(out->error, sizeof(out->error),
-                         "nvmlSystemGetDriverVersion failed with NVML error %d", rc);
-            if (f_shut)
-                f_shut();
-        }
-        note_source(out, nvml);
-        FreeLibrary(nvml);
-    }
-    HMODULE cuda = open_driver_lib("nvcuda.dll", dirs);
-    if (cuda) {
-        out->found = true;
-        FARPROC get = GetProcAddress(cuda, "cuDriverGetVersion");
-        cu_version_fn f_get;
-        memcpy(&f_get, &get, sizeof(f_get));
-        int v = 0;
-        if (f_get && f_get(&v) == 0)
-            out->cuda_version = v;
-        note_source(out, cuda);
-    }
-    free(dirs);
 }
 
 char *loader_run_capture(const char *program, const char *arg)
@@ -242,12 +111,8 @@ char *loader_run_capture(const char *program, const char *arg)
     if (!p)
         return NULL;
     struct strbuf out = STRBUF_INIT;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-        if (out.len < (1u << 20))
-            sb_addn(&out, buf, n);
-    if (_pclose(p) != 0) {
+    bool read = sb_read_stream(&out, p, 1u << 20);
+    if (_pclose(p) != 0 || !read) {
         sb_free(&out);
         return NULL;
     }

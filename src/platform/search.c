@@ -1,9 +1,57 @@
-/* Walking and freeing a loader search order (shared by both platforms' loader files). */
+/* The loader's search order, built, walked and freed the same way on both platforms (the
+ * platform's loader file says which steps it has, loader.h). */
 #include "fs.h"
 #include "loader.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+void search_add(struct search *s, const char *dir, const char *origin)
+{
+    s->steps = xrealloc(s->steps, (s->count + 1) * sizeof(*s->steps));
+    s->steps[s->count].dir = dir ? xstrdup(dir) : NULL;
+    s->steps[s->count].origin = origin;
+    s->count++;
+}
+
+/* One folder of a list, with $ORIGIN expanded when origin_dir is given. */
+static void add_folder(struct search *s, const char *dir, size_t n, const char *origin_dir,
+                       const char *origin)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < n;) {
+        const char *q = dir + i;
+        if (origin_dir && n - i >= 7 && !strncmp(q, "$ORIGIN", 7)) {
+            sb_add(&sb, origin_dir);
+            i += 7;
+        } else if (origin_dir && n - i >= 9 && !strncmp(q, "${ORIGIN}", 9)) {
+            sb_add(&sb, origin_dir);
+            i += 9;
+        } else {
+            sb_addc(&sb, *q);
+            i++;
+        }
+    }
+    search_add(s, sb_str(&sb), origin);
+    sb_free(&sb);
+}
+
+void search_add_list(struct search *s, const char *list, char sep, const char *origin_dir,
+                     const char *origin)
+{
+    if (!list)
+        return;
+    const char *p = list;
+    while (*p) {
+        const char *end = strchr(p, sep);
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n)
+            add_folder(s, p, n, origin_dir, origin);
+        if (!end)
+            break;
+        p = end + 1;
+    }
+}
 
 void search_free(struct search *s)
 {
@@ -14,19 +62,26 @@ void search_free(struct search *s)
     memset(s, 0, sizeof(*s));
 }
 
+const char *loader_read_imports(const char *path, struct bin_imports *out)
+{
+    FILE *f = fs_fopen(path, "rb");
+    if (!f)
+        return "cannot open it";
+    const char *why = bin_read_imports(f, out);
+    fclose(f);
+    return why;
+}
+
 static bool same_machine(const char *path, const struct bin_imports *want)
 {
     if (!want || want->format != BIN_ELF)
         return true; /* Windows skips wrong-machine DLLs too, but reports them; keep it simple */
-    FILE *f = loader_fopen(path);
-    if (!f)
-        return false;
     struct bin_imports im;
-    const char *why = elf_read_imports(f, &im);
-    fclose(f);
-    bool same = !why && im.machine == want->machine && im.bits == want->bits;
-    if (!why)
-        bin_imports_free(&im);
+    const char *why = loader_read_imports(path, &im);
+    if (why)
+        return false;
+    bool same = im.format == BIN_ELF && im.machine == want->machine && im.bits == want->bits;
+    bin_imports_free(&im);
     return same;
 }
 

@@ -1,0 +1,12 @@
+/* What the file system API does the same way on both platforms, over their primitives. */
+#include "fs.h"
+
+bool fs_read_file(const char *path, size_t max, struct strbuf *out)
+{
+    FILE *f = fs_fopen(path, "rb");
+    if (!f)
+        return false;
+    bool ok = sb_read_stream(out, f, max);
+    fclose(f);
+    return ok;
+}
