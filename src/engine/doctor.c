@@ -3,6 +3,7 @@
  * chooses what to examine and runs the layers in the order of the table below; each layer
  * is a file of its own, and the report they fill is doctor_report.c's (doctor.h).
  */
+#include "cudnn_lib.h"
 #include "db.h"
 #include "doctor.h"
 #include "store.h"
@@ -18,33 +19,6 @@ static const struct doctor_layer *const layers[] = {
     &doctor_store_layer,  &doctor_library_layer, &doctor_deps_layer,
     &doctor_shadow_layer, &doctor_driver_layer,  &doctor_host_layer,
 };
-
-/* The install's cuDNN libraries by the names programs load them by. */
-static void find_libs(struct doctor *d)
-{
-    char **names = NULL;
-    size_t n = 0;
-    d->libs = xcalloc(1, sizeof(char *));
-    if (fs_list_dir(d->ctx, d->lib_dir, &names) != CDM_OK)
-        return;
-    for (char **p = names; *p; p++) {
-        bool take;
-        if (d->windows) {
-            take = str_starts_with_icase(*p, "cudnn") && str_ends_with_icase(*p, ".dll");
-        } else {
-            /* libcudnn*.so.<major>: the soname, not the .so link or the full version */
-            char *suffix = xasprintf(".so.%d", d->major);
-            take = str_starts_with(*p, "libcudnn") && str_ends_with(*p, suffix);
-            free(suffix);
-        }
-        if (take) {
-            d->libs = xrealloc(d->libs, (n + 2) * sizeof(char *));
-            d->libs[n++] = xstrdup(*p);
-            d->libs[n] = NULL;
-        }
-    }
-    cdm_strv_free(names);
-}
 
 static int choose_install(struct doctor *d, const struct cdm_doctor_request *req)
 {
@@ -66,16 +40,10 @@ static int choose_install(struct doctor *d, const struct cdm_doctor_request *req
     d->patch = v.part[2];
     d->native = !strcmp(d->install.platform, cdm_host_platform());
     d->windows = str_starts_with(d->install.platform, "windows");
-    bool win = d->windows;
-    char *dir = path_join(d->install.path, win ? d->install.bin_dir : d->install.lib_dir);
-    copy_str(d->lib_dir, sizeof(d->lib_dir), dir);
-    char *file =
-        win ? xasprintf("cudnn64_%d.dll", d->major) : xasprintf("libcudnn.so.%d", d->major);
-    char *main = path_join(dir, file);
-    copy_str(d->main_lib, sizeof(d->main_lib), main);
-    free(main);
+    d->lib_dir = path_join(d->install.path, d->windows ? d->install.bin_dir : d->install.lib_dir);
+    char *file = cudnn_lib_name(d->windows, d->major);
+    d->main_lib = path_join(d->lib_dir, file);
     free(file);
-    free(dir);
     return CDM_OK;
 }
 
@@ -102,7 +70,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
             copy_str(report->project, sizeof(report->project), d->project.path);
         if (d->have_install) {
             copy_str(report->install_id, sizeof(report->install_id), d->install.id);
-            find_libs(d);
+            d->libs = cudnn_libs_in(ctx, d->lib_dir, d->windows, d->major);
         }
         for (size_t i = 0; i < CDM_ARRAY_LEN(layers); i++)
             for (size_t c = 0; c < layers[i]->count; c++)
@@ -111,6 +79,8 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     if (d->lib)
         loader_keep(d->lib);
     cdm_strv_free(d->libs);
+    free(d->lib_dir);
+    free(d->main_lib);
     free(d);
     if (rc)
         cdm_doctor_report_free(report);

@@ -23,8 +23,8 @@ struct doctor {
     int major, minor, patch; /* the install's version */
     bool native;             /* the install is for this machine's platform */
     bool windows;            /* the install is a Windows one (DLLs in bin, PATH) */
-    char lib_dir[4096];      /* where its libraries are: lib (POSIX) or bin (Windows) */
-    char main_lib[4096];     /* libcudnn.so.<major> / cudnn64_<major>.dll */
+    char *lib_dir;           /* where its libraries are: lib (POSIX) or bin (Windows) */
+    char *main_lib;          /* libcudnn.so.<major> / cudnn64_<major>.dll in lib_dir */
     char **libs;             /* the install's cuDNN library names, NULL-terminated */
     struct loader_lib *lib;  /* main_lib, once the library layer loaded it */
     long cudart;             /* cudnnGetCudartVersion(), 0 when unknown */

@@ -1,41 +1,11 @@
 /* The doctor's shadowing layer: other cuDNN copies that the loader's search order reaches
  * before the project's own folder (the stale cudnn64_7.dll in an Anaconda folder). */
+#include "cudnn_lib.h"
 #include "doctor.h"
 #include "platform/fs.h"
-#include "version.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A cuDNN library's version without loading it: from a versioned file name
- * (libcudnn.so.9.1.0), else from a cudnn_version.h beside its folder. "" when unreadable. */
-static void version_of_file(const char *path, char *out, size_t size)
-{
-    out[0] = '\0';
-    char *real = fs_realpath(path);
-    const char *base = real ? path_basename(real) : "";
-    const char *so = strstr(base, ".so.");
-    if (so && strchr(so + 4, '.')) {
-        copy_str(out, size, so + 4);
-        free(real);
-        return;
-    }
-    char *dir = path_dirname(real ? real : path);
-    static const char *const headers[] = {"../include/cudnn_version.h",
-                                          "../../include/cudnn_version.h", "../include/cudnn.h"};
-    for (size_t i = 0; i < CDM_ARRAY_LEN(headers) && !out[0]; i++) {
-        char *h = path_join(dir, headers[i]);
-        struct strbuf text = STRBUF_INIT;
-        int ma, mi, pa;
-        if (fs_read_file(h, 16384, &text) &&
-            cudnn_header_version(sb_str(&text), text.len, &ma, &mi, &pa))
-            snprintf(out, size, "%d.%d.%d", ma, mi, pa);
-        sb_free(&text);
-        free(h);
-    }
-    free(dir);
-    free(real);
-}
 
 static bool same_dir(const char *a, const char *b)
 {
@@ -68,7 +38,7 @@ static void check_shadowing(struct doctor *d)
         while (hit && step < own) {
             if (!same_dir(hit, own_path)) {
                 char ver[64];
-                version_of_file(hit, ver, sizeof(ver));
+                cudnn_version_of_file(hit, ver, sizeof(ver));
                 sb_addf(&before, "%s'%s'%s%s%s via %s", nbefore++ ? ", " : "", hit,
                         *ver ? " (cuDNN " : "", ver, *ver ? ")" : "", s.steps[step].origin);
             }
@@ -85,11 +55,11 @@ static void check_shadowing(struct doctor *d)
         for (int m = 7; m <= 10; m++) {
             if (m == d->major)
                 continue;
-            char *file = win ? xasprintf("cudnn64_%d.dll", m) : xasprintf("libcudnn.so.%d", m);
+            char *file = cudnn_lib_name(win, m);
             char *path = path_join(s.steps[i].dir, file);
             if (fs_kind(path) != FS_NONE) {
                 char ver[64];
-                version_of_file(path, ver, sizeof(ver));
+                cudnn_version_of_file(path, ver, sizeof(ver));
                 sb_addf(&other, "%s'%s'%s%s%s via %s", other.len ? ", " : "", path,
                         *ver ? " (cuDNN " : "", ver, *ver ? ")" : "", s.steps[i].origin);
             }
