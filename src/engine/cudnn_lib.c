@@ -28,7 +28,7 @@ char **cudnn_libs_in(cdm_ctx *ctx, const char *dir, bool windows, int major)
         }
     }
     free(suffix);
-    cdm_strv_free(names);
+    strv_free(names);
     return libs;
 }
 

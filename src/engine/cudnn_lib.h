@@ -13,7 +13,7 @@ char *cudnn_lib_name(bool windows, int major);
 
 /* The cuDNN libraries in folder dir by the names programs load them by (POSIX: the
  * libcudnn*.so.<major> sonames, not the .so links or the full versions; Windows: every
- * cudnn*.dll). NULL-terminated, malloc'd (cdm_strv_free); empty when dir cannot be read. */
+ * cudnn*.dll). NULL-terminated, malloc'd (strv_free); empty when dir cannot be read. */
 char **cudnn_libs_in(cdm_ctx *ctx, const char *dir, bool windows, int major);
 
 /* A cuDNN library's version ("9.1.0") without loading it: from a versioned file name

@@ -7,6 +7,7 @@
 #include "db.h"
 #include "doctor.h"
 #include "store.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 #include "version.h"
 
@@ -53,7 +54,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     struct doctor *d = xcalloc(1, sizeof(*d));
     d->ctx = ctx;
     d->report = report;
-    char *db = path_join(cdm_root(ctx), "cdm.db");
+    char *db = store_index_path(ctx);
     d->store_exists = fs_kind(db) == FS_FILE;
     free(db);
     int rc = store_open(ctx, false);
@@ -78,7 +79,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     }
     if (d->lib)
         loader_keep(d->lib);
-    cdm_strv_free(d->libs);
+    strv_free(d->libs);
     free(d->lib_dir);
     free(d->main_lib);
     free(d);

@@ -15,22 +15,11 @@ static void check_index(struct doctor *d)
                    cdm_root(d->ctx));
         return;
     }
-    sqlite3_stmt *st = NULL;
     struct strbuf problems = STRBUF_INIT;
-    int n = 0;
-    if (sqlite3_prepare_v2(d->ctx->db, "PRAGMA integrity_check(5)", -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *row = (const char *)sqlite3_column_text(st, 0);
-            if (row && strcmp(row, "ok"))
-                sb_addf(&problems, "%s%s", n++ ? "; " : "", row);
-        }
-        sqlite3_finalize(st);
-    } else {
-        sb_add(&problems, sqlite3_errmsg(d->ctx->db));
-        n = 1;
-    }
-    char *db = path_join(cdm_root(d->ctx), "cdm.db");
-    if (n)
+    if (db_integrity(d->ctx, &problems) != CDM_OK)
+        sb_add(&problems, cdm_error_message(d->ctx)); /* the check itself could not run */
+    char *db = store_index_path(d->ctx);
+    if (problems.len)
         doctor_add(d, "store.index", CDM_CHECK_FAIL,
                    "copy the index aside, then restore it from a backup; the version folders "
                    "are intact and can be installed again into a fresh store",
@@ -65,8 +54,8 @@ static void check_leftovers(struct doctor *d)
     else
         doctor_add(d, "store.leftovers", CDM_CHECK_OK, NULL, "no leftovers of interrupted work");
     sb_free(&sb);
-    cdm_strv_free(pending);
-    cdm_strv_free(staged);
+    strv_free(pending);
+    strv_free(staged);
     free(staging);
 }
 
@@ -158,24 +147,12 @@ static void check_project(struct doctor *d)
     free(fix);
     fix = NULL;
 
-    /* The newest generation cdm recorded must be what the link shows. */
-    sqlite3_stmt *st = NULL;
-    long long gen = -1;
-    char gen_id[64] = "";
-    if (d->store_exists &&
-        sqlite3_prepare_v2(d->ctx->db,
-                           "SELECT generation, install_id FROM generations WHERE project = ?1 "
-                           "ORDER BY generation DESC LIMIT 1",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, p->path, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            gen = sqlite3_column_int64(st, 0);
-            const unsigned char *id = sqlite3_column_text(st, 1);
-            copy_str(gen_id, sizeof(gen_id), id ? (const char *)id : "");
-        }
-        sqlite3_finalize(st);
-    }
-    if (gen < 0) {
+    /* The newest generation cdm recorded, in any state, must be what the link shows. */
+    struct cdm_generation newest;
+    bool recorded = d->store_exists && db_generation_newest(d->ctx, p->path, &newest) == CDM_OK;
+    long long gen = recorded ? newest.number : -1;
+    const char *gen_id = recorded ? newest.install_id : "";
+    if (!recorded) {
         fix = xasprintf("run 'cdm link %s %s' so that cdm records it", p->path,
                         *p->linked_id ? p->linked_id : "VERSION");
         doctor_add(d, "project.history", CDM_CHECK_WARN, fix,
