@@ -14,10 +14,16 @@ export WINEDEBUG=-all
 
 bash subprojects/fetch-debian-sources.sh || { echo "windows: cannot fill subprojects/"; exit 1; }
 
+cross=(--cross-file tests/cross/x86_64-w64-mingw32.ini)
 if command -v ccache >/dev/null && mkdir -p "$CDM_DEPS_CACHE/ccache" 2>/dev/null; then
-  export CCACHE_DIR=$CDM_DEPS_CACHE/ccache # meson wraps the compilers in ccache by itself
+  export CCACHE_DIR=$CDM_DEPS_CACHE/ccache
   # paths relative to the checkout, so another clone or worktree hits the same cache
   export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+  # meson puts ccache before native compilers only: a second cross file names it for
+  # mingw, so libarchive and SQLite are compiled once, not once per build
+  printf "[binaries]\nc = ['ccache', 'x86_64-w64-mingw32-gcc']\n" >"$CDM_DEPS_CACHE/ccache-cross.ini.$$" &&
+    mv "$CDM_DEPS_CACHE/ccache-cross.ini.$$" "$CDM_DEPS_CACHE/ccache-cross.ini"
+  cross+=(--cross-file "$CDM_DEPS_CACHE/ccache-cross.ini")
 fi
 # A Wine prefix of its own, made once (wineboot takes a while the first time).
 export WINEPREFIX=${WINEPREFIX:-$CDM_DEPS_CACHE/wineprefix}
@@ -28,7 +34,7 @@ fi
 wineserver -p 60 2>/dev/null
 
 rm -rf build-win
-meson setup build-win --cross-file tests/cross/x86_64-w64-mingw32.ini --werror \
+meson setup build-win "${cross[@]}" --werror \
   >/tmp/cdm-ci-win-setup.log 2>&1 || { cat /tmp/cdm-ci-win-setup.log; exit 1; }
 ninja -C build-win || exit 1
 # Wine warm before the first test: the server may have stopped during the build, and the
