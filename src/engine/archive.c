@@ -1,10 +1,11 @@
 /*
  * Reading an archive once: the bytes handed to libarchive are hashed on the way, every
- * entry is checked before anything is written, and files are written by cdm itself
- * (not archive_write_disk) so that no link or odd entry can steer a write outside the
- * destination folder.
+ * entry is checked before anything is written (entry_check.c), and files are written by
+ * cdm itself (not archive_write_disk) so that no link or odd entry can steer a write
+ * outside the destination folder.
  */
 #include "cdm_archive.h"
+#include "entry_check.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
 #include "version.h"
@@ -101,9 +102,7 @@ struct walk {
     struct sha256 *file_hash;
     char *buf;
     size_t file_cap;
-    char **links; /* relative paths of symbolic links made so far */
-    size_t link_count;
-    unsigned long long entries;
+    struct entry_checker check;
 };
 
 static const char *keep_string(struct extract_result *r, const char *s)
@@ -135,17 +134,6 @@ static int refuse(struct walk *w, const char *entry, const char *why)
     return cdm_error_set(w->ctx, CDM_EARCHIVE,
                          "refusing archive '%s': entry '%s' %s; nothing was installed",
                          w->archive_path, entry, why);
-}
-
-/* An entry below a link made earlier would be written through that link. */
-static bool below_a_link(const struct walk *w, const char *rel)
-{
-    for (size_t i = 0; i < w->link_count; i++) {
-        size_t n = strlen(w->links[i]);
-        if (!strncmp(rel, w->links[i], n) && (rel[n] == '/' || rel[n] == '\0'))
-            return true;
-    }
-    return false;
 }
 
 static int make_parents(struct walk *w, const char *rel)
@@ -235,29 +223,17 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
 
 static int write_symlink(struct walk *w, const char *rel, const char *target)
 {
-    if (!link_target_inside(rel, target))
-        return refuse(w, rel, "is a link that points outside the version folder");
     char *full = path_join(w->dest, rel);
     int rc = fs_symlink(w->ctx, target, full);
     free(full);
-    if (!rc) {
-        w->links = xrealloc(w->links, (w->link_count + 1) * sizeof(char *));
-        w->links[w->link_count++] = xstrdup(rel);
+    if (!rc)
         add_file(w, rel, 0, NULL, target);
-    }
     return rc;
 }
 
-static int write_hardlink(struct walk *w, const char *rel, const char *raw_target)
+/* target_rel: checked, below the top folder */
+static int write_hardlink(struct walk *w, const char *rel, const char *target_rel)
 {
-    char target[4096];
-    const char *why = entry_path_check(raw_target, target, sizeof(target));
-    size_t top = strlen(w->result->top);
-    if (why || strncmp(target, w->result->top, top) || target[top] != '/')
-        return refuse(w, rel, "is a hard link to a file outside the version folder");
-    const char *target_rel = target + top + 1;
-    if (below_a_link(w, target_rel))
-        return refuse(w, rel, "is a hard link through a symbolic link");
     char *from = path_join(w->dest, target_rel);
     char *to = path_join(w->dest, rel);
     int rc = fs_hardlink(w->ctx, from, to);
@@ -278,79 +254,73 @@ static int write_hardlink(struct walk *w, const char *rel, const char *raw_targe
     return refuse(w, rel, "is a hard link to a file that is not in the archive");
 }
 
+static enum entry_kind entry_kind_of(struct archive_entry *e)
+{
+    if (archive_entry_hardlink(e))
+        return ENTRY_HARDLINK;
+    switch (archive_entry_filetype(e)) {
+    case 0:
+        return ENTRY_UNTYPED;
+    case AE_IFDIR:
+        return ENTRY_DIR;
+    case AE_IFREG:
+        return ENTRY_FILE;
+    case AE_IFLNK:
+        return ENTRY_SYMLINK;
+    case AE_IFCHR:
+    case AE_IFBLK:
+        return ENTRY_DEVICE;
+    case AE_IFIFO:
+        return ENTRY_FIFO;
+    case AE_IFSOCK:
+        return ENTRY_SOCKET;
+    default:
+        return ENTRY_UNKNOWN;
+    }
+}
+
 static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e)
 {
     const char *raw = archive_entry_pathname_utf8(e);
     if (!raw)
         raw = archive_entry_pathname(e);
-    char path[4096];
-    const char *why = entry_path_check(raw, path, sizeof(path));
-    if (why)
-        return refuse(w, raw ? raw : "(no name)", why);
-
-    /* Every entry sits below one top folder, which is not part of the version folder. */
-    struct extract_result *r = w->result;
-    const char *slash = strchr(path, '/');
-    size_t top_len = slash ? (size_t)(slash - path) : strlen(path);
-    if (!r->top[0]) {
-        if (top_len >= sizeof(r->top))
-            return refuse(w, path, "has a top folder name that is too long");
-        memcpy(r->top, path, top_len);
-        r->top[top_len] = '\0';
-    } else if (strlen(r->top) != top_len || strncmp(r->top, path, top_len)) {
-        return refuse(w, path, "is not below the archive's top folder (a cuDNN archive has one)");
+    enum entry_kind kind = entry_kind_of(e);
+    const char *target = NULL;
+    if (kind == ENTRY_HARDLINK) {
+        target = archive_entry_hardlink(e);
+    } else if (kind == ENTRY_SYMLINK) {
+        target = archive_entry_symlink_utf8(e);
+        if (!target)
+            target = archive_entry_symlink(e);
     }
-    unsigned type = archive_entry_filetype(e);
-    const char *hardlink = archive_entry_hardlink(e);
-    if (!slash) {
-        if (type != AE_IFDIR && !(type == 0 && !hardlink))
-            return refuse(w, path, "is a file where the top folder should be");
-        return CDM_OK;
-    }
-    const char *rel = slash + 1;
-    if (below_a_link(w, rel))
-        return refuse(w, path, "lies below a symbolic link of the archive");
-    if (++w->entries > w->limits->max_entries)
+    struct entry_verdict v;
+    entry_check(&w->check, raw, kind, target, &v);
+    if (v.too_many)
         return cdm_error_set(w->ctx, CDM_EARCHIVE,
                              "refusing archive '%s': more than %llu entries "
                              "([install] max_entries); nothing was installed",
                              w->archive_path, w->limits->max_entries);
-    if (hardlink) {
-        int rc = make_parents(w, rel);
-        return rc ? rc : write_hardlink(w, rel, hardlink);
-    }
-    switch (type) {
-    case AE_IFDIR: {
+    if (v.why)
+        return refuse(w, v.name, v.why);
+    if (!v.rel)
+        return CDM_OK; /* the top folder, which is not part of the version folder */
+    const char *rel = v.rel;
+    if (kind == ENTRY_DIR) {
         char *full = path_join(w->dest, rel);
         int rc = fs_mkdir_p(w->ctx, full);
         free(full);
         return rc;
     }
-    case AE_IFREG: {
-        layout_note(&r->scan, rel);
-        int rc = make_parents(w, rel);
-        return rc ? rc : write_regular(w, a, e, rel);
-    }
-    case AE_IFLNK: {
-        const char *target = archive_entry_symlink_utf8(e);
-        if (!target)
-            target = archive_entry_symlink(e);
-        if (!target)
-            return refuse(w, path, "is a link without a target");
-        layout_note(&r->scan, rel);
-        int rc = make_parents(w, rel);
-        return rc ? rc : write_symlink(w, rel, target);
-    }
-    case AE_IFCHR:
-    case AE_IFBLK:
-        return refuse(w, path, "is a device");
-    case AE_IFIFO:
-        return refuse(w, path, "is a fifo");
-    case AE_IFSOCK:
-        return refuse(w, path, "is a socket");
-    default:
-        return refuse(w, path, "is of an unknown type");
-    }
+    if (kind != ENTRY_HARDLINK)
+        layout_note(&w->result->scan, rel);
+    int rc = make_parents(w, rel);
+    if (rc)
+        return rc;
+    if (kind == ENTRY_HARDLINK)
+        return write_hardlink(w, rel, v.target);
+    if (kind == ENTRY_SYMLINK)
+        return write_symlink(w, rel, target);
+    return write_regular(w, a, e, rel);
 }
 
 /* libarchive gave up: the read callback's own error first, else libarchive's words. */
@@ -376,7 +346,8 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                      .limits = limits,
                      .result = result,
                      .file_hash = sha256_new(),
-                     .buf = xmalloc(READ_BLOCK)};
+                     .buf = xmalloc(READ_BLOCK),
+                     .check = {.max_entries = limits->max_entries}};
     struct archive *a = archive_read_new();
     /* Streaming readers only: a seekable zip reader would jump to the central directory
      * and break the single pass that the hash relies on. */
@@ -421,14 +392,14 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         goto out;
     sha256_finish_hex(s.hash, result->sha256);
     result->archive_size = s.done;
+    _Static_assert(sizeof(result->top) == sizeof(w.check.top), "the same top folder buffer");
+    memcpy(result->top, w.check.top, sizeof(result->top));
 out:
     archive_read_free(a);
     stream_close(&s);
     sha256_free(w.file_hash);
     free(w.buf);
-    for (size_t i = 0; i < w.link_count; i++)
-        free(w.links[i]);
-    free(w.links);
+    entry_checker_free(&w.check);
     return rc;
 }
 

@@ -4,14 +4,6 @@
 
 #include "db.h"
 
-/* Normalise an entry path ('\\' to '/', no "./", no trailing '/'). Returns NULL when it is
- * acceptable, else why not ("is absolute", "goes up with '..'", "names a drive"). */
-const char *entry_path_check(const char *raw, char *out, size_t size);
-
-/* True when a link at link_path (relative to the version folder) pointing to target stays
- * inside the version folder. */
-bool link_target_inside(const char *link_path, const char *target);
-
 /* Which folders an extracted tree has: fed every relative path, in any order. */
 struct layout_scan {
     bool bin, bin_x64, lib, lib_x64, lib64;
@@ -35,7 +27,7 @@ struct extract_result {
     char sha256[65]; /* of the whole archive file */
     uint64_t archive_size;
     uint64_t extracted_size; /* bytes of regular files */
-    char top[256];           /* the single top folder */
+    char top[256];           /* the single top folder (entry_checker.top) */
     struct layout_scan scan;
     bool header_found;
     int major, minor, patch; /* from cudnn_version.h, or cudnn.h for v7 */

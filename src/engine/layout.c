@@ -1,71 +1,7 @@
-/* Entry paths and folder layout: pure functions on relative paths. */
+/* The folder layout of an extracted archive: pure functions on relative paths. */
 #include "cdm_archive.h"
 
-#include <ctype.h>
 #include <string.h>
-
-const char *entry_path_check(const char *raw, char *out, size_t size)
-{
-    if (!raw || !*raw)
-        return "has an empty name";
-    if (raw[0] == '/' || raw[0] == '\\')
-        return "is an absolute path";
-    if (isalpha((unsigned char)raw[0]) && raw[1] == ':')
-        return "names a drive";
-    struct strbuf sb = STRBUF_INIT;
-    const char *p = raw;
-    const char *why = NULL;
-    while (*p && !why) {
-        const char *start = p;
-        while (*p && *p != '/' && *p != '\\')
-            p++;
-        size_t n = (size_t)(p - start);
-        if (n == 2 && start[0] == '.' && start[1] == '.')
-            why = "goes up with '..'";
-        else if (n > 0 && !(n == 1 && start[0] == '.')) {
-            if (memchr(start, ':', n))
-                why = "has a ':' (a drive or an NTFS stream)";
-            if (sb.len)
-                sb_addc(&sb, '/');
-            sb_addn(&sb, start, n);
-        }
-        while (*p == '/' || *p == '\\')
-            p++;
-    }
-    if (!why && sb.len == 0)
-        why = "has an empty name";
-    if (!why && !copy_str(out, size, sb_str(&sb)))
-        why = "is too long";
-    sb_free(&sb);
-    return why;
-}
-
-bool link_target_inside(const char *link_path, const char *target)
-{
-    if (!*target || target[0] == '/' || target[0] == '\\' ||
-        (isalpha((unsigned char)target[0]) && target[1] == ':'))
-        return false;
-    /* depth of the folder holding the link */
-    int depth = 0;
-    for (const char *p = link_path; *p; p++)
-        if (*p == '/')
-            depth++;
-    for (const char *p = target; *p;) {
-        const char *start = p;
-        while (*p && *p != '/' && *p != '\\')
-            p++;
-        size_t n = (size_t)(p - start);
-        if (n == 2 && start[0] == '.' && start[1] == '.') {
-            if (--depth < 0)
-                return false;
-        } else if (n > 0 && !(n == 1 && start[0] == '.')) {
-            depth++;
-        }
-        while (*p == '/' || *p == '\\')
-            p++;
-    }
-    return true;
-}
 
 static bool under(const char *path, const char *dir)
 {
