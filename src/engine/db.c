@@ -62,7 +62,7 @@ int db_fail(cdm_ctx *ctx, const char *what)
                          ctx->db ? sqlite3_errmsg(ctx->db) : "not open");
 }
 
-int db_exec(cdm_ctx *ctx, const char *sql)
+static int db_exec(cdm_ctx *ctx, const char *sql)
 {
     char *err = NULL;
     if (sqlite3_exec(ctx->db, sql, NULL, NULL, &err) == SQLITE_OK)

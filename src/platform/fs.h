@@ -18,8 +18,6 @@ enum fs_kind fs_kind(const char *path);
 int fs_mkdir(cdm_ctx *ctx, const char *path); /* one level; an existing folder is fine */
 int fs_mkdir_p(cdm_ctx *ctx, const char *path);
 int fs_rename(cdm_ctx *ctx, const char *from, const char *to);
-/* Swap two folders atomically where the platform can; else move to aside and back. */
-int fs_exchange(cdm_ctx *ctx, const char *a, const char *b);
 /* Delete a tree we created. Links and junctions inside are removed, never entered. */
 int fs_remove_tree(cdm_ctx *ctx, const char *path);
 int fs_remove_file(cdm_ctx *ctx, const char *path);
@@ -65,7 +63,6 @@ char *fs_default_root(void);
 char *fs_default_config(void);
 const char *fs_host_platform(void);
 uint64_t fs_process_id(void);
-bool fs_process_alive(uint64_t pid);
 
 /* Fault injection for the crash tests: when CDM_CRASH_AT names this point, the process
  * kills itself with SIGKILL (TerminateProcess on Windows), as a power cut would stop it. */

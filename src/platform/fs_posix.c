@@ -1,5 +1,5 @@
 /* The file system on POSIX systems (Linux first). */
-#define _GNU_SOURCE
+#define _GNU_SOURCE /* glibc declares realpath and flock only beyond POSIX.1-2008 */
 #include "fs.h"
 
 #include <dirent.h>
@@ -55,25 +55,6 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
     if (rename(from, to) == 0)
         return CDM_OK;
     return cdm_error_set(ctx, CDM_EIO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
-}
-
-int fs_exchange(cdm_ctx *ctx, const char *a, const char *b)
-{
-#ifdef RENAME_EXCHANGE
-    if (renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0)
-        return CDM_OK;
-    if (errno != EINVAL && errno != ENOSYS)
-        return cdm_error_set(ctx, CDM_EIO, "cannot swap '%s' and '%s': %s", a, b, strerror(errno));
-#endif
-    /* No atomic swap on this file system: three renames; recovery finishes a broken one. */
-    char *aside = xasprintf("%s.swap", a);
-    int rc = fs_rename(ctx, a, aside);
-    if (!rc)
-        rc = fs_rename(ctx, b, a);
-    if (!rc)
-        rc = fs_rename(ctx, aside, b);
-    free(aside);
-    return rc;
 }
 
 static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char *shown)
@@ -365,11 +346,6 @@ const char *fs_host_platform(void)
 uint64_t fs_process_id(void)
 {
     return (uint64_t)getpid();
-}
-
-bool fs_process_alive(uint64_t pid)
-{
-    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
 void fs_crash_point(const char *name)

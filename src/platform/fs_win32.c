@@ -126,20 +126,6 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
     return rc;
 }
 
-int fs_exchange(cdm_ctx *ctx, const char *a, const char *b)
-{
-    /* Windows has no atomic swap of two folders: three renames; recovery finishes a
-     * broken one (the same fall-back as POSIX file systems without RENAME_EXCHANGE). */
-    char *aside = xasprintf("%s.swap", a);
-    int rc = fs_rename(ctx, a, aside);
-    if (!rc)
-        rc = fs_rename(ctx, b, a);
-    if (!rc)
-        rc = fs_rename(ctx, aside, b);
-    free(aside);
-    return rc;
-}
-
 static DWORD delete_file_w(const wchar_t *w, DWORD attr)
 {
     if (attr & FILE_ATTRIBUTE_READONLY)
@@ -548,19 +534,6 @@ const char *fs_host_platform(void)
 uint64_t fs_process_id(void)
 {
     return (uint64_t)GetCurrentProcessId();
-}
-
-bool fs_process_alive(uint64_t pid)
-{
-    if (pid == 0 || pid > MAXDWORD)
-        return false;
-    HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)pid);
-    if (!h)
-        return GetLastError() == ERROR_ACCESS_DENIED; /* exists, but not ours to query */
-    DWORD code = 0;
-    bool alive = GetExitCodeProcess(h, &code) && code == STILL_ACTIVE;
-    CloseHandle(h);
-    return alive;
 }
 
 void fs_crash_point(const char *name)
