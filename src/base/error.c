@@ -1,6 +1,8 @@
 #include "error.h"
+#include "cdm.h" /* the status codes, which every room shares */
 
 #include <stdlib.h>
+#include <string.h>
 
 /* See error.h: the context starts with its error state. */
 static struct error_state *state_of(cdm_ctx *ctx)
@@ -61,4 +63,14 @@ void error_state_free(struct error_state *state)
 {
     free(state->message);
     state->message = NULL;
+}
+
+int copy_path(cdm_ctx *ctx, char *dst, size_t size, const char *path)
+{
+    if (copy_str(dst, size, path))
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                         "path '%s' is too long for cdm (%zu bytes, at most %zu); use a shorter "
+                         "folder for the store or the project",
+                         path, strlen(path), size - 1);
 }

@@ -41,4 +41,8 @@ int error_restore(cdm_ctx *ctx, struct saved_error *saved);
 
 void error_state_free(struct error_state *state);
 
+/* Copy path into a record's fixed buffer (cdm.h's paths have 4096 bytes); when it does
+ * not fit, fail naming it: Windows paths can be longer than any such buffer. */
+int copy_path(cdm_ctx *ctx, char *dst, size_t size, const char *path);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #if defined(__MINGW32__)
 /* meson defines __USE_MINGW_ANSI_STDIO: C99 formats (%zu, %lld) on every Windows */
@@ -54,6 +55,25 @@ void strv_free(char **v);
 
 /* Copy with truncation check: false when src did not fit. */
 bool copy_str(char *dst, size_t size, const char *src);
+
+/* Copy the string in array src (or a string literal) into array dst, which is at least as
+ * large, so nothing can be cut short: checked when compiled, and src must not be a
+ * pointer (whose size says nothing of its string's length). */
+#if defined(__GNUC__)
+#define COPY_NOT_POINTER(src)                                                                      \
+    _Static_assert(!__builtin_types_compatible_p(__typeof__(src), __typeof__(&(src)[0])),          \
+                   "COPY_ARRAY needs an array, not a pointer")
+#else
+#define COPY_NOT_POINTER(src) _Static_assert(1, "")
+#endif
+#define COPY_ARRAY(dst, src)                                                                       \
+    do {                                                                                           \
+        COPY_NOT_POINTER(src);                                                                     \
+        _Static_assert(sizeof(dst) >= sizeof(src), "COPY_ARRAY into a smaller array");             \
+        size_t n_ = strnlen(src, sizeof(src) - 1);                                                 \
+        memcpy(dst, src, n_);                                                                      \
+        dst[n_] = '\0';                                                                            \
+    } while (0)
 
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);

@@ -46,10 +46,10 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
                              p.path, p.linked_id, p.linked_id, p.path);
     if (rc)
         return rc;
-    copy_str(out->project, sizeof(out->project), p.path);
-    copy_str(out->link_path, sizeof(out->link_path), p.link_path);
-    copy_str(out->id, sizeof(out->id), in.id);
-    copy_str(out->bin_dir, sizeof(out->bin_dir), in.bin_dir);
-    copy_str(out->lib_dir, sizeof(out->lib_dir), in.lib_dir);
+    COPY_ARRAY(out->project, p.path);
+    COPY_ARRAY(out->link_path, p.link_path);
+    COPY_ARRAY(out->id, in.id);
+    COPY_ARRAY(out->bin_dir, in.bin_dir);
+    COPY_ARRAY(out->lib_dir, in.lib_dir);
     return CDM_OK;
 }

@@ -7,14 +7,15 @@
 /* Which folders an extracted tree has: fed every relative path, in any order. */
 struct layout_scan {
     bool bin, bin_x64, lib, lib_x64, lib64;
-    char target_lib[48], target_include[48]; /* targets/ppc64le-linux/{lib,include} */
+    /* targets/ppc64le-linux/{lib,include}, sized as the record's lib_dir and include_dir */
+    char target_lib[32], target_include[48];
     bool include;
     unsigned dlls, shared_objects;
 };
 void layout_note(struct layout_scan *scan, const char *rel_path);
-/* The folders to record; bin "" when the archive has none. */
-void layout_result(const struct layout_scan *scan, char *bin, size_t bin_size, char *lib,
-                   size_t lib_size, char *include, size_t include_size);
+/* The folders to record (in's bin_dir, lib_dir, include_dir); bin "" when the archive has
+ * none. */
+void layout_result(const struct layout_scan *scan, struct cdm_install_info *in);
 /* "windows", "linux" or "" from the libraries seen. */
 const char *layout_os(const struct layout_scan *scan);
 

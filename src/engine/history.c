@@ -7,13 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The version part of an install id: "9.1.0.70" of "9.1.0.70-cuda12". */
+/* The version part of an install id: "9.1.0.70" of "9.1.0.70-cuda12"; "" when it is
+ * too long to be a version. */
 static void id_version(const char *id, char *out, size_t size)
 {
     const char *dash = strstr(id, "-cuda");
     size_t n = dash ? (size_t)(dash - id) : strlen(id);
     if (n >= size)
-        n = size - 1;
+        n = 0;
     memcpy(out, id, n);
     out[n] = '\0';
 }
@@ -24,7 +25,7 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
     int rc = db_generation_get(ctx, out->project.path, 0, &cur);
     if (rc == CDM_OK) {
         out->generation = cur.number;
-        copy_str(out->index_id, sizeof(out->index_id), cur.install_id);
+        COPY_ARRAY(out->index_id, cur.install_id);
     } else if (rc != CDM_ENOTFOUND) {
         return rc;
     }
@@ -33,7 +34,7 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
         struct cdm_install_info in;
         out->installed = db_install_get(ctx, id, &in, NULL) == CDM_OK;
         if (out->installed)
-            copy_str(out->version, sizeof(out->version), in.version);
+            COPY_ARRAY(out->version, in.version);
         else
             id_version(id, out->version, sizeof(out->version));
     }
@@ -63,10 +64,10 @@ int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out)
                                project);
         if (rc == CDM_OK) {
             out->gone = true;
-            copy_str(out->project.path, sizeof(out->project.path), key);
-            copy_str(out->project.link_name, sizeof(out->project.link_name), cur.link_name);
+            COPY_ARRAY(out->project.link_name, cur.link_name);
             char *link = path_join(key, cur.link_name);
-            copy_str(out->project.link_path, sizeof(out->project.link_path), link);
+            if (!(rc = copy_path(ctx, out->project.path, sizeof(out->project.path), key)))
+                rc = copy_path(ctx, out->project.link_path, sizeof(out->project.link_path), link);
             free(link);
         }
         free(key);
@@ -83,8 +84,9 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
     if (rc)
         return rc;
     char *key = project_key(project);
-    copy_str(path, 4096, key);
-    rc = db_generation_list(ctx, key, out, count);
+    rc = copy_path(ctx, path, 4096, key);
+    if (!rc)
+        rc = db_generation_list(ctx, key, out, count);
     if (!rc && *count == 0) {
         free(*out);
         *out = NULL;

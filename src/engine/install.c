@@ -28,8 +28,10 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                            const char *platform, char **archive);
 static int check_content(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
                          const struct extract_result *x);
-static void describe(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
-                     const struct extract_result *x, struct cdm_install_info *in);
+static int describe_name(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+                         struct cdm_install_info *in);
+static void describe_content(const struct archive_name *name, const struct extract_result *x,
+                             struct cdm_install_info *in);
 static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
                           const struct extract_result *x);
 
@@ -68,11 +70,11 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     if ((rc = checksums_find(ctx, archive, req->sha256, &sums)))
         goto out;
 
-    char version[32], id[64];
-    version_format(&name.version, version, sizeof(version));
-    snprintf(id, sizeof(id), "%s-cuda%d", version, name.cuda_major);
+    struct cdm_install_info in;
+    if ((rc = describe_name(ctx, archive, &name, &in)))
+        goto out;
     struct cdm_install_info existing;
-    if (db_install_get(ctx, id, &existing, NULL) == CDM_OK) {
+    if (db_install_get(ctx, in.id, &existing, NULL) == CDM_OK) {
         /* Hash first: the same archive again is not an error, and costs no extraction. */
         char sha[65];
         uint64_t size;
@@ -91,12 +93,12 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
             rc = cdm_error_set(ctx, CDM_EEXISTS,
                                "%s is installed already from another archive ('%s', sha256 "
                                "%.12s...); pass --force to replace it",
-                               id, existing.archive_name, existing.sha256);
+                               in.id, existing.archive_name, existing.sha256);
             goto out;
         }
     }
 
-    tmp = store_staging_tmp(ctx, id);
+    tmp = store_staging_tmp(ctx, in.id);
     if ((rc = fs_mkdir(ctx, tmp)))
         goto out;
     struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries};
@@ -104,9 +106,10 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         (rc = checksums_check(ctx, &sums, archive, x.sha256)) ||
         (rc = check_content(ctx, archive, &name, &x)))
         goto out;
-    describe(ctx, archive, &name, &x, &result->install);
-    if ((rc = commit_install(ctx, tmp, &result->install, &x)))
+    describe_content(&name, &x, &in);
+    if ((rc = commit_install(ctx, tmp, &in, &x)))
         goto out;
+    result->install = in;
     result->changed = true;
 out:
     if (tmp && fs_kind(tmp) != FS_NONE) {
@@ -171,31 +174,45 @@ static int check_content(cdm_ctx *ctx, const char *archive, const struct archive
     return CDM_OK;
 }
 
-/* The record of the install, from the archive's name and content. */
-static void describe(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
-                     const struct extract_result *x, struct cdm_install_info *in)
+/* The record of the install as far as the archive's name tells it: id, version, where it
+ * goes. Fails, before anything is written, when a name or path does not fit the record. */
+static int describe_name(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+                         struct cdm_install_info *in)
 {
     memset(in, 0, sizeof(*in));
-    version_format(&name->version, in->version, sizeof(in->version));
-    snprintf(in->id, sizeof(in->id), "%s-cuda%d", in->version, name->cuda_major);
+    if (!version_format(&name->version, in->version, sizeof(in->version)) ||
+        snprintf(in->id, sizeof(in->id), "%s-cuda%d", in->version, name->cuda_major) >=
+            (int)sizeof(in->id))
+        return cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': its version is too long",
+                             archive);
     in->cuda = name->cuda_major;
-    copy_str(in->platform, sizeof(in->platform), name->platform);
+    COPY_ARRAY(in->platform, name->platform);
+    if (!copy_str(in->archive_name, sizeof(in->archive_name), path_basename(archive)))
+        return cdm_error_set(ctx, CDM_EARCHIVE,
+                             "cannot install '%s': its file name is longer than %zu bytes; "
+                             "keep NVIDIA's file name",
+                             archive, sizeof(in->archive_name) - 1);
+    char *path = store_install_path(ctx, in->id);
+    int rc = copy_path(ctx, in->path, sizeof(in->path), path);
+    free(path);
+    return rc;
+}
+
+/* The rest of the record, from the extracted content. */
+static void describe_content(const struct archive_name *name, const struct extract_result *x,
+                             struct cdm_install_info *in)
+{
     /* The content decides: an old cuda/ top folder, else the version's own layout. */
     char layout = !strcmp(x->top, "cuda") ? 'A' : layout_for_version(&name->version);
     if (layout == 'A' && strcmp(x->top, "cuda"))
         layout = 'B';
     in->layout[0] = layout;
-    layout_result(&x->scan, in->bin_dir, sizeof(in->bin_dir), in->lib_dir, sizeof(in->lib_dir),
-                  in->include_dir, sizeof(in->include_dir));
-    copy_str(in->archive_name, sizeof(in->archive_name), path_basename(archive));
+    layout_result(&x->scan, in);
     in->archive_size = x->archive_size;
-    copy_str(in->sha256, sizeof(in->sha256), x->sha256);
+    COPY_ARRAY(in->sha256, x->sha256);
     in->official = official_archive_for(x->sha256) != NULL;
     in->installed_at = (int64_t)time(NULL);
     in->size = x->extracted_size;
-    char *path = store_install_path(ctx, in->id);
-    copy_str(in->path, sizeof(in->path), path);
-    free(path);
 }
 
 /* Steps after a checked extraction, as the comment at the top of this file says. */

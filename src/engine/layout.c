@@ -3,6 +3,15 @@
 
 #include <string.h>
 
+/* Keep the first n bytes of rel in dst, when they fit (else leave it ""). */
+static void keep_prefix(char *dst, size_t size, const char *rel, size_t n)
+{
+    if (n < size) {
+        memcpy(dst, rel, n);
+        dst[n] = '\0';
+    }
+}
+
 static bool under(const char *path, const char *dir)
 {
     size_t n = strlen(dir);
@@ -30,11 +39,10 @@ void layout_note(struct layout_scan *scan, const char *rel)
         if (slash) {
             const char *kind = slash + 1;
             size_t prefix = (size_t)(kind - rel);
-            if (under(kind, "lib") && !scan->target_lib[0] && prefix + 4 < sizeof(scan->target_lib))
-                copy_str(scan->target_lib, prefix + 4, rel);
-            if (under(kind, "include") && !scan->target_include[0] &&
-                prefix + 8 < sizeof(scan->target_include))
-                copy_str(scan->target_include, prefix + 8, rel);
+            if (under(kind, "lib") && !scan->target_lib[0])
+                keep_prefix(scan->target_lib, sizeof(scan->target_lib), rel, prefix + 3);
+            if (under(kind, "include") && !scan->target_include[0])
+                keep_prefix(scan->target_include, sizeof(scan->target_include), rel, prefix + 7);
         }
     }
     const char *base = strrchr(rel, '/');
@@ -45,16 +53,26 @@ void layout_note(struct layout_scan *scan, const char *rel)
         scan->shared_objects++;
 }
 
-void layout_result(const struct layout_scan *scan, char *bin, size_t bin_size, char *lib,
-                   size_t lib_size, char *include, size_t include_size)
+void layout_result(const struct layout_scan *scan, struct cdm_install_info *in)
 {
-    copy_str(bin, bin_size, scan->bin_x64 ? "bin/x64" : scan->bin ? "bin" : "");
-    copy_str(lib, lib_size,
-             scan->lib_x64 ? "lib/x64"
-             : scan->lib64 ? "lib64"
-             : scan->lib   ? "lib"
-                           : scan->target_lib);
-    copy_str(include, include_size, scan->include ? "include" : scan->target_include);
+    if (scan->bin_x64)
+        COPY_ARRAY(in->bin_dir, "bin/x64");
+    else if (scan->bin)
+        COPY_ARRAY(in->bin_dir, "bin");
+    else
+        in->bin_dir[0] = '\0';
+    if (scan->lib_x64)
+        COPY_ARRAY(in->lib_dir, "lib/x64");
+    else if (scan->lib64)
+        COPY_ARRAY(in->lib_dir, "lib64");
+    else if (scan->lib)
+        COPY_ARRAY(in->lib_dir, "lib");
+    else
+        COPY_ARRAY(in->lib_dir, scan->target_lib);
+    if (scan->include)
+        COPY_ARRAY(in->include_dir, "include");
+    else
+        COPY_ARRAY(in->include_dir, scan->target_include);
 }
 
 const char *layout_os(const struct layout_scan *scan)

@@ -149,7 +149,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     free(why);
     if (rc)
         return rc;
-    copy_str(result->previous_id, sizeof(result->previous_id), p.linked_id);
+    COPY_ARRAY(result->previous_id, p.linked_id);
     char *link_path = path_join(p.path, name);
     enum link_kind kind;
     char *target = NULL;
@@ -185,7 +185,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_r
                              "cannot unlink '%s': it is a real folder or file, not a link cdm "
                              "made; it was left alone",
                              p.link_path);
-    copy_str(result->previous_id, sizeof(result->previous_id), p.linked_id);
+    COPY_ARRAY(result->previous_id, p.linked_id);
     bool changed = false;
     /* A link removed by hand while the index says linked: record the unlink all the same. */
     if (p.has_link || (has_cur && cur.install_id[0])) {
@@ -228,7 +228,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
                              p.path, number, project);
     if (rc)
         return rc;
-    copy_str(result->previous_id, sizeof(result->previous_id), p.linked_id);
+    COPY_ARRAY(result->previous_id, p.linked_id);
     struct cdm_install_info in;
     if (back.install_id[0]) {
         char *why = xasprintf("cannot roll back '%s' to generation %lld", p.path, number);

@@ -31,14 +31,22 @@ static bool read_pin(const char *dir, char *out, size_t size)
     return n > 0 && copy_str(out, size, p);
 }
 
-/* The link name a project uses: the one its newest generation recorded, else the config's. */
-static void project_link_name(cdm_ctx *ctx, const char *project, char *out, size_t size)
+/* The link name a project uses: the one its newest generation recorded, else the config's
+ * (which must be a name a link may have). */
+static int project_link_name(cdm_ctx *ctx, struct cdm_project *p)
 {
     struct cdm_generation newest;
-    if (db_open_read(ctx) == CDM_OK && db_generation_newest(ctx, project, &newest) == CDM_OK)
-        copy_str(out, size, newest.link_name);
-    else
-        copy_str(out, size, cdm_link_name(ctx));
+    if (db_open_read(ctx) == CDM_OK && db_generation_newest(ctx, p->path, &newest) == CDM_OK) {
+        COPY_ARRAY(p->link_name, newest.link_name);
+        return CDM_OK;
+    }
+    const char *name = cdm_link_name(ctx);
+    if (!project_link_name_valid(name) || !copy_str(p->link_name, sizeof(p->link_name), name))
+        return cdm_error_set(ctx, CDM_ECONFIG,
+                             "[link] name '%s' in config '%s' cannot name a link: give a plain "
+                             "file name such as cuda_link",
+                             name, ctx->config.path ? ctx->config.path : "?");
+    return CDM_OK;
 }
 
 int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
@@ -49,23 +57,26 @@ int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
         free(real);
         return cdm_error_set(ctx, CDM_ENOTFOUND, "no project folder '%s': no such folder", dir);
     }
-    copy_str(out->path, sizeof(out->path), real);
-    project_link_name(ctx, real, out->link_name, sizeof(out->link_name));
+    int rc = copy_path(ctx, out->path, sizeof(out->path), real);
+    if (!rc)
+        rc = project_link_name(ctx, out);
     char *link_path = path_join(real, out->link_name);
-    copy_str(out->link_path, sizeof(out->link_path), link_path);
+    if (!rc)
+        rc = copy_path(ctx, out->link_path, sizeof(out->link_path), link_path);
     free(link_path);
     free(real);
     enum link_kind kind;
     char *target = NULL;
-    int rc = link_read(ctx, out->link_path, &kind, &target);
-    if (rc)
+    if (rc || (rc = link_read(ctx, out->link_path, &kind, &target)))
         return rc;
     out->has_link = kind == LINK_OURS;
     out->link_foreign = kind == LINK_FOREIGN;
     if (target) {
-        copy_str(out->target, sizeof(out->target), target);
+        rc = copy_path(ctx, out->target, sizeof(out->target), target);
         store_install_of(ctx, target, out->linked_id, sizeof(out->linked_id));
         free(target);
+        if (rc)
+            return rc;
     }
     out->has_pin = read_pin(out->path, out->pinned_id, sizeof(out->pinned_id));
     return CDM_OK;

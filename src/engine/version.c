@@ -54,13 +54,14 @@ bool version_has_prefix(const struct version *v, const struct version *prefix)
     return true;
 }
 
-void version_format(const struct version *v, char *out, size_t size)
+bool version_format(const struct version *v, char *out, size_t size)
 {
     struct strbuf sb = STRBUF_INIT;
     for (int i = 0; i < v->count; i++)
         sb_addf(&sb, i ? ".%d" : "%d", v->part[i]);
-    copy_str(out, size, sb_str(&sb));
+    bool fits = copy_str(out, size, sb_str(&sb));
     sb_free(&sb);
+    return fits;
 }
 
 bool version_spec_parse(const char *s, struct version_spec *spec)
@@ -161,7 +162,7 @@ char layout_for_version(const struct version *v)
 /* The old names spell platforms their own way: map them to the current spelling. */
 static const struct {
     const char *old_name;
-    const char *platform;
+    char platform[sizeof(((struct archive_name *)0)->platform)];
 } old_platforms[] = {
     {"linux-x64", "linux-x86_64"},       {"windows-x64", "windows-x86_64"},
     {"windows10-x64", "windows-x86_64"}, {"windows7-x64", "windows-x86_64"},
@@ -186,7 +187,7 @@ static bool parse_old_style(const char *stem, struct archive_name *out)
     for (size_t i = 0; i < CDM_ARRAY_LEN(old_platforms); i++)
         if (strlen(old_platforms[i].old_name) == platform_len &&
             !strncmp(platform, old_platforms[i].old_name, platform_len))
-            copy_str(out->platform, sizeof(out->platform), old_platforms[i].platform);
+            COPY_ARRAY(out->platform, old_platforms[i].platform);
     if (!out->platform[0])
         return false;
     if (!parse_dotted(v + 2, &out->version, &end) || *end != '\0' || out->version.count != 4)

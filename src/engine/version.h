@@ -18,7 +18,9 @@ bool version_parse(const char *s, struct version *v);
 int version_compare(const struct version *a, const struct version *b);
 /* True when every part of prefix equals the same part of v ("8.8" matches 8.8.0.121). */
 bool version_has_prefix(const struct version *v, const struct version *prefix);
-void version_format(const struct version *v, char *out, size_t size);
+/* "8.8.0.121"; false when it does not fit in size (32 bytes always do: parts have at most
+ * seven digits). */
+bool version_format(const struct version *v, char *out, size_t size);
 
 /* What a user may type for a version: 8, 8.8, 8.8.0, 8.8.0.121, 8.8.0.121-cuda11, latest. */
 struct version_spec {

@@ -31,6 +31,16 @@ run_cdm list
 expect_rc 1 "a bad size is an error"
 expect_err "line 2: bad value in 'max_size = lots'" "naming the line and the value"
 
+mkdir -p "$SCRATCH/proj"
+printf '[link]\nname = sub/link\n' >"$CDM_CONFIG"
+run_cdm which "$SCRATCH/proj"
+expect_rc 1 "a [link] name that is no plain file name is an error"
+expect_err "\\[link\\] name 'sub/link' in config '.*config.ini' cannot name a link" "naming the value and the file"
+long=$(printf 'x%.0s' $(seq 300))
+printf '[link]\nname = %s\n' "$long" >"$CDM_CONFIG"
+run_cdm which "$SCRATCH/proj"
+expect_rc 1 "so is one too long for a file name (it was cut short before)"
+
 run_cdm --config "$SCRATCH/missing.ini" list
 expect_rc 1 "--config naming a missing file is an error"
 expect_err "cannot read config '.*missing.ini'" "naming it"

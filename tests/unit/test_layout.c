@@ -42,36 +42,44 @@ static void layouts(void)
     const char *win9[] = {"bin/x64/cudnn64_9.dll", "lib/x64/cudnn.lib", "include/cudnn.h"};
     for (size_t i = 0; i < 3; i++)
         layout_note(&s, win9[i]);
-    char bin[16], lib[32], inc[48];
-    layout_result(&s, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
-    ok(!strcmp(bin, "bin/x64") && !strcmp(lib, "lib/x64") && !strcmp(inc, "include"),
+    struct cdm_install_info in;
+    layout_result(&s, &in);
+    ok(!strcmp(in.bin_dir, "bin/x64") && !strcmp(in.lib_dir, "lib/x64") &&
+           !strcmp(in.include_dir, "include"),
        "9.18+ windows: bin/x64, lib/x64");
     is_str(layout_os(&s), "windows", "windows from the dlls");
 
     struct layout_scan l = {0};
     layout_note(&l, "lib/libcudnn.so.9.1.0");
     layout_note(&l, "include/cudnn_version.h");
-    layout_result(&l, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
-    ok(!strcmp(bin, "") && !strcmp(lib, "lib"), "linux current: no bin, lib");
+    layout_result(&l, &in);
+    ok(!strcmp(in.bin_dir, "") && !strcmp(in.lib_dir, "lib"), "linux current: no bin, lib");
     is_str(layout_os(&l), "linux", "linux from the .so");
 
     struct layout_scan o = {0};
     layout_note(&o, "lib64/libcudnn.so.8");
-    layout_result(&o, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
-    is_str(lib, "lib64", "old linux: lib64");
+    layout_result(&o, &in);
+    is_str(in.lib_dir, "lib64", "old linux: lib64");
 
     struct layout_scan p = {0};
     layout_note(&p, "targets/ppc64le-linux/lib/libcudnn.so.8");
     layout_note(&p, "targets/ppc64le-linux/include/cudnn.h");
-    layout_result(&p, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
-    ok(!strcmp(lib, "targets/ppc64le-linux/lib") && !strcmp(inc, "targets/ppc64le-linux/include"),
+    layout_result(&p, &in);
+    ok(!strcmp(in.lib_dir, "targets/ppc64le-linux/lib") &&
+           !strcmp(in.include_dir, "targets/ppc64le-linux/include"),
        "ppc64le targets folders");
+
+    struct layout_scan t = {0};
+    layout_note(&t, "targets/a-very-long-architecture-name/lib/libcudnn.so.8");
+    layout_result(&t, &in);
+    is_str(in.lib_dir, "", "a targets folder too long for the record is not cut short");
 
     struct layout_scan w = {0};
     layout_note(&w, "bin/cudnn64_8.dll");
     layout_note(&w, "lib/cudnn.lib");
-    layout_result(&w, bin, sizeof(bin), lib, sizeof(lib), inc, sizeof(inc));
-    ok(!strcmp(bin, "bin") && !strcmp(lib, "lib"), "disputed windows zips: bin and lib");
+    layout_result(&w, &in);
+    ok(!strcmp(in.bin_dir, "bin") && !strcmp(in.lib_dir, "lib"),
+       "disputed windows zips: bin and lib");
 
     struct layout_scan mixed = {0};
     layout_note(&mixed, "bin/cudnn64_8.dll");

@@ -1,0 +1,50 @@
+/* Errors and warnings in the context (base/error.c), reached through the context pointer. */
+#include "engine/internal.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+static char warned[256];
+
+static void on_warn(void *arg, const char *message)
+{
+    (void)arg;
+    snprintf(warned, sizeof(warned), "%s", message);
+}
+
+int main(void)
+{
+    cdm_ctx *ctx = NULL;
+    struct cdm_options options = {.config_path = NULL, .warn = on_warn};
+    /* an explicit config that does not exist: the context comes back with its error */
+    options.config_path = "/nonexistent/cdm-test.ini";
+    is_int(cdm_ctx_new(&ctx, &options), CDM_ECONFIG, "a missing --config fails");
+    ok(strstr(cdm_error_message(ctx), "/nonexistent/cdm-test.ini") != NULL,
+       "and the context's message names it");
+
+    is_int(cdm_error_set(ctx, CDM_EIO, "cannot read '%s'", "a"), CDM_EIO,
+           "cdm_error_set returns its code");
+    is_str(cdm_error_message(ctx), "cannot read 'a'", "and keeps the message");
+    is_int(cdm_error_code(ctx), CDM_EIO, "and the code");
+
+    struct saved_error saved = error_save(ctx);
+    cdm_error_set(ctx, CDM_EDB, "clean-up failed too");
+    is_int(error_restore(ctx, &saved), CDM_EIO, "error_restore returns the saved code");
+    is_str(cdm_error_message(ctx), "cannot read 'a'", "and puts the first message back");
+
+    cdm_warn(ctx, "unknown setting '%s'", "x");
+    is_str(warned, "unknown setting 'x'", "warnings go to the front end's callback");
+
+    char small[8];
+    is_int(copy_path(ctx, small, sizeof(small), "/short"), CDM_OK, "a path that fits is copied");
+    is_str(small, "/short", "whole");
+    is_int(copy_path(ctx, small, sizeof(small), "/a/longer/path"), CDM_EUNSUPPORTED,
+           "a path that does not fit fails");
+    ok(strstr(cdm_error_message(ctx), "'/a/longer/path' is too long") != NULL,
+       "naming the path: %s", cdm_error_message(ctx));
+
+    cdm_ctx_free(ctx);
+    ok(cdm_error_code(NULL) == CDM_EINVAL && !strcmp(cdm_error_message(NULL), "unknown error"),
+       "no context: a generic error");
+    return tap_done();
+}
