@@ -146,6 +146,27 @@ def main():
                 ok = ROOMS.index(theirs) <= ROOMS.index(mine)
             check(ok, f"src/{rel} includes nothing above its room", f'includes "{inc}" ({theirs})')
 
+    # Every source file reaches base/banned.h through its includes (base/util.h has it).
+    graph_inc = {}
+    for rel in files:
+        targets = set()
+        for inc in includes(os.path.join(src, rel)):
+            target = resolve_include(src, rel, inc)
+            if target and target != "cdm.h":
+                targets.add(target)
+        graph_inc[rel] = targets
+    for rel in files:
+        if not rel.endswith(".c"):
+            continue
+        seen, todo = set(), [rel]
+        while todo:
+            f = todo.pop()
+            for t in graph_inc.get(f, ()):
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        check("base/banned.h" in seen, f"src/{rel} includes base/banned.h (through base/util.h)")
+
     # Calls, from the objects.
     table = objects_symbols(build)
     owner = {}

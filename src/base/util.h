@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+/* Before banned.h, which turns some of their functions into errors: */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__MINGW32__)
@@ -93,5 +95,7 @@ void hex_encode(const unsigned char *bytes, size_t n, char *out);
 
 /* Format bytes as "1.2 GiB". */
 void format_size(char *out, size_t size, unsigned long long bytes);
+
+#include "banned.h"
 
 #endif

@@ -2,6 +2,8 @@
 #ifndef CDM_JSON_H
 #define CDM_JSON_H
 
+#include "base/util.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

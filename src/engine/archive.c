@@ -4,14 +4,17 @@
  * cdm itself (not archive_write_disk) so that no link or odd entry can steer a write
  * outside the destination folder.
  */
+/* libarchive's headers before cdm's: on Windows they bring in mingw's io.h, whose inline
+ * functions call strncpy, which base/banned.h makes an error once it is read. */
+#include <archive.h>
+#include <archive_entry.h>
+
 #include "cdm_archive.h"
 #include "entry_check.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
 #include "version.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <stdlib.h>
 #include <string.h>
 

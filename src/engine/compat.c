@@ -1,5 +1,6 @@
 /* Tables from CUDNN_FACTS.md section 6; where sources disagree the lenient value is kept. */
 #include "compat.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
