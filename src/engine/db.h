@@ -93,18 +93,20 @@ int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id,
 /* Mark a pending generation "ok", or delete it (state NULL). */
 int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state);
 
-/* A generation with its project, for the lists below. */
+/* A generation with its project, for the walks below. */
 struct db_generation_ref {
     char *project;
     long long number;
     char *install_id; /* NULL when it links nothing */
     char *link_name;
 };
-void db_generation_refs_free(struct db_generation_ref *v, size_t n);
+/* Call fn for each generation of a kind, the whole list read first, so fn may change the
+ * table; stops at the first failure fn returns. */
+typedef int (*db_generation_fn)(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg);
 /* The pending generations, by project and number. */
-int db_generation_pending(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count);
+int db_generation_each_pending(cdm_ctx *ctx, db_generation_fn fn, void *arg);
 /* The current ("ok", newest) generation of every project whose link names an install. */
-int db_generation_current_links(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count);
+int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg);
 /* Projects whose current generation links to install_id (NULL-terminated, strv_free). */
 int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects);
 

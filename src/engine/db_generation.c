@@ -103,45 +103,31 @@ int db_generation_list(cdm_ctx *ctx, const char *project, struct cdm_generation 
     return CDM_OK;
 }
 
-static int next_number(cdm_ctx *ctx, const char *project, long long *number)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx,
-                            "SELECT COALESCE(MAX(generation), 0) + 1 FROM generations "
-                            "WHERE project = ?1",
-                            project, &st);
-    if (rc)
-        return rc;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *number = sqlite3_column_int64(st, 0);
-    else
-        rc = db_fail(ctx, "cannot number a generation");
-    sqlite3_finalize(st);
-    return rc;
-}
-
 int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id, const char *action,
                       const char *link_name, const char *state, long long *number)
 {
-    long long n = 0;
+    /* Numbered in the same statement, one above the project's newest in any state. */
     sqlite3_stmt *st = NULL;
-    int rc = next_number(ctx, project, &n);
-    if (rc || (rc = db_prepare(ctx,
-                               "INSERT INTO generations (project, generation, install_id, "
-                               "action, link_name, time, state) VALUES "
-                               "(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                               &st)))
+    int rc = db_prepare_key(ctx,
+                            "INSERT INTO generations (project, generation, install_id, action, "
+                            "link_name, time, state) SELECT ?1, COALESCE(MAX(generation), 0) + 1, "
+                            "?2, ?3, ?4, ?5, ?6 FROM generations WHERE project = ?1 "
+                            "RETURNING generation",
+                            project, &st);
+    if (rc)
         return rc;
-    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, n);
-    db_bind_text_or_null(st, 3, install_id);
-    sqlite3_bind_text(st, 4, action, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, link_name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, (sqlite3_int64)time(NULL));
-    sqlite3_bind_text(st, 7, state, -1, SQLITE_STATIC);
-    rc = db_run(ctx, st, "cannot record a generation");
-    if (!rc && number)
-        *number = n;
+    db_bind_text_or_null(st, 2, install_id);
+    sqlite3_bind_text(st, 3, action, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, link_name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
+    sqlite3_bind_text(st, 6, state, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        if (number)
+            *number = sqlite3_column_int64(st, 0);
+        return db_run(ctx, st, "cannot record a generation"); /* to its end */
+    }
+    rc = db_fail(ctx, "cannot record a generation");
+    sqlite3_finalize(st);
     return rc;
 }
 
@@ -163,64 +149,66 @@ int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, co
     return db_run(ctx, st, "cannot update a generation");
 }
 
-void db_generation_refs_free(struct db_generation_ref *v, size_t n)
+struct ref_list {
+    struct db_generation_ref *v;
+    size_t n;
+};
+
+static void refs_free(struct ref_list *l)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(v[i].project);
-        free(v[i].install_id);
-        free(v[i].link_name);
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].project);
+        free(l->v[i].install_id);
+        free(l->v[i].link_name);
     }
-    free(v);
+    free(l->v);
 }
 
-/* Rows of (project, generation, install_id, link_name). */
-static int read_refs(cdm_ctx *ctx, const char *sql, const char *what,
-                     struct db_generation_ref **out, size_t *count)
+/* Rows of (project, generation, install_id, link_name), each handed to fn once all are
+ * read. */
+static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generation_fn fn, void *arg)
 {
-    *out = NULL;
-    *count = 0;
     sqlite3_stmt *st = NULL;
     int rc = db_prepare(ctx, sql, &st);
     if (rc)
         return rc;
-    size_t n = 0, cap = 4;
-    struct db_generation_ref *v = xmalloc(cap * sizeof(*v));
+    struct ref_list l = {NULL, 0};
+    size_t cap = 0;
     int step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap)
-            v = xrealloc(v, (cap *= 2) * sizeof(*v));
+        if (l.n == cap)
+            l.v = xrealloc(l.v, (cap = cap ? cap * 2 : 4) * sizeof(*l.v));
         const char *id = (const char *)sqlite3_column_text(st, 2);
-        v[n].project = xstrdup((const char *)sqlite3_column_text(st, 0));
-        v[n].number = sqlite3_column_int64(st, 1);
-        v[n].install_id = id ? xstrdup(id) : NULL;
-        v[n].link_name = xstrdup((const char *)sqlite3_column_text(st, 3));
-        n++;
+        l.v[l.n].project = xstrdup((const char *)sqlite3_column_text(st, 0));
+        l.v[l.n].number = sqlite3_column_int64(st, 1);
+        l.v[l.n].install_id = id ? xstrdup(id) : NULL;
+        l.v[l.n].link_name = xstrdup((const char *)sqlite3_column_text(st, 3));
+        l.n++;
     }
     sqlite3_finalize(st);
-    if (step != SQLITE_DONE) {
-        db_generation_refs_free(v, n);
-        return db_fail(ctx, what);
-    }
-    *out = v;
-    *count = n;
-    return CDM_OK;
+    if (step != SQLITE_DONE)
+        rc = db_fail(ctx, what);
+    for (size_t i = 0; i < l.n && !rc; i++)
+        rc = fn(ctx, &l.v[i], arg);
+    refs_free(&l);
+    return rc;
 }
 
-int db_generation_pending(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count)
+int db_generation_each_pending(cdm_ctx *ctx, db_generation_fn fn, void *arg)
 {
-    return read_refs(ctx,
-                     "SELECT project, generation, install_id, link_name FROM generations "
-                     "WHERE state = 'pending' ORDER BY project, generation",
-                     "cannot read pending generations", out, count);
+    return each_ref(ctx,
+                    "SELECT project, generation, install_id, link_name FROM generations "
+                    "WHERE state = 'pending' ORDER BY project, generation",
+                    "cannot read pending generations", fn, arg);
 }
 
-int db_generation_current_links(cdm_ctx *ctx, struct db_generation_ref **out, size_t *count)
+int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg)
 {
-    return read_refs(ctx,
-                     "SELECT g.project, g.generation, g.install_id, g.link_name FROM "
-                     "generations g WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
-                     "AND " GEN_IS_CURRENT " ORDER BY g.project",
-                     "cannot read the projects", out, count);
+    return each_ref(ctx,
+                    "SELECT g.project, g.generation, g.install_id, g.link_name FROM "
+                    "generations g WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
+                    "AND " GEN_IS_CURRENT " ORDER BY g.project",
+                    "cannot read the projects", fn, arg);
 }
 
 int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)

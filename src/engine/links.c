@@ -116,6 +116,14 @@ static int refuse_foreign(cdm_ctx *ctx, const char *link_path)
     return rc;
 }
 
+/* Unlinking never deletes what cdm did not make; then says what happens or what to do. */
+static int refuse_unlink(cdm_ctx *ctx, const struct cdm_project *p, const char *then)
+{
+    return cdm_error_set(ctx, CDM_EEXISTS,
+                         "cannot unlink '%s': it is a real folder or file, not a link cdm made; %s",
+                         p->link_path, then);
+}
+
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
@@ -181,10 +189,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_r
     if (rc)
         return rc;
     if (p.link_foreign)
-        return cdm_error_set(ctx, CDM_EEXISTS,
-                             "cannot unlink '%s': it is a real folder or file, not a link cdm "
-                             "made; it was left alone",
-                             p.link_path);
+        return refuse_unlink(ctx, &p, "it was left alone");
     COPY_ARRAY(result->previous_id, p.linked_id);
     bool changed = false;
     /* A link removed by hand while the index says linked: record the unlink all the same. */
@@ -261,9 +266,6 @@ int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
     if (rc)
         return rc;
     if (p.link_foreign)
-        return cdm_error_set(ctx, CDM_EEXISTS,
-                             "cannot unlink '%s': it is a real folder or file, not a link cdm "
-                             "made; move it away, then remove again",
-                             p.link_path);
+        return refuse_unlink(ctx, &p, "move it away, then remove again");
     return apply(ctx, &p, NULL, p.link_name, NULL, "unlink");
 }

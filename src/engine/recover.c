@@ -43,26 +43,21 @@ static bool pending_happened(cdm_ctx *ctx, const struct db_generation_ref *g)
     return happened;
 }
 
-static int recover_links(cdm_ctx *ctx, unsigned *done)
+/* Settle one pending generation by what the disk shows. */
+static int settle(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
 {
-    struct db_generation_ref *v = NULL;
-    size_t n = 0;
-    int rc = db_generation_pending(ctx, &v, &n);
-    for (size_t i = 0; i < n && !rc; i++) {
-        struct db_generation_ref *g = &v[i];
-        bool there = !cdm_project_gone(g->project);
-        bool happened = there && pending_happened(ctx, g);
-        rc = db_generation_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
-        if (there) {
-            project_clean_leftovers(ctx, g->project, g->link_name);
-            struct cdm_project p;
-            /* The pin follows the link; a failure here is reported by the next link. */
-            if (!rc && happened && g->install_id && cdm_project_open(ctx, g->project, &p) == CDM_OK)
-                project_pin_write(ctx, &p, g->install_id);
-        }
-        (*done)++;
+    unsigned *done = arg;
+    bool there = !cdm_project_gone(g->project);
+    bool happened = there && pending_happened(ctx, g);
+    int rc = db_generation_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
+    if (there) {
+        project_clean_leftovers(ctx, g->project, g->link_name);
+        struct cdm_project p;
+        /* The pin follows the link; a failure here is reported by the next link. */
+        if (!rc && happened && g->install_id && cdm_project_open(ctx, g->project, &p) == CDM_OK)
+            project_pin_write(ctx, &p, g->install_id);
     }
-    db_generation_refs_free(v, n);
+    (*done)++;
     return rc;
 }
 
@@ -129,7 +124,7 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
 int recover_interrupted(cdm_ctx *ctx, unsigned *done)
 {
     char **pending = NULL;
-    int rc = recover_links(ctx, done);
+    int rc = db_generation_each_pending(ctx, settle, done);
     if (rc)
         return rc;
     rc = db_install_pending(ctx, &pending);

@@ -40,21 +40,16 @@ int store_open(cdm_ctx *ctx, bool for_writing)
     return rc;
 }
 
-/* Records of project folders that no longer exist: the history stays, and a "gone"
+/* The record of a project folder that no longer exists: the history stays, and a "gone"
  * generation says the project no longer uses anything. */
-static int drop_gone(cdm_ctx *ctx, unsigned *dropped)
+static int drop_if_gone(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
 {
-    struct db_generation_ref *v = NULL;
-    size_t n = 0;
-    int rc = db_generation_current_links(ctx, &v, &n);
-    for (size_t i = 0; i < n && !rc; i++) {
-        if (!cdm_project_gone(v[i].project))
-            continue;
-        rc = db_generation_add(ctx, v[i].project, NULL, "gone", v[i].link_name, "ok", NULL);
-        if (!rc)
-            (*dropped)++;
-    }
-    db_generation_refs_free(v, n);
+    unsigned *dropped = arg;
+    if (!cdm_project_gone(g->project))
+        return CDM_OK;
+    int rc = db_generation_add(ctx, g->project, NULL, "gone", g->link_name, "ok", NULL);
+    if (!rc)
+        (*dropped)++;
     return rc;
 }
 
@@ -65,5 +60,5 @@ int cdm_gc(cdm_ctx *ctx, unsigned *removed)
     int rc = store_open(ctx, true);
     if (rc || (rc = recover_interrupted(ctx, removed)))
         return rc;
-    return drop_gone(ctx, removed);
+    return db_generation_each_current_link(ctx, drop_if_gone, removed);
 }
