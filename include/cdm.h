@@ -114,7 +114,9 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req,
 int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects);
 void cdm_strv_free(char **v);
 
-/* Remove leftovers of interrupted work (.staging). Mutating commands do this on their own. */
+/* Finish or undo interrupted work (.staging, unfinished link changes) and mark the records
+ * of project folders that are gone; *removed counts both. Mutating commands do the first
+ * on their own. */
 int cdm_gc(cdm_ctx *ctx, unsigned *removed);
 
 /* ---- projects ------------------------------------------------------------------------ */
