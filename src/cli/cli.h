@@ -4,6 +4,7 @@
 
 #include "cdm.h"
 #include "json.h"
+#include "base/util.h"
 
 #include <stdbool.h>
 
@@ -19,63 +20,150 @@ struct cli {
     const struct cli_command *command;
 };
 
+/*
+ * Options, declared once per command as rows of a table (git's parse-options rows). The
+ * parser, `cdm help`, the overview and `cdm complete` are all generated from the rows, and
+ * a man page generator can be: a command's whole interface is data.
+ */
+enum cli_option_kind {
+    CLI_FLAG,  /* --force */
+    CLI_VALUE, /* --name NAME or --name=NAME */
+    CLI_INT,   /* --to GEN: a whole number in [min, max] */
+};
+
+/* What `cdm complete` offers for an option's value or a positional argument. */
+enum cli_complete {
+    CLI_COMPLETE_NONE,        /* free text: nothing to offer */
+    CLI_COMPLETE_FILES,       /* file names: left to the shell (an empty answer) */
+    CLI_COMPLETE_DIRS,        /* folders: left to the shell as file names, for now */
+    CLI_COMPLETE_INSTALLS,    /* the install ids in the store's index */
+    CLI_COMPLETE_GENERATIONS, /* a project's generation numbers: nothing offered yet */
+    CLI_COMPLETE_SHELLS,      /* the shells activation writes for */
+    CLI_COMPLETE_COMMANDS,    /* cdm's commands */
+    CLI_COMPLETE_CHOICES,     /* the '|'-separated words of the value or argument name */
+};
+
+struct cli_option {
+    const char *name;       /* the long name without "--": "cuda"; NULL ends a table */
+    char short_name;        /* 'q' for -q; 0 for none */
+    const char *value_name; /* "N", "HEX"; NULL for a flag */
+    enum cli_option_kind kind;
+    enum cli_complete complete;
+    const char *help;    /* one line, lower case, no full stop; wrapped when printed */
+    long long min, max;  /* CLI_INT: the range accepted */
+    const char *expects; /* CLI_INT: what the value should be, for the error message */
+    bool not_in_usage;   /* listed with the options, left out of the usage line */
+};
+
+#define CLI_OPT_FLAG(name, help)                                                                   \
+    {                                                                                              \
+        name, 0, NULL, CLI_FLAG, CLI_COMPLETE_NONE, help, 0, 0, NULL, false                        \
+    }
+#define CLI_OPT_VALUE(name, value_name, complete, help)                                            \
+    {                                                                                              \
+        name, 0, value_name, CLI_VALUE, complete, help, 0, 0, NULL, false                          \
+    }
+#define CLI_OPT_INT(name, value_name, complete, min, max, expects, help)                           \
+    {                                                                                              \
+        name, 0, value_name, CLI_INT, complete, help, min, max, expects, false                     \
+    }
+#define CLI_OPT_END                                                                                \
+    {                                                                                              \
+        NULL, 0, NULL, CLI_FLAG, CLI_COMPLETE_NONE, NULL, 0, 0, NULL, false                        \
+    }
+/* --cuda N: five commands choose a build variant the same way. */
+#define CLI_OPT_CUDA                                                                               \
+    CLI_OPT_INT("cuda", "N", CLI_COMPLETE_NONE, 1, 99, "a CUDA major version such as 12",          \
+                "the CUDA major of the build variant, when several match")
+
+enum cli_arg_kind {
+    CLI_ARG_REQUIRED, /* <NAME> */
+    CLI_ARG_OPTIONAL, /* [NAME] */
+    CLI_ARG_REST,     /* -- [NAME...]: every word after "--", options included */
+};
+
+/* A positional argument, in the order the command takes them. */
+struct cli_arg {
+    const char *name; /* "PROJECT", "ARCHIVE|VERSION"; NULL ends a table */
+    enum cli_arg_kind kind;
+    enum cli_complete complete;
+};
+
+#define CLI_ARG_END                                                                                \
+    {                                                                                              \
+        NULL, CLI_ARG_REQUIRED, CLI_COMPLETE_NONE                                                  \
+    }
+/* --shell SHELL: activate and deactivate. */
+#define CLI_OPT_SHELL                                                                              \
+    CLI_OPT_VALUE("shell", "SHELL", CLI_COMPLETE_SHELLS,                                           \
+                  "pwsh powershell cmd bash zsh fish sh (default: $CDM_SHELL, the parent "         \
+                  "process on Windows, else $SHELL)")
+
+#define CLI_MAX_OPTIONS 8
+#define CLI_MAX_ARGS    4
+
+/* A command line parsed against a command's rows: options by their row's index. */
+struct cli_args {
+    bool given[CLI_MAX_OPTIONS];
+    const char *value[CLI_MAX_OPTIONS]; /* CLI_VALUE, CLI_INT: as written; NULL when absent */
+    long long number[CLI_MAX_OPTIONS];  /* CLI_INT: the value; 0 when absent */
+    const char *pos[CLI_MAX_ARGS];      /* positionals; NULL when absent */
+    char **rest;                        /* CLI_ARG_REST: the words after "--" */
+    int nrest;
+};
+
 struct cli_command {
     const char *name;
-    int (*run)(struct cli *cli, int argc, char **argv);
-    const char *summary;
-    const char *usage; /* the arguments after the name */
-    const char *help;  /* options and details, one per line */
+    int (*run)(struct cli *cli, const struct cli_args *args);
+    const char *summary;              /* one line, lower case: the overview lists it */
+    const struct cli_arg *args;       /* NULL: none */
+    const struct cli_option *options; /* NULL: none */
+    const char *description;          /* for `cdm help CMD`: one paragraph a line, wrapped
+                                       * when printed; a line indented by a space is an
+                                       * example, printed as written */
 };
+
+/* The command table in the order a user meets the commands (main.c), NULL-terminated,
+ * and the options every command takes (taken out of argv before the command's own). */
+extern const struct cli_command *const cli_commands[];
+extern const struct cli_option cli_global_options[];
+const struct cli_command *cli_find_command(const char *name);
+
+/* options.c: the parser. Parse argv (after the command name) against cmd's rows into
+ * *out. Returns EXIT_OK or a usage error already printed. */
+int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **argv,
+              struct cli_args *out);
+/* Take the rows of options (the global ones) out of argv, wherever they stand before
+ * "--"; the rest stays in order. Returns EXIT_OK or a usage error already printed. */
+int cli_take_options(struct cli *cli, const struct cli_option *options, int *argc, char **argv,
+                     struct cli_args *out);
+/* The row arg names ("--name", "--name=VALUE" or "-s"), NULL when none does. */
+const struct cli_option *cli_match_option(const struct cli_option *options, const char *arg);
+
+/* help.c: text generated from the rows. */
+void cli_print_overview(FILE *out);
+void cli_print_command_help(FILE *out, const struct cli_command *c);
+void cli_print_usage(FILE *out, const struct cli_command *c);
 
 /* main.c: the whole program, from argv in UTF-8. */
 int cli_main(int argc, char **argv);
-/* cli_posix.c / cli_win32.c: the real entry point and the terminal. */
+/* main_posix.c / main_win32.c: the real entry point and the terminal. */
 bool cli_stderr_is_terminal(void);
 /* The time now, for progress rates (timespec_get is missing from Windows' msvcrt). */
 struct timespec;
 void cli_now(struct timespec *now);
-
-/* The command table (main.c). */
-extern const struct cli_command cli_commands[];
 
 /* Open the core's context once; prints the error and returns NULL on failure. */
 cdm_ctx *cli_ctx(struct cli *cli);
 /* Print the context's error ("cdm: ...") and return the exit code it calls for. */
 int cli_fail(struct cli *cli);
 /* Print a usage error for the current command and return EXIT_USAGE. */
-int cli_usage_error(struct cli *cli, const char *fmt, ...);
+int cli_usage_error(struct cli *cli, const char *fmt, ...) CDM_PRINTF(2, 3);
 /* A message on stderr unless --quiet. */
-void cli_info(struct cli *cli, const char *fmt, ...);
-
-/* Options of one command. value is set for options taking one; flag for the others. */
-struct cli_option {
-    const char *name; /* "--cuda" */
-    const char **value;
-    bool *flag;
-};
-/* Parse argv (after the command name) into options and positionals; at most max_pos
- * positionals, at least min_pos. Returns EXIT_OK or a usage error already printed. */
-int cli_parse(struct cli *cli, int argc, char **argv, const struct cli_option *options,
-              const char **positionals, int min_pos, int max_pos);
-/* cli_parse, then cli_ctx: what most commands do first. Returns EXIT_OK with *ctx set, or
- * the exit code of the usage error or the failure already printed. */
-int cli_start(struct cli *cli, int argc, char **argv, const struct cli_option *options,
-              const char **positionals, int min_pos, int max_pos, cdm_ctx **ctx);
-/* Parse a --cuda value (empty: 0). */
-int cli_parse_cuda(struct cli *cli, const char *text, int *cuda);
+void cli_info(struct cli *cli, const char *fmt, ...) CDM_PRINTF(2, 3);
 
 void cli_json_install(struct json *j, const struct cdm_install_info *in);
 void cli_format_time(long long t, char *out, size_t size);
-
-int cmd_install(struct cli *cli, int argc, char **argv);
-int cmd_list(struct cli *cli, int argc, char **argv);
-int cmd_remove(struct cli *cli, int argc, char **argv);
-int cmd_gc(struct cli *cli, int argc, char **argv);
-int cmd_help(struct cli *cli, int argc, char **argv);
-int cmd_activate(struct cli *cli, int argc, char **argv);
-int cmd_deactivate(struct cli *cli, int argc, char **argv);
-int cmd_hook(struct cli *cli, int argc, char **argv);
-int cmd_complete(struct cli *cli, int argc, char **argv);
 
 /* cmd_activate.c: shared by activate, deactivate and hook. */
 struct shell;
@@ -92,12 +180,10 @@ void cli_print_which(struct cli *cli, const struct cdm_which_info *w);
 /* done: "linked", "unlinked", "rolled back" */
 void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const char *done);
 
-int cmd_link(struct cli *cli, int argc, char **argv);
-int cmd_unlink(struct cli *cli, int argc, char **argv);
-int cmd_which(struct cli *cli, int argc, char **argv);
-int cmd_history(struct cli *cli, int argc, char **argv);
-int cmd_rollback(struct cli *cli, int argc, char **argv);
-int cmd_doctor(struct cli *cli, int argc, char **argv);
-int cmd_verify(struct cli *cli, int argc, char **argv);
+/* One per command, each in its cmd_*.c. */
+extern const struct cli_command cli_cmd_install, cli_cmd_list, cli_cmd_remove, cli_cmd_link,
+    cli_cmd_unlink, cli_cmd_which, cli_cmd_history, cli_cmd_rollback, cli_cmd_activate,
+    cli_cmd_deactivate, cli_cmd_hook, cli_cmd_doctor, cli_cmd_verify, cli_cmd_gc, cli_cmd_complete,
+    cli_cmd_help;
 
 #endif

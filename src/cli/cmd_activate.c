@@ -120,20 +120,16 @@ static int activate_auto(struct cli *cli, const struct shell *sh, const char *st
     return prc ? prc : rc;
 }
 
-int cmd_activate(struct cli *cli, int argc, char **argv)
+enum { OPT_SHELL, OPT_AUTO };
+
+static int run_activate(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = NULL, *shell_text = NULL;
-    bool automatic = false;
-    const struct cli_option options[] = {
-        {"--shell", &shell_text, NULL},
-        {"--auto", NULL, &automatic},
-        {NULL, NULL, NULL},
-    };
+    const char *project = args->pos[0];
     const struct shell *sh;
-    int rc = cli_parse(cli, argc, argv, options, &project, 0, 1);
-    if (rc || (rc = cli_choose_shell(cli, shell_text, &sh)))
+    int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
+    if (rc)
         return rc;
-    if (automatic)
+    if (args->given[OPT_AUTO])
         return activate_auto(cli, sh, project);
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
@@ -180,3 +176,30 @@ int cmd_activate(struct cli *cli, int argc, char **argv)
     env_plan_free(&plan);
     return rc;
 }
+
+static const struct cli_arg activate_args[] = {
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+static const struct cli_option activate_options[] = {
+    [OPT_SHELL] = CLI_OPT_SHELL,
+    [OPT_AUTO] = CLI_OPT_FLAG("auto", "for prompt hooks: follow the working folder (PROJECT: where "
+                                      "to start), deactivate outside projects, print nothing when "
+                                      "current"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_activate = {
+    .name = "activate",
+    .run = run_activate,
+    .summary = "print shell lines that put a project's cuDNN in use",
+    .args = activate_args,
+    .options = activate_options,
+    .description =
+        "PROJECT defaults to the nearest folder upwards with a link or pin file. Use it as:\n"
+        "  bash/zsh/sh:  eval \"$(cdm activate)\"\n"
+        "  fish:         cdm activate --shell fish | source\n"
+        "  PowerShell:   cdm activate --shell pwsh | Out-String | Invoke-Expression\n"
+        "  cmd:          for /f \"delims=\" %i in ('cdm activate --shell cmd') do @%i\n",
+};

@@ -1,128 +1,40 @@
 /*
  * cdm complete: the candidates for the word under the cursor, one per line, for the
  * completion scripts in completions/. The scripts pass the words; everything else is
- * decided here, from the command table's usage and help text, so a new command or option
- * completes without touching four shell scripts. An empty answer means "file names".
+ * decided here, from the command and option rows (each says what its value completes
+ * to), so a new command or option completes without touching four shell scripts. An
+ * empty answer means "file names".
  */
 #include "cli.h"
 #include "engine/shell.h"
-#include "base/util.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct completion {
-    const char *current;
-    struct strbuf seen; /* "\n"-separated candidates printed so far: usage and help repeat */
-};
-
-static void offer(struct completion *c, const char *candidate, size_t n)
+static void offer(const char *current, const char *candidate, size_t n)
 {
-    if (n < strlen(c->current) || strncmp(candidate, c->current, strlen(c->current)))
-        return;
-    char *line = xasprintf("\n%.*s\n", (int)n, candidate);
-    if (!strstr(sb_str(&c->seen), line)) {
-        fputs(line + 1, stdout);
-        sb_add(&c->seen, line + 1);
+    size_t have = strlen(current);
+    if (n >= have && !strncmp(candidate, current, have))
+        printf("%.*s\n", (int)n, candidate);
+}
+
+static void offer_str(const char *current, const char *candidate)
+{
+    offer(current, candidate, strlen(candidate));
+}
+
+/* Each word of list, split at any of seps. */
+static void offer_words(const char *current, const char *list, const char *seps)
+{
+    for (const char *p = list + strspn(list, seps); *p; p += strspn(p, seps)) {
+        size_t n = strcspn(p, seps);
+        offer(current, p, n);
+        p += n;
     }
-    free(line);
 }
 
-static void offer_str(struct completion *c, const char *candidate)
-{
-    offer(c, candidate, strlen(candidate));
-}
-
-static const char *const global_flags[] = {"--json", "--quiet", "--verbose", "--version", "--help"};
-static const char *const global_values[] = {"--root", "--config"};
-
-static bool is_placeholder(const char *s, size_t n)
-{
-    if (!n)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!isupper((unsigned char)s[i]) && !isdigit((unsigned char)s[i]) && s[i] != '_')
-            return false;
-    return true;
-}
-
-/* Walk "--name VALUE" tokens in a command's usage and help text. fn gets each option name
- * and whether it takes a value; it returns true to stop. */
-typedef bool (*option_fn)(void *arg, const char *name, size_t n, bool takes_value);
-
-static bool each_option(const struct cli_command *cmd, option_fn fn, void *arg)
-{
-    const char *texts[] = {cmd->usage, cmd->help};
-    for (size_t t = 0; t < CDM_ARRAY_LEN(texts); t++) {
-        for (const char *p = texts[t]; p && (p = strstr(p, "--"));) {
-            if (p > texts[t] && !strchr(" [\n", p[-1])) {
-                p += 2;
-                continue;
-            }
-            size_t n = 2;
-            while (isalnum((unsigned char)p[n]) || p[n] == '-')
-                n++;
-            const char *v = p + n;
-            bool takes_value = false;
-            if (*v == ' ') {
-                size_t vn = strcspn(v + 1, " ]\n");
-                takes_value = is_placeholder(v + 1, vn);
-            }
-            if (n > 2 && fn(arg, p, n, takes_value))
-                return true;
-            p += n;
-        }
-    }
-    return false;
-}
-
-struct option_query {
-    const char *name;
-    bool found, takes_value;
-};
-
-static bool match_option(void *arg, const char *name, size_t n, bool takes_value)
-{
-    struct option_query *q = arg;
-    if (strlen(q->name) != n || strncmp(q->name, name, n))
-        return false;
-    q->found = true;
-    q->takes_value = takes_value;
-    return true;
-}
-
-static bool option_takes_value(const struct cli_command *cmd, const char *word)
-{
-    size_t n = strcspn(word, "=");
-    if (word[n] == '=')
-        return false;
-    for (size_t i = 0; i < CDM_ARRAY_LEN(global_values); i++)
-        if (!strcmp(word, global_values[i]))
-            return true;
-    struct option_query q = {word, false, false};
-    if (cmd)
-        each_option(cmd, match_option, &q);
-    return q.takes_value;
-}
-
-static bool offer_option(void *arg, const char *name, size_t n, bool takes_value)
-{
-    (void)takes_value;
-    offer(arg, name, n);
-    return false;
-}
-
-static const struct cli_command *find_command(const char *name)
-{
-    for (const struct cli_command *c = cli_commands; c->name; c++)
-        if (!strcmp(c->name, name))
-            return c;
-    return NULL;
-}
-
-static void offer_versions(struct cli *cli, struct completion *c)
+static void offer_installs(struct cli *cli, const char *current)
 {
     bool quiet = cli->quiet;
     cli->quiet = true;
@@ -133,106 +45,140 @@ static void offer_versions(struct cli *cli, struct completion *c)
     if (!ctx || cdm_list(ctx, &all, &n) != CDM_OK)
         return;
     for (size_t i = 0; i < n; i++)
-        offer_str(c, all[i].id);
+        offer_str(current, all[i].id);
     free(all);
 }
 
-static void offer_words(struct completion *c, const char *list)
+/* What a value or argument completes to; name holds the choices of CLI_COMPLETE_CHOICES. */
+static void offer_kind(struct cli *cli, const char *current, enum cli_complete kind,
+                       const char *name)
 {
-    for (const char *p = list; *p;) {
-        size_t n = strcspn(p, " |");
-        offer(c, p, n);
-        p += n;
-        p += strspn(p, " |");
+    switch (kind) {
+    case CLI_COMPLETE_INSTALLS:
+        offer_installs(cli, current);
+        break;
+    case CLI_COMPLETE_SHELLS:
+        offer_words(current, shell_names(), " ");
+        break;
+    case CLI_COMPLETE_COMMANDS:
+        for (const struct cli_command *const *c = cli_commands; *c; c++)
+            offer_str(current, (*c)->name);
+        break;
+    case CLI_COMPLETE_CHOICES:
+        offer_words(current, name, "|");
+        break;
+    case CLI_COMPLETE_NONE:
+    case CLI_COMPLETE_FILES:
+    case CLI_COMPLETE_DIRS:
+    case CLI_COMPLETE_GENERATIONS:
+        break; /* the shell's file names, or nothing to offer */
     }
 }
 
-/* The pos'th positional placeholder in usage ("<ARCHIVE|VERSION>", "[PROJECT]"). */
-static void offer_positional(struct cli *cli, struct completion *c, const struct cli_command *cmd,
-                             int pos)
+static void offer_options(const char *current, const struct cli_option *options)
 {
-    const char *p = cmd->usage;
-    while (*p) {
-        p += strspn(p, " ");
-        size_t n = strcspn(p, " ");
-        bool positional = (*p == '<' || *p == '[') && p[1] != '-';
-        if (positional && pos-- == 0) {
-            char *token = xstrndup(p + 1, n > 2 ? n - 2 : 0);
-            if (strstr(token, "ARCHIVE") || strstr(token, "PROJECT") || strstr(token, "FILE"))
-                ; /* file names: the script's own completion */
-            else if (strstr(token, "VERSION"))
-                offer_versions(cli, c);
-            else if (strstr(token, "SHELL"))
-                offer_words(c, shell_names());
-            else if (strstr(token, "COMMAND"))
-                for (const struct cli_command *k = cli_commands; k->name; k++)
-                    offer_str(c, k->name);
-            else if (strchr(token, '|') && !is_placeholder(token, 1))
-                offer_words(c, token);
-            free(token);
-            return;
-        }
-        p += n;
+    for (const struct cli_option *o = options; o && o->name; o++) {
+        char *name = xasprintf("--%s", o->name);
+        offer_str(current, name);
+        free(name);
     }
 }
 
-int cmd_complete(struct cli *cli, int argc, char **argv)
+/* The pos'th positional of cmd; after "--", its CLI_ARG_REST row where it has one. */
+static const struct cli_arg *positional(const struct cli_command *cmd, int pos, bool after_dashes)
 {
-    /* Parsed by hand: everything after "--" is the user's words, options included. */
-    const char *current = "";
-    char **words = argv + argc;
-    size_t nwords = 0;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            words = argv + i + 1;
-            nwords = (size_t)(argc - i - 1);
-            break;
-        }
-        if (str_starts_with(argv[i], "--current="))
-            current = argv[i] + strlen("--current=");
-        else
-            return cli_usage_error(cli, "unexpected argument '%s'", argv[i]);
-    }
-    struct completion c = {current, STRBUF_INIT};
-    sb_add(&c.seen, "\n");
+    for (const struct cli_arg *a = cmd->args; a && a->name; a++)
+        if (a->kind == CLI_ARG_REST && after_dashes)
+            return a;
+    for (const struct cli_arg *a = cmd->args; a && a->name; a++)
+        if (a->kind != CLI_ARG_REST && pos-- == 0)
+            return a;
+    return NULL;
+}
+
+/* The option a word names: the command's own, else a global one. */
+static const struct cli_option *option_of(const struct cli_command *cmd, const char *word)
+{
+    const struct cli_option *o = cmd ? cli_match_option(cmd->options, word) : NULL;
+    return o ? o : cli_match_option(cli_global_options, word);
+}
+
+/* --root and --config on the line being completed pick the store whose installs are
+ * offered (unless cdm complete itself was given them). */
+static void note_store(struct cli *cli, const struct cli_option *o, const char *value)
+{
+    if (!strcmp(o->name, "root") && !cli->root)
+        cli->root = value;
+    else if (!strcmp(o->name, "config") && !cli->config)
+        cli->config = value;
+}
+
+enum { OPT_CURRENT };
+
+static int run_complete(struct cli *cli, const struct cli_args *args)
+{
+    const char *current = args->value[OPT_CURRENT] ? args->value[OPT_CURRENT] : "";
+    char **words = args->rest;
+    int nwords = args->nrest;
     const struct cli_command *cmd = NULL;
+    const struct cli_option *value_of = NULL;
     int pos = 0;
-    const char *value_of = NULL;
-    for (size_t i = 0; i < nwords; i++) {
+    bool after_dashes = false;
+    for (int i = 0; i < nwords; i++) {
         const char *w = words[i];
-        if (w[0] == '-' && w[1]) {
-            if (option_takes_value(cmd, w)) {
-                if (i + 1 == nwords)
-                    value_of = w;
-                else if (!strcmp(w, "--root") && !cli->root)
-                    cli->root = words[i + 1];
-                i++;
+        if (!after_dashes && !strcmp(w, "--")) {
+            after_dashes = true; /* what follows is positional, options or not */
+        } else if (!after_dashes && w[0] == '-' && w[1]) {
+            const struct cli_option *o = option_of(cmd, w);
+            const char *eq = strchr(w, '=');
+            if (!o || o->kind == CLI_FLAG)
+                continue;
+            if (eq) {
+                note_store(cli, o, eq + 1);
+            } else if (i + 1 == nwords) {
+                value_of = o;
+            } else {
+                note_store(cli, o, words[++i]);
             }
         } else if (!cmd) {
-            if (!(cmd = find_command(w)))
-                break; /* not a command: nothing to offer */
+            if (!(cmd = cli_find_command(w)))
+                return EXIT_OK; /* not a command: nothing to offer */
         } else {
             pos++;
         }
     }
-    if (nwords && !cmd && words[0][0] != '-') {
-        /* an unknown command: nothing to offer */
-    } else if (value_of) {
-        if (!strcmp(value_of, "--shell"))
-            offer_words(&c, shell_names());
-    } else if (current[0] == '-') {
-        if (cmd)
-            each_option(cmd, offer_option, &c);
-        for (size_t i = 0; i < CDM_ARRAY_LEN(global_flags); i++)
-            offer_str(&c, global_flags[i]);
-        for (size_t i = 0; i < CDM_ARRAY_LEN(global_values); i++)
-            offer_str(&c, global_values[i]);
+    if (value_of) {
+        offer_kind(cli, current, value_of->complete, value_of->value_name);
+    } else if (current[0] == '-' && !after_dashes) {
+        offer_options(current, cmd ? cmd->options : NULL);
+        offer_options(current, cli_global_options);
     } else if (!cmd) {
-        for (const struct cli_command *k = cli_commands; k->name; k++)
-            offer_str(&c, k->name);
+        offer_kind(cli, current, CLI_COMPLETE_COMMANDS, NULL);
     } else {
-        offer_positional(cli, &c, cmd, pos);
+        const struct cli_arg *a = positional(cmd, pos, after_dashes);
+        if (a)
+            offer_kind(cli, current, a->complete, a->name);
     }
-    sb_free(&c.seen);
     return EXIT_OK;
 }
+
+static const struct cli_arg complete_args[] = {
+    {"WORD", CLI_ARG_REST, CLI_COMPLETE_NONE},
+    CLI_ARG_END,
+};
+
+static const struct cli_option complete_options[] = {
+    [OPT_CURRENT] = CLI_OPT_VALUE("current", "WORD", CLI_COMPLETE_NONE,
+                                  "the word under the cursor, maybe empty or a part"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_complete = {
+    .name = "complete",
+    .run = run_complete,
+    .summary = "print completion candidates (used by completions/)",
+    .args = complete_args,
+    .options = complete_options,
+    .description = "WORDs are the command line after 'cdm' up to the cursor; WORD the one being "
+                   "completed. Prints one candidate a line; nothing means file names.\n",
+};

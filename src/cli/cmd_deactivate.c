@@ -2,16 +2,13 @@
 #include "cli.h"
 #include "engine/shell.h"
 
-int cmd_deactivate(struct cli *cli, int argc, char **argv)
+enum { OPT_SHELL };
+
+static int run_deactivate(struct cli *cli, const struct cli_args *args)
 {
-    const char *shell_text = NULL;
-    const struct cli_option options[] = {
-        {"--shell", &shell_text, NULL},
-        {NULL, NULL, NULL},
-    };
     const struct shell *sh;
-    int rc = cli_parse(cli, argc, argv, options, NULL, 0, 0);
-    if (rc || (rc = cli_choose_shell(cli, shell_text, &sh)))
+    int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
+    if (rc)
         return rc;
     struct env_plan plan;
     struct env_snapshot env = {NULL, 0};
@@ -23,3 +20,15 @@ int cmd_deactivate(struct cli *cli, int argc, char **argv)
     env_plan_free(&plan);
     return rc;
 }
+
+static const struct cli_option deactivate_options[] = {
+    [OPT_SHELL] = CLI_OPT_SHELL,
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_deactivate = {
+    .name = "deactivate",
+    .run = run_deactivate,
+    .summary = "print shell lines that undo activate exactly",
+    .options = deactivate_options,
+};

@@ -1,22 +1,19 @@
+/* cdm doctor: the layered checks, as text or JSON. */
 #include "cli.h"
 #include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-int cmd_doctor(struct cli *cli, int argc, char **argv)
+enum { OPT_CUDNN, OPT_CUDA };
+
+static int run_doctor(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = NULL, *spec = NULL, *cuda_text = NULL;
-    const struct cli_option options[] = {
-        {"--cudnn", &spec, NULL}, {"--cuda", &cuda_text, NULL}, {NULL, NULL, NULL}};
-    int rc = cli_parse(cli, argc, argv, options, &project, 0, 1);
-    int cuda = 0;
-    if (rc || (rc = cli_parse_cuda(cli, cuda_text, &cuda)))
-        return rc;
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
-    struct cdm_doctor_request req = {project, spec, cuda};
+    struct cdm_doctor_request req = {args->pos[0], args->value[OPT_CUDNN],
+                                     (int)args->number[OPT_CUDA]};
     struct cdm_doctor_report r;
     if (cdm_doctor(ctx, &req, &r) != CDM_OK)
         return cli_fail(cli);
@@ -59,3 +56,32 @@ int cmd_doctor(struct cli *cli, int argc, char **argv)
     cdm_doctor_report_free(&r);
     return ok ? EXIT_OK : EXIT_FAIL;
 }
+
+static const struct cli_arg doctor_args[] = {
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+static const struct cli_option doctor_options[] = {
+    [OPT_CUDNN] = CLI_OPT_VALUE("cudnn", "VERSION", CLI_COMPLETE_INSTALLS,
+                                "examine this install (instead of the project's)"),
+    [OPT_CUDA] = CLI_OPT_CUDA,
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_doctor = {
+    .name = "doctor",
+    .run = run_doctor,
+    .summary = "find out why a project's cuDNN does not load",
+    .args = doctor_args,
+    .options = doctor_options,
+    .description =
+        "Checks, in order: the store and the project's link and pin; loading the project's "
+        "cuDNN and calling it; its libraries' imports; other cuDNN copies the loader finds "
+        "first; the driver and the CUDA toolkit against the compatibility tables.\n"
+        "PROJECT defaults to the nearest folder upwards with a link or pin file; without "
+        "one only the store is checked, unless --cudnn names an install to examine.\n"
+        "Environment: CDM_DRIVER_LIB_PATH, a list of folders, replaces the loader's search "
+        "for the driver's NVML and libcuda (nvml.dll, nvcuda.dll) libraries.\n"
+        "Exit status 1 when a check fails.\n",
+};

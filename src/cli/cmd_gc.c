@@ -1,13 +1,14 @@
+/* cdm gc: leftovers of interrupted work. */
 #include "cli.h"
 
 #include <stdio.h>
 
-int cmd_gc(struct cli *cli, int argc, char **argv)
+static int run_gc(struct cli *cli, const struct cli_args *args)
 {
-    cdm_ctx *ctx = NULL;
-    int rc = cli_start(cli, argc, argv, NULL, NULL, 0, 0, &ctx);
-    if (rc)
-        return rc;
+    (void)args;
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
     unsigned removed = 0;
     if (cdm_gc(ctx, &removed) != CDM_OK)
         return cli_fail(cli);
@@ -22,3 +23,9 @@ int cmd_gc(struct cli *cli, int argc, char **argv)
     }
     return EXIT_OK;
 }
+
+const struct cli_command cli_cmd_gc = {
+    .name = "gc",
+    .run = run_gc,
+    .summary = "clean up leftovers of interrupted work",
+};

@@ -1,15 +1,15 @@
+/* cdm history: a project's link generations. */
 #include "cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-int cmd_history(struct cli *cli, int argc, char **argv)
+static int run_history(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = NULL;
-    cdm_ctx *ctx = NULL;
-    int rc = cli_start(cli, argc, argv, NULL, &project, 0, 1, &ctx);
-    if (rc)
-        return rc;
+    const char *project = args->pos[0];
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
     /* Without a folder: the nearest project, as for which. */
     struct cdm_which_info near;
     if (!project) {
@@ -53,3 +53,16 @@ int cmd_history(struct cli *cli, int argc, char **argv)
     free(g);
     return EXIT_OK;
 }
+
+static const struct cli_arg history_args[] = {
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+const struct cli_command cli_cmd_history = {
+    .name = "history",
+    .run = run_history,
+    .summary = "list a project's link generations",
+    .args = history_args,
+    .description = "The current generation is marked with '*'.\n",
+};

@@ -77,12 +77,9 @@ static const struct {
     {"pwsh", hook_pwsh}, {"powershell", hook_pwsh},
 };
 
-int cmd_hook(struct cli *cli, int argc, char **argv)
+static int run_hook(struct cli *cli, const struct cli_args *args)
 {
-    const char *name = NULL;
-    int rc = cli_parse(cli, argc, argv, NULL, &name, 1, 1);
-    if (rc)
-        return rc;
+    const char *name = args->pos[0];
     const struct shell *sh = shell_find(name);
     for (size_t i = 0; sh && i < CDM_ARRAY_LEN(hooks); i++) {
         if (!strcmp(hooks[i].shell, shell_name(sh))) {
@@ -93,3 +90,17 @@ int cmd_hook(struct cli *cli, int argc, char **argv)
     return cli_usage_error(cli, "no hook for '%s'; cdm has hooks for bash, zsh, fish and pwsh",
                            name);
 }
+
+static const struct cli_arg hook_args[] = {
+    {"bash|zsh|fish|pwsh", CLI_ARG_REQUIRED, CLI_COMPLETE_CHOICES},
+    CLI_ARG_END,
+};
+
+const struct cli_command cli_cmd_hook = {
+    .name = "hook",
+    .run = run_hook,
+    .summary = "print a profile snippet that activates projects on cd",
+    .args = hook_args,
+    .description = "  bash/zsh: eval \"$(cdm hook bash)\"   fish: cdm hook fish | source\n"
+                   "  PowerShell: (& cdm hook pwsh) | Out-String | Invoke-Expression\n",
+};

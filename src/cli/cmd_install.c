@@ -1,23 +1,18 @@
+/* cdm install: an archive (or a version found in [install] sources) into the store. */
 #include "cli.h"
 
 #include <stdio.h>
 
-int cmd_install(struct cli *cli, int argc, char **argv)
+enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM };
+
+static int run_install(struct cli *cli, const struct cli_args *args)
 {
-    const char *what = NULL, *cuda_text = NULL, *sha256 = NULL, *platform = NULL;
-    bool force = false;
-    const struct cli_option options[] = {
-        {"--cuda", &cuda_text, NULL}, {"--sha256", &sha256, NULL}, {"--platform", &platform, NULL},
-        {"--force", NULL, &force},    {NULL, NULL, NULL},
-    };
-    int cuda;
-    int rc = cli_parse(cli, argc, argv, options, &what, 1, 1);
-    if (rc || (rc = cli_parse_cuda(cli, cuda_text, &cuda)))
-        return rc;
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
-    struct cdm_install_request req = {what, cuda, sha256, platform, force};
+    struct cdm_install_request req = {args->pos[0], (int)args->number[OPT_CUDA],
+                                      args->value[OPT_SHA256], args->value[OPT_PLATFORM],
+                                      args->given[OPT_FORCE]};
     struct cdm_install_result result;
     if (cdm_install(ctx, &req, &result) != CDM_OK)
         return cli_fail(cli);
@@ -47,3 +42,31 @@ int cmd_install(struct cli *cli, int argc, char **argv)
     }
     return EXIT_OK;
 }
+
+static const struct cli_arg install_args[] = {
+    {"ARCHIVE|VERSION", CLI_ARG_REQUIRED, CLI_COMPLETE_FILES},
+    CLI_ARG_END,
+};
+
+static const struct cli_option install_options[] = {
+    [OPT_CUDA] = CLI_OPT_CUDA,
+    [OPT_SHA256] =
+        CLI_OPT_VALUE("sha256", "HEX", CLI_COMPLETE_NONE, "the archive must have this SHA-256"),
+    [OPT_FORCE] =
+        CLI_OPT_FLAG("force", "replace an install of the same id made from another archive"),
+    [OPT_PLATFORM] =
+        CLI_OPT_VALUE("platform", "P", CLI_COMPLETE_NONE,
+                      "fill a store for another platform (windows-x86_64, linux-x86_64)"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_install = {
+    .name = "install",
+    .run = run_install,
+    .summary = "install a cuDNN archive into the store",
+    .args = install_args,
+    .options = install_options,
+    .description =
+        "ARCHIVE is a .zip, .tar.xz or .tgz from NVIDIA; VERSION (8.8.0, 9.1) is looked up "
+        "in the folders of [install] sources.\n",
+};

@@ -1,3 +1,4 @@
+/* cdm list: the installs and the projects using each. */
 #include "cli.h"
 #include "base/util.h"
 
@@ -20,12 +21,13 @@ static void print_projects_json(struct json *j, char **projects)
     json_array_end(j);
 }
 
-int cmd_list(struct cli *cli, int argc, char **argv)
+static int run_list(struct cli *cli, const struct cli_args *args)
 {
-    cdm_ctx *ctx = NULL;
-    int rc = cli_start(cli, argc, argv, NULL, NULL, 0, 0, &ctx);
-    if (rc)
-        return rc;
+    (void)args;
+    int rc = EXIT_OK;
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
     struct cdm_install_info *all = NULL;
     size_t n = 0;
     if (cdm_list(ctx, &all, &n) != CDM_OK)
@@ -69,3 +71,9 @@ int cmd_list(struct cli *cli, int argc, char **argv)
     free(all);
     return rc;
 }
+
+const struct cli_command cli_cmd_list = {
+    .name = "list",
+    .run = run_list,
+    .summary = "list installed versions and the projects using each",
+};

@@ -1,24 +1,17 @@
+/* cdm remove: an install out of the store. */
 #include "cli.h"
 
 #include <stdio.h>
 
-int cmd_remove(struct cli *cli, int argc, char **argv)
+enum { OPT_CUDA, OPT_FORCE };
+
+static int run_remove(struct cli *cli, const struct cli_args *args)
 {
-    const char *spec = NULL, *cuda_text = NULL;
-    bool force = false;
-    const struct cli_option options[] = {
-        {"--cuda", &cuda_text, NULL},
-        {"--force", NULL, &force},
-        {NULL, NULL, NULL},
-    };
-    int cuda;
-    int rc = cli_parse(cli, argc, argv, options, &spec, 1, 1);
-    if (rc || (rc = cli_parse_cuda(cli, cuda_text, &cuda)))
-        return rc;
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
-    struct cdm_remove_request req = {spec, cuda, force};
+    struct cdm_remove_request req = {args->pos[0], (int)args->number[OPT_CUDA],
+                                     args->given[OPT_FORCE]};
     struct cdm_install_info removed;
     if (cdm_remove(ctx, &req, &removed) != CDM_OK)
         return cli_fail(cli);
@@ -35,3 +28,22 @@ int cmd_remove(struct cli *cli, int argc, char **argv)
     }
     return EXIT_OK;
 }
+
+static const struct cli_arg remove_args[] = {
+    {"VERSION", CLI_ARG_REQUIRED, CLI_COMPLETE_INSTALLS},
+    CLI_ARG_END,
+};
+
+static const struct cli_option remove_options[] = {
+    [OPT_CUDA] = CLI_OPT_CUDA,
+    [OPT_FORCE] = CLI_OPT_FLAG("force", "unlink the projects that use it first"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_remove = {
+    .name = "remove",
+    .run = run_remove,
+    .summary = "remove an installed version",
+    .args = remove_args,
+    .options = remove_options,
+};

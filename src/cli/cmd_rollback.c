@@ -1,33 +1,39 @@
+/* cdm rollback: a project back to an earlier generation, as a new one. */
 #include "cli.h"
 
-#include <stdlib.h>
+#include <limits.h>
 
-int cmd_rollback(struct cli *cli, int argc, char **argv)
+enum { OPT_TO };
+
+static int run_rollback(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = NULL, *to_text = NULL;
-    const struct cli_option options[] = {
-        {"--to", &to_text, NULL},
-        {NULL, NULL, NULL},
-    };
-    int rc = cli_parse(cli, argc, argv, options, &project, 1, 1);
-    if (rc)
-        return rc;
-    long long to = 0;
-    if (to_text) {
-        char *end;
-        to = strtoll(to_text, &end, 10);
-        if (end == to_text || *end || to < 1)
-            return cli_usage_error(cli,
-                                   "--to takes a generation number (see 'cdm history'), "
-                                   "not '%s'",
-                                   to_text);
-    }
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
     struct cdm_link_result result;
-    if (cdm_rollback(ctx, project, to, &result) != CDM_OK)
+    if (cdm_rollback(ctx, args->pos[0], args->number[OPT_TO], &result) != CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "rolled back");
     return EXIT_OK;
 }
+
+static const struct cli_arg rollback_args[] = {
+    {"PROJECT", CLI_ARG_REQUIRED, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+static const struct cli_option rollback_options[] = {
+    [OPT_TO] = CLI_OPT_INT("to", "GEN", CLI_COMPLETE_GENERATIONS, 1, LLONG_MAX,
+                           "a generation number (see 'cdm history')",
+                           "go back to generation GEN (see 'cdm history')"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_rollback = {
+    .name = "rollback",
+    .run = run_rollback,
+    .summary = "go back to a project's previous generation",
+    .args = rollback_args,
+    .options = rollback_options,
+    .description = "The rollback is a new generation: rolling back twice returns.\n",
+};

@@ -1,20 +1,34 @@
+/* cdm unlink: a project's link removed, never its target. */
 #include "cli.h"
 
-int cmd_unlink(struct cli *cli, int argc, char **argv)
+enum { OPT_FORGET };
+
+static int run_unlink(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = NULL;
-    bool forget = false;
-    const struct cli_option options[] = {
-        {"--forget", NULL, &forget},
-        {NULL, NULL, NULL},
-    };
-    cdm_ctx *ctx = NULL;
-    int rc = cli_start(cli, argc, argv, options, &project, 1, 1, &ctx);
-    if (rc)
-        return rc;
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
     struct cdm_link_result result;
-    if (cdm_unlink(ctx, project, forget, &result) != CDM_OK)
+    if (cdm_unlink(ctx, args->pos[0], args->given[OPT_FORGET], &result) != CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "unlinked");
     return EXIT_OK;
 }
+
+static const struct cli_arg unlink_args[] = {
+    {"PROJECT", CLI_ARG_REQUIRED, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+static const struct cli_option unlink_options[] = {
+    [OPT_FORGET] = CLI_OPT_FLAG("forget", "also delete the .cudnn-version pin file"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_unlink = {
+    .name = "unlink",
+    .run = run_unlink,
+    .summary = "remove a project's link (never its target)",
+    .args = unlink_args,
+    .options = unlink_options,
+};

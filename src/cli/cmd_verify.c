@@ -1,3 +1,4 @@
+/* cdm verify: installed files against the hashes recorded at install. */
 #include "cli.h"
 #include "base/util.h"
 
@@ -28,14 +29,10 @@ static void on_issue(void *arg, const struct cdm_verify_issue *issue)
     }
 }
 
-int cmd_verify(struct cli *cli, int argc, char **argv)
+enum { OPT_CUDA };
+
+static int run_verify(struct cli *cli, const struct cli_args *args)
 {
-    const char *spec = NULL, *cuda_text = NULL;
-    const struct cli_option options[] = {{"--cuda", &cuda_text, NULL}, {NULL, NULL, NULL}};
-    int rc = cli_parse(cli, argc, argv, options, &spec, 0, 1);
-    int cuda = 0;
-    if (rc || (rc = cli_parse_cuda(cli, cuda_text, &cuda)))
-        return rc;
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
@@ -48,7 +45,7 @@ int cmd_verify(struct cli *cli, int argc, char **argv)
         json_array_begin(&j);
     }
     struct cdm_verify_result r;
-    if (cdm_verify(ctx, spec, cuda, on_issue, &s, &r) != CDM_OK) {
+    if (cdm_verify(ctx, args->pos[0], (int)args->number[OPT_CUDA], on_issue, &s, &r) != CDM_OK) {
         /* The JSON document is unfinished: stdout must hold nothing half-written. */
         return cli_fail(cli);
     }
@@ -74,3 +71,23 @@ int cmd_verify(struct cli *cli, int argc, char **argv)
     }
     return ok ? EXIT_OK : EXIT_FAIL;
 }
+
+static const struct cli_arg verify_args[] = {
+    {"VERSION", CLI_ARG_OPTIONAL, CLI_COMPLETE_INSTALLS},
+    CLI_ARG_END,
+};
+
+static const struct cli_option verify_options[] = {
+    [OPT_CUDA] = CLI_OPT_CUDA,
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_verify = {
+    .name = "verify",
+    .run = run_verify,
+    .summary = "check installed files against the hashes recorded at install",
+    .args = verify_args,
+    .options = verify_options,
+    .description = "Re-hashes every file of one install (all without VERSION) and reports missing, "
+                   "changed and extra files. Exit status 1 on any difference.\n",
+};

@@ -1,15 +1,27 @@
+/* cdm which: the install a project uses and where its link points. */
 #include "cli.h"
 
-int cmd_which(struct cli *cli, int argc, char **argv)
+static int run_which(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = NULL;
-    cdm_ctx *ctx = NULL;
-    int rc = cli_start(cli, argc, argv, NULL, &project, 0, 1, &ctx);
-    if (rc)
-        return rc;
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
     struct cdm_which_info w;
-    if (cdm_which(ctx, project, &w) != CDM_OK)
+    if (cdm_which(ctx, args->pos[0], &w) != CDM_OK)
         return cli_fail(cli);
     cli_print_which(cli, &w);
     return EXIT_OK;
 }
+
+static const struct cli_arg which_args[] = {
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+const struct cli_command cli_cmd_which = {
+    .name = "which",
+    .run = run_which,
+    .summary = "show the version a project uses and where its link points",
+    .args = which_args,
+    .description = "PROJECT defaults to the nearest folder upwards with a link or pin file.\n",
+};

@@ -15,6 +15,17 @@ check "cdm complete offers installed versions from the index" \
   test "$OUT" = 9.1.0.70-cuda12
 run_cdm complete --current= -- install
 check "an archive argument gets no candidates (the shell completes file names)" test -z "$OUT"
+run_cdm complete --current= -- doctor --cudnn
+check "an option's value completes by its row: doctor --cudnn offers installed versions" \
+  test "$OUT" = 9.1.0.70-cuda12
+CDM_ROOT="$SCRATCH/no-store" run_cdm complete --current=9 -- "--root=$CDM_ROOT" verify
+check "--root=DIR on the line picks the store whose versions are offered" \
+  test "$OUT" = 9.1.0.70-cuda12
+run_cdm complete --current= -- activate --shell
+check "--shell offers the shells cdm writes for" \
+  test "$(printf '%s\n' "$OUT" | sort | tr '\n' ' ')" = "bash cmd fish powershell pwsh sh zsh "
+run_cdm complete --current= -- hook
+check "hook offers the shells it has snippets for" test "$(printf '%s\n' "$OUT" | tr '\n' ' ')" = "bash zsh fish pwsh "
 
 if command -v bash >/dev/null; then
   bc() { bash --norc --noprofile -c '. "$1"; shift; complete -p cdm >/dev/null || exit 9

@@ -1,0 +1,197 @@
+/* Help generated from the command and option rows: the overview, `cdm help CMD` and the
+ * usage lines of usage errors. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WIDTH       79 /* columns of a line of help */
+#define HELP_COLUMN 20 /* where an option's help starts */
+
+/* Text laid out in lines of at most WIDTH columns; a unit is never broken, and a
+ * continuation line starts at indent. */
+struct wrap {
+    struct strbuf *sb;
+    size_t col, indent;
+    bool fresh; /* nothing on this line yet after the indent */
+};
+
+static void wrap_unit(struct wrap *w, const char *s, size_t n)
+{
+    if (!w->fresh && w->col + 1 + n > WIDTH) {
+        sb_addf(w->sb, "\n%*s", (int)w->indent, "");
+        w->col = w->indent;
+        w->fresh = true;
+    }
+    if (!w->fresh) {
+        sb_addc(w->sb, ' ');
+        w->col++;
+    }
+    sb_addn(w->sb, s, n);
+    w->col += n;
+    w->fresh = false;
+}
+
+static void wrap_words(struct wrap *w, const char *text)
+{
+    for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
+        size_t n = strcspn(p, " ");
+        wrap_unit(w, p, n);
+        p += n;
+    }
+}
+
+/* "--name VALUE", or "-s, --name VALUE" where a short name is given. */
+static void add_label(struct strbuf *sb, const struct cli_option *o)
+{
+    if (o->short_name)
+        sb_addf(sb, "-%c, ", o->short_name);
+    sb_addf(sb, "--%s", o->name);
+    if (o->value_name)
+        sb_addf(sb, " %s", o->value_name);
+}
+
+static void add_usage_line(struct strbuf *sb, const char *prefix, const struct cli_arg *args,
+                           const struct cli_option *options, const char *tail)
+{
+    sb_add(sb, prefix);
+    struct wrap w = {sb, strlen(prefix), strlen(prefix) + 1, false};
+    char *unit;
+    for (const struct cli_arg *a = args; a && a->name; a++) {
+        if (a->kind == CLI_ARG_REST)
+            continue;
+        unit = xasprintf(a->kind == CLI_ARG_REQUIRED ? "<%s>" : "[%s]", a->name);
+        wrap_unit(&w, unit, strlen(unit));
+        free(unit);
+    }
+    for (const struct cli_option *o = options; o && o->name; o++) {
+        if (o->not_in_usage)
+            continue;
+        unit = xasprintf(o->value_name ? "[--%s %s]" : "[--%s]", o->name, o->value_name);
+        wrap_unit(&w, unit, strlen(unit));
+        free(unit);
+    }
+    for (const struct cli_arg *a = args; a && a->name; a++) {
+        if (a->kind != CLI_ARG_REST)
+            continue;
+        unit = xasprintf("-- [%s...]", a->name);
+        wrap_unit(&w, unit, strlen(unit));
+        free(unit);
+    }
+    if (tail)
+        wrap_unit(&w, tail, strlen(tail));
+    sb_addc(sb, '\n');
+}
+
+static void add_options(struct strbuf *sb, const char *title, const struct cli_option *options)
+{
+    sb_addf(sb, "\n%s:\n", title);
+    for (const struct cli_option *o = options; o->name; o++) {
+        struct strbuf label = STRBUF_INIT;
+        add_label(&label, o);
+        sb_addf(sb, "  %s", sb_str(&label));
+        /* a label too long for the column puts the help on a line of its own */
+        size_t col = 2 + label.len;
+        if (col + 2 > HELP_COLUMN) {
+            sb_addc(sb, '\n');
+            col = 0;
+        }
+        sb_addf(sb, "%*s", (int)(HELP_COLUMN - col), "");
+        struct wrap w = {sb, HELP_COLUMN, HELP_COLUMN, true};
+        wrap_words(&w, o->help);
+        sb_addc(sb, '\n');
+        sb_free(&label);
+    }
+}
+
+/* Each line of a description is a paragraph, wrapped; a line that starts with a space is
+ * an example, kept as written. */
+static void add_description(struct strbuf *sb, const char *text)
+{
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (*p == ' ') {
+            sb_addn(sb, p, n);
+        } else {
+            char *paragraph = xstrndup(p, n);
+            struct wrap w = {sb, 0, 0, true};
+            wrap_words(&w, paragraph);
+            free(paragraph);
+        }
+        sb_addc(sb, '\n');
+        p += n;
+        p += *p == '\n';
+    }
+}
+
+static void print_text(FILE *out, struct strbuf *sb)
+{
+    fputs(sb_str(sb), out);
+    sb_free(sb);
+}
+
+void cli_print_overview(FILE *out)
+{
+    struct strbuf sb = STRBUF_INIT;
+    add_usage_line(&sb, "usage: cdm", NULL, cli_global_options, "<command> [<args>]");
+    sb_add(&sb, "\nKeep several cuDNN versions side by side and give each project its own.\n\n"
+                "commands:\n");
+    for (const struct cli_command *const *c = cli_commands; *c; c++)
+        sb_addf(&sb, "  %-12s %s\n", (*c)->name, (*c)->summary);
+    add_options(&sb, "global options", cli_global_options);
+    sb_add(&sb, "\n'cdm help COMMAND' describes a command.\n");
+    print_text(out, &sb);
+}
+
+void cli_print_usage(FILE *out, const struct cli_command *c)
+{
+    struct strbuf sb = STRBUF_INIT;
+    char *prefix = xasprintf("usage: cdm %s", c->name);
+    add_usage_line(&sb, prefix, c->args, c->options, NULL);
+    free(prefix);
+    print_text(out, &sb);
+}
+
+void cli_print_command_help(FILE *out, const struct cli_command *c)
+{
+    cli_print_usage(out, c);
+    struct strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "\n%s\n", c->summary);
+    if (c->description) {
+        sb_addc(&sb, '\n');
+        add_description(&sb, c->description);
+    }
+    if (c->options && c->options->name)
+        add_options(&sb, "options", c->options);
+    print_text(out, &sb);
+}
+
+static int cmd_help(struct cli *cli, const struct cli_args *args)
+{
+    (void)cli;
+    const char *name = args->pos[0];
+    if (!name) {
+        cli_print_overview(stdout);
+        return EXIT_OK;
+    }
+    const struct cli_command *c = cli_find_command(name);
+    if (!c) {
+        fprintf(stderr, "cdm: no command '%s'; see 'cdm help'\n", name);
+        return EXIT_USAGE;
+    }
+    cli_print_command_help(stdout, c);
+    return EXIT_OK;
+}
+
+static const struct cli_arg help_args[] = {
+    {"COMMAND", CLI_ARG_OPTIONAL, CLI_COMPLETE_COMMANDS},
+    CLI_ARG_END,
+};
+
+const struct cli_command cli_cmd_help = {
+    .name = "help",
+    .run = cmd_help,
+    .summary = "show help for a command",
+    .args = help_args,
+};
