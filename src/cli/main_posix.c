@@ -1,5 +1,6 @@
-/* The entry point on POSIX: arguments are already bytes the file system takes. */
-#include "cli/cli.h"
+/* The entry point on POSIX: arguments are already bytes the file system takes. Chosen by
+ * meson, as main_win32.c is on Windows. */
+#include "cli.h"
 
 #include <time.h>
 #include <unistd.h>

@@ -2,11 +2,11 @@
  * The entry point on Windows: wmain receives the arguments in UTF-16 (the narrow argv
  * would be in the ANSI code page and lose every character outside it), and cdm runs on
  * their UTF-8 form. Output to a console is shown as UTF-8; to a file or pipe it is
- * UTF-8 bytes as on POSIX.
+ * UTF-8 bytes as on POSIX. Chosen by meson, as main_posix.c is elsewhere; the front end's
+ * one file that calls Win32 itself (the engine's platform helpers are not its to use).
  */
-#include "cli/cli.h"
+#include "cli.h"
 #include "base/util.h"
-#include "win32_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +45,16 @@ static void restore_console(void)
         SetConsoleOutputCP(saved_output_cp);
 }
 
+/* One argument in UTF-8; unpaired surrogates become U+FFFD, which names no file. */
+static char *utf8_of(const wchar_t *wide)
+{
+    int n = WideCharToMultiByte(CP_UTF8, 0, wide, -1, NULL, 0, NULL, NULL);
+    char *s = xcalloc(n > 0 ? (size_t)n : 1, 1);
+    if (n > 0)
+        WideCharToMultiByte(CP_UTF8, 0, wide, -1, s, n, NULL, NULL);
+    return s;
+}
+
 int wmain(int argc, wchar_t **wargv)
 {
     if (is_console(STD_OUTPUT_HANDLE) || is_console(STD_ERROR_HANDLE)) {
@@ -56,7 +66,7 @@ int wmain(int argc, wchar_t **wargv)
     }
     char **argv = xcalloc((size_t)argc + 1, sizeof(char *));
     for (int i = 0; i < argc; i++)
-        argv[i] = win_narrow(wargv[i]);
+        argv[i] = utf8_of(wargv[i]);
     int rc = cli_main(argc, argv);
     for (int i = 0; i < argc; i++)
         free(argv[i]);
