@@ -199,6 +199,34 @@ bool cdm_project_gone(const char *project);
 
 /* ---- activation ------------------------------------------------------------------------ */
 
+/*
+ * Activation points a shell at a project's cuDNN. It is computed as a plan, a list of
+ * changes to environment variables worked out from this process's environment, which the
+ * front end renders for one shell (cdm_shell_render) for that shell to evaluate:
+ *   bash/zsh/sh:  eval "$(cdm activate)"
+ *   fish:         cdm activate --shell fish | source
+ *   PowerShell:   cdm activate --shell pwsh | Out-String | Invoke-Expression
+ *   cmd:          for /f "delims=" %i in ('cdm activate --shell cmd') do @%i
+ * Activating sets
+ *   CUDA_PATH, CUDNN_PATH  to the project's link (it has the CUDA layout);
+ *   the loader's path list LD_LIBRARY_PATH (on Windows PATH), with the install's lib
+ *                          folder (on Windows its bin folder) through the link first;
+ * and keeps its own state in the environment the shell exports, so any later cdm process
+ * (deactivate, the prompt hook, a child shell) can read it:
+ *   CDM_ACTIVE            the install id
+ *   CDM_PROJECT           the project folder
+ *   CDM_PATH_ENTRY        the folder activation put first on the path list
+ *   CDM_SAVED_<NAME>      for CUDA_PATH, CUDNN_PATH and the path list: "set:<value>" or
+ *                         "unset", taken once, before the first activation changed it.
+ * A marker inside the value (rather than an empty or absent variable) keeps "unset" and
+ * "empty" apart in every shell, including cmd and Windows PowerShell 5.1, which cannot
+ * hold an empty variable. Activating again, or another project, keeps the saved values and
+ * replaces the old entry, so the path list never holds one twice. Deactivating restores
+ * the saved values exactly: an unset variable comes back unset, a path list nobody touched
+ * comes back byte for byte, and one the user changed since keeps the user's changes and
+ * loses only activation's entry.
+ */
+
 /* What `cdm activate` points a shell at: the project's link and the linked install's
  * folders. Reads the index only (no store scan, no recovery), so a prompt hook can call it. */
 struct cdm_activation {
@@ -212,6 +240,54 @@ struct cdm_activation {
 /* The project in dir (search: the nearest one from dir upwards; dir NULL: the current
  * folder). Fails, saying which `cdm link` to run, when the project has no usable link. */
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out);
+
+/* One change of an environment variable. */
+struct cdm_env_change {
+    const char *name;
+    char *value; /* the new value; NULL: unset the variable */
+    char *first; /* a path list: the entry put first, then value, the rest of the list
+                  * (nothing more when value is ""); NULL for a plain variable */
+};
+struct cdm_env_plan {
+    struct cdm_env_change v[16];
+    size_t n; /* 0: nothing to change */
+};
+void cdm_env_plan_free(struct cdm_env_plan *plan);
+/* The value a change leaves, a path list joined with this system's separator (malloc'd);
+ * NULL when the change unsets the variable. */
+char *cdm_env_change_value(const struct cdm_env_change *change);
+
+/* The plan that activates a (see cdm_activation_find) over this process's environment.
+ * Fails (CDM_EUNSUPPORTED) when the folder to put on the path list holds the list's
+ * separator (a project folder named with ';' on Windows, ':' elsewhere): the loader would
+ * split it in two. */
+int cdm_activation_plan(cdm_ctx *ctx, const struct cdm_activation *a, struct cdm_env_plan *out);
+/* Whether this process's environment has a active already (the same install through the
+ * same path entry): a prompt hook then has nothing to change. */
+bool cdm_activation_is_current(const struct cdm_activation *a);
+/* The plan that undoes activation; empty when none is on. Needs no context: deactivating
+ * works without a store or a readable configuration. */
+void cdm_deactivation_plan(struct cdm_env_plan *out);
+
+/* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
+typedef struct cdm_shell cdm_shell;
+/* A shell by name. Program names (dash, ksh, pwsh.exe, CMD.EXE, /bin/bash, a login shell's
+ * -zsh) are taken as the shell whose syntax they read. NULL when unknown. */
+const cdm_shell *cdm_shell_find(const char *name);
+/* The i'th shell cdm writes for, from 0; NULL past the last. */
+const cdm_shell *cdm_shell_at(size_t i);
+const char *cdm_shell_name(const cdm_shell *sh);
+/* The shell that started this process, where the system can tell (Windows, whose shells
+ * set no $SHELL: the parent process); NULL elsewhere or when it is no shell cdm knows. */
+const cdm_shell *cdm_shell_parent(void);
+/* The plan as lines for sh in *text (malloc'd), one line a change. Values are quoted so
+ * that spaces, quotes, $, %, backticks and non-ASCII characters survive: POSIX shells and
+ * fish take single quotes; PowerShell single-quoted literals joined by
+ * [IO.Path]::PathSeparator, which Windows PowerShell 5.1 and pwsh 7 both read; cmd
+ * `set "NAME=value"`. Returns NULL, or (with *text NULL) the name of the first variable
+ * whose value sh cannot express (cmd: a quote or a line break). */
+const char *cdm_shell_render(const cdm_shell *sh, const struct cdm_env_plan *plan, char **text);
+
 /* ---- verify ------------------------------------------------------------------------- */
 
 enum cdm_verify_kind {

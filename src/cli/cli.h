@@ -166,12 +166,10 @@ void cli_json_install(struct json *j, const struct cdm_install_info *in);
 void cli_format_time(long long t, char *out, size_t size);
 
 /* cmd_activate.c: shared by activate, deactivate and hook. */
-struct shell;
-struct env_plan;
 /* --shell, else $CDM_SHELL, else the parent process (Windows), else $SHELL. */
-int cli_choose_shell(struct cli *cli, const char *given, const struct shell **out);
+int cli_choose_shell(struct cli *cli, const char *given, const cdm_shell **out);
 /* Render plan for sh on stdout; fails (printing why) when sh cannot express a value. */
-int cli_print_plan(struct cli *cli, const struct shell *sh, const struct env_plan *plan);
+int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_plan *plan);
 
 /* cli_link.c: a project's link, as which, link, unlink and rollback report it. */
 void cli_json_which(struct json *j, const struct cdm_which_info *w);

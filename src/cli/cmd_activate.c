@@ -1,6 +1,5 @@
 /* cdm activate: print the lines that point a shell at a project's cuDNN. */
 #include "cli.h"
-#include "engine/shell.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -12,111 +11,87 @@ static const char *nonempty(const char *s)
     return s && *s ? s : NULL;
 }
 
-int cli_choose_shell(struct cli *cli, const char *given, const struct shell **out)
+/* "pwsh powershell ...": the shells cdm writes for, for messages (malloc'd). */
+static char *shell_list(void)
+{
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; cdm_shell_at(i); i++)
+        sb_addf(&sb, "%s%s", i ? " " : "", cdm_shell_name(cdm_shell_at(i)));
+    return sb_detach(&sb);
+}
+
+static int unknown_shell(struct cli *cli, const char *from, const char *name)
+{
+    char *list = shell_list();
+    if (name)
+        cli_usage_error(cli,
+                        "%s names '%s', a shell cdm cannot write for; pass --shell (one of: %s)",
+                        from, name, list);
+    else
+        cli_usage_error(cli, "cannot tell which shell this is; pass --shell (one of: %s)", list);
+    free(list);
+    return EXIT_USAGE;
+}
+
+int cli_choose_shell(struct cli *cli, const char *given, const cdm_shell **out)
 {
     const char *from = "--shell";
     const char *name = given;
     if (!name && (name = nonempty(getenv("CDM_SHELL"))))
         from = "CDM_SHELL";
-    if (!name && (*out = shell_find(shell_parent_name())))
+    if (!name && (*out = cdm_shell_parent()))
         return EXIT_OK;
     if (!name && (name = nonempty(getenv("SHELL"))))
         from = "SHELL";
-    if (!name)
-        return cli_usage_error(cli, "cannot tell which shell this is; pass --shell (one of: %s)",
-                               shell_names());
-    if (!(*out = shell_find(name)))
-        return cli_usage_error(cli,
-                               "%s names '%s', a shell cdm cannot write for; pass --shell "
-                               "(one of: %s)",
-                               from, name, shell_names());
+    if (!name || !(*out = cdm_shell_find(name)))
+        return unknown_shell(cli, from, name);
     return EXIT_OK;
 }
 
-int cli_print_plan(struct cli *cli, const struct shell *sh, const struct env_plan *plan)
+int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_plan *plan)
 {
     (void)cli;
-    struct strbuf text = STRBUF_INIT;
-    const char *bad = shell_render(sh, shell_host_platform(), plan, &text);
+    char *text;
+    const char *bad = cdm_shell_render(sh, plan, &text);
     if (bad) {
         fprintf(stderr,
                 "cdm: cannot write %s for %s: its value holds a quote or line break, "
                 "which %s cannot set; use another shell\n",
-                bad, shell_name(sh), shell_name(sh));
-        sb_free(&text);
+                bad, cdm_shell_name(sh), cdm_shell_name(sh));
         return EXIT_FAIL;
     }
-    fputs(sb_str(&text), stdout);
-    sb_free(&text);
+    fputs(text, stdout);
+    free(text);
     return EXIT_OK;
-}
-
-/* Why target cannot be activated (activation_plan said no): its path entry holds the
- * path list's separator. */
-static void say_unlistable(const struct activation_target *t)
-{
-    const struct shell_platform *pf = shell_host_platform();
-    char *entry = activation_entry(pf, t);
-    fprintf(stderr,
-            "cdm: cannot put '%s' on %s: its name holds '%c', which separates %s "
-            "entries; rename or move the project folder\n",
-            entry, pf->path_var, pf->list_sep, pf->path_var);
-    free(entry);
-}
-
-static void target_of(const struct cdm_activation *a, struct activation_target *t)
-{
-    const struct shell_platform *pf = shell_host_platform();
-    t->id = a->id;
-    t->project = a->project;
-    t->link_path = a->link_path;
-    t->lib_dir = pf->use_bin_dir ? a->bin_dir : a->lib_dir;
-}
-
-static bool same(struct env_snapshot *env, const char *name, const char *want)
-{
-    const char *v = env_snapshot_get(env, name);
-    return v && !strcmp(v, want);
 }
 
 /* --auto, for the prompt hooks: follow the working folder. Outside any project deactivate;
  * in the project already active (same install, same entry) do nothing; in another activate it (or,
  * when it cannot be, say why and deactivate, since the old project's cuDNN no longer belongs here).
  */
-static int activate_auto(struct cli *cli, const struct shell *sh, const char *start)
+static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start)
 {
-    const struct shell_platform *pf = shell_host_platform();
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
-    struct env_plan plan = {.n = 0};
-    struct env_snapshot env = {NULL, 0};
+    struct cdm_env_plan plan = {.n = 0};
     struct cdm_project project;
     struct cdm_activation a;
     int rc = EXIT_OK;
     if (cdm_project_find(ctx, start, &project) != CDM_OK) {
-        deactivation_plan(pf, env_snapshot_get, &env, &plan);
+        cdm_deactivation_plan(&plan);
     } else if (cdm_activation_find(ctx, project.path, false, &a) != CDM_OK) {
         if (!cli->quiet)
             fprintf(stderr, "cdm: %s\n", cdm_error_message(ctx));
-        deactivation_plan(pf, env_snapshot_get, &env, &plan);
+        cdm_deactivation_plan(&plan);
         rc = EXIT_FAIL;
-    } else {
-        struct activation_target t;
-        target_of(&a, &t);
-        char *entry = activation_entry(pf, &t);
-        bool current = activation_is_on(pf, env_snapshot_get, &env) &&
-                       same(&env, "CDM_ACTIVE", a.id) && same(&env, "CDM_PATH_ENTRY", entry);
-        free(entry);
-        if (!current && !activation_plan(pf, env_snapshot_get, &env, &t, &plan)) {
-            say_unlistable(&t);
-            deactivation_plan(pf, env_snapshot_get, &env, &plan);
-            rc = EXIT_FAIL;
-        }
+    } else if (!cdm_activation_is_current(&a) && cdm_activation_plan(ctx, &a, &plan) != CDM_OK) {
+        fprintf(stderr, "cdm: %s\n", cdm_error_message(ctx));
+        cdm_deactivation_plan(&plan);
+        rc = EXIT_FAIL;
     }
     int prc = cli_print_plan(cli, sh, &plan);
-    env_plan_free(&plan);
-    env_snapshot_free(&env);
+    cdm_env_plan_free(&plan);
     return prc ? prc : rc;
 }
 
@@ -125,7 +100,7 @@ enum { OPT_SHELL, OPT_AUTO };
 static int run_activate(struct cli *cli, const struct cli_args *args)
 {
     const char *project = args->pos[0];
-    const struct shell *sh;
+    const cdm_shell *sh;
     int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
     if (rc)
         return rc;
@@ -135,18 +110,10 @@ static int run_activate(struct cli *cli, const struct cli_args *args)
     if (!ctx)
         return EXIT_FAIL;
     struct cdm_activation a;
-    if (cdm_activation_find(ctx, project, project == NULL, &a) != CDM_OK)
+    struct cdm_env_plan plan;
+    if (cdm_activation_find(ctx, project, project == NULL, &a) != CDM_OK ||
+        cdm_activation_plan(ctx, &a, &plan) != CDM_OK)
         return cli_fail(cli);
-    struct activation_target t;
-    target_of(&a, &t);
-    struct env_plan plan;
-    struct env_snapshot env = {NULL, 0};
-    bool listable = activation_plan(shell_host_platform(), env_snapshot_get, &env, &t, &plan);
-    env_snapshot_free(&env); /* the plan holds copies */
-    if (!listable) {
-        say_unlistable(&t);
-        return EXIT_FAIL;
-    }
     if (cli->json) {
         struct json j;
         json_init(&j, stdout);
@@ -154,26 +121,21 @@ static int run_activate(struct cli *cli, const struct cli_args *args)
         json_kv_string(&j, "project", a.project);
         json_kv_string(&j, "link", a.link_path);
         json_kv_string(&j, "id", a.id);
-        json_kv_string(&j, "shell", shell_name(sh));
+        json_kv_string(&j, "shell", cdm_shell_name(sh));
         json_key(&j, "environment");
         json_object_begin(&j);
         for (size_t i = 0; i < plan.n; i++) {
-            const struct env_change *c = &plan.v[i];
-            char *v = NULL; /* null in JSON: unset */
-            if (c->first && *c->value)
-                v = xasprintf("%s%c%s", c->first, shell_host_platform()->list_sep, c->value);
-            else if (c->first || c->value)
-                v = xstrdup(c->first ? c->first : c->value);
-            json_kv_string(&j, c->name, v);
+            char *v = cdm_env_change_value(&plan.v[i]); /* null in JSON: unset */
+            json_kv_string(&j, plan.v[i].name, v);
             free(v);
         }
         json_object_end(&j);
         json_object_end(&j);
-        env_plan_free(&plan);
+        cdm_env_plan_free(&plan);
         return EXIT_OK;
     }
     rc = cli_print_plan(cli, sh, &plan);
-    env_plan_free(&plan);
+    cdm_env_plan_free(&plan);
     return rc;
 }
 

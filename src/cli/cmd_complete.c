@@ -6,7 +6,6 @@
  * empty answer means "file names".
  */
 #include "cli.h"
-#include "engine/shell.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +23,11 @@ static void offer_str(const char *current, const char *candidate)
     offer(current, candidate, strlen(candidate));
 }
 
-/* Each word of list, split at any of seps. */
-static void offer_words(const char *current, const char *list, const char *seps)
+/* Each of the '|'-separated words of list. */
+static void offer_choices(const char *current, const char *list)
 {
-    for (const char *p = list + strspn(list, seps); *p; p += strspn(p, seps)) {
-        size_t n = strcspn(p, seps);
+    for (const char *p = list + strspn(list, "|"); *p; p += strspn(p, "|")) {
+        size_t n = strcspn(p, "|");
         offer(current, p, n);
         p += n;
     }
@@ -58,14 +57,15 @@ static void offer_kind(struct cli *cli, const char *current, enum cli_complete k
         offer_installs(cli, current);
         break;
     case CLI_COMPLETE_SHELLS:
-        offer_words(current, shell_names(), " ");
+        for (size_t i = 0; cdm_shell_at(i); i++)
+            offer_str(current, cdm_shell_name(cdm_shell_at(i)));
         break;
     case CLI_COMPLETE_COMMANDS:
         for (const struct cli_command *const *c = cli_commands; *c; c++)
             offer_str(current, (*c)->name);
         break;
     case CLI_COMPLETE_CHOICES:
-        offer_words(current, name, "|");
+        offer_choices(current, name);
         break;
     case CLI_COMPLETE_NONE:
     case CLI_COMPLETE_FILES:

@@ -1,23 +1,20 @@
 /* cdm deactivate: print the lines that undo activation exactly. */
 #include "cli.h"
-#include "engine/shell.h"
 
 enum { OPT_SHELL };
 
 static int run_deactivate(struct cli *cli, const struct cli_args *args)
 {
-    const struct shell *sh;
+    const cdm_shell *sh;
     int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
     if (rc)
         return rc;
-    struct env_plan plan;
-    struct env_snapshot env = {NULL, 0};
-    deactivation_plan(shell_host_platform(), env_snapshot_get, &env, &plan);
-    env_snapshot_free(&env); /* the plan holds copies */
+    struct cdm_env_plan plan;
+    cdm_deactivation_plan(&plan);
     if (plan.n == 0)
         cli_info(cli, "cdm: nothing is active in this shell\n");
     rc = cli_print_plan(cli, sh, &plan);
-    env_plan_free(&plan);
+    cdm_env_plan_free(&plan);
     return rc;
 }
 

@@ -4,7 +4,6 @@
  * hooks the prompt or the shell's own directory-change event; none replaces `cd`.
  */
 #include "cli.h"
-#include "engine/shell.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -80,9 +79,9 @@ static const struct {
 static int run_hook(struct cli *cli, const struct cli_args *args)
 {
     const char *name = args->pos[0];
-    const struct shell *sh = shell_find(name);
+    const cdm_shell *sh = cdm_shell_find(name);
     for (size_t i = 0; sh && i < CDM_ARRAY_LEN(hooks); i++) {
-        if (!strcmp(hooks[i].shell, shell_name(sh))) {
+        if (!strcmp(hooks[i].shell, cdm_shell_name(sh))) {
             fputs(hooks[i].text, stdout);
             return EXIT_OK;
         }

@@ -1,8 +1,10 @@
 /*
- * Activation as changes to the environment, computed from the environment as it is (see
- * shell.h for the variables that carry the state). Pure: the environment comes through a
- * callback, so the unit tests can play any sequence of activate/deactivate.
+ * Activation as changes to the environment, computed from the environment as it is (cdm.h
+ * names the variables that carry the state). Pure: the environment comes through a
+ * callback, so the unit tests can play any sequence of activate/deactivate; the cdm_*
+ * functions at the end run them over this process's environment.
  */
+#include "internal.h"
 #include "platform/fs.h"
 #include "shell.h"
 
@@ -13,23 +15,37 @@
 #define SAVED_SET   "set:"
 #define SAVED_UNSET "unset"
 
-/* The plain variables activation replaces, with where their old value is kept. */
-static const struct {
+/* The variables activation replaces, with where their old value is kept: the plain ones,
+ * and the path list, whose name each system gives (platform/shell_host.h). */
+struct saved_var {
     const char *name, *saved;
-} plain_vars[] = {
+};
+static const struct saved_var plain_vars[] = {
     {"CUDA_PATH", "CDM_SAVED_CUDA_PATH"},
     {"CUDNN_PATH", "CDM_SAVED_CUDNN_PATH"},
 };
+static const struct saved_var list_vars[] = {
+    {"LD_LIBRARY_PATH", "CDM_SAVED_LD_LIBRARY_PATH"},
+    {"PATH", "CDM_SAVED_PATH"},
+};
 
-static void add(struct env_plan *plan, const char *name, char *value, char *first)
+static const char *saved_list_var(const struct shell_platform *pf)
+{
+    for (size_t i = 0; i < CDM_ARRAY_LEN(list_vars); i++)
+        if (!strcmp(list_vars[i].name, pf->path_var))
+            return list_vars[i].saved;
+    abort(); /* a system whose path list has no row above: a bug */
+}
+
+static void add(struct cdm_env_plan *plan, const char *name, char *value, char *first)
 {
     /* The plan's size is fixed by the variables above; overflowing it is a bug. */
     if (plan->n >= CDM_ARRAY_LEN(plan->v))
         abort();
-    plan->v[plan->n++] = (struct env_change){name, value, first};
+    plan->v[plan->n++] = (struct cdm_env_change){name, value, first};
 }
 
-static void add_set(struct env_plan *plan, const char *name, const char *value)
+static void add_set(struct cdm_env_plan *plan, const char *name, const char *value)
 {
     add(plan, name, value ? xstrdup(value) : NULL, NULL);
 }
@@ -84,7 +100,7 @@ bool activation_is_on(const struct shell_platform *pf, env_get_fn get, void *arg
     for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
         if (!parse_saved(get(arg, plain_vars[i].saved), &set, &v))
             return false;
-    return parse_saved(get(arg, pf->saved_path_var), &set, &v);
+    return parse_saved(get(arg, saved_list_var(pf)), &set, &v);
 }
 
 /* Entries compare as the platform's file system would: case folded on Windows, and a
@@ -174,7 +190,7 @@ char *activation_entry(const struct shell_platform *pf, const struct activation_
 }
 
 bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
-                     const struct activation_target *t, struct env_plan *out)
+                     const struct activation_target *t, struct cdm_env_plan *out)
 {
     out->n = 0;
     char *entry = activation_entry(pf, t);
@@ -186,7 +202,7 @@ bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
     if (!on) {
         for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
             add(out, plain_vars[i].saved, saved_form(get(arg, plain_vars[i].name)), NULL);
-        add(out, pf->saved_path_var, saved_form(get(arg, pf->path_var)), NULL);
+        add(out, saved_list_var(pf), saved_form(get(arg, pf->path_var)), NULL);
     }
     char *link = native_path(pf, t->link_path);
     for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
@@ -226,7 +242,7 @@ static char *restored_list(const struct shell_platform *pf, const char *current,
 }
 
 void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
-                       struct env_plan *out)
+                       struct cdm_env_plan *out)
 {
     out->n = 0;
     if (!activation_is_on(pf, get, arg))
@@ -237,13 +253,93 @@ void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *ar
         parse_saved(get(arg, plain_vars[i].saved), &set, &value);
         add_set(out, plain_vars[i].name, value);
     }
-    parse_saved(get(arg, pf->saved_path_var), &set, &value);
+    parse_saved(get(arg, saved_list_var(pf)), &set, &value);
     add(out, pf->path_var,
         restored_list(pf, get(arg, pf->path_var), get(arg, "CDM_PATH_ENTRY"), set, value), NULL);
     for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
         add(out, plain_vars[i].saved, NULL, NULL);
-    add(out, pf->saved_path_var, NULL, NULL);
+    add(out, saved_list_var(pf), NULL, NULL);
     add(out, "CDM_PATH_ENTRY", NULL, NULL);
     add(out, "CDM_PROJECT", NULL, NULL);
     add(out, "CDM_ACTIVE", NULL, NULL);
+}
+
+char *env_change_value(const struct shell_platform *pf, const struct cdm_env_change *c)
+{
+    if (!c->value)
+        return NULL;
+    if (c->first && *c->value)
+        return xasprintf("%s%c%s", c->first, pf->list_sep, c->value);
+    return xstrdup(c->first ? c->first : c->value);
+}
+
+void cdm_env_plan_free(struct cdm_env_plan *plan)
+{
+    for (size_t i = 0; i < plan->n; i++) {
+        free(plan->v[i].value);
+        free(plan->v[i].first);
+    }
+    plan->n = 0;
+}
+
+char *cdm_env_change_value(const struct cdm_env_change *change)
+{
+    return env_change_value(shell_host_platform(), change);
+}
+
+/* The path list takes the install's bin folder where the system's loader finds libraries
+ * there (DLLs), else its lib folder. */
+static void target_of(const struct shell_platform *pf, const struct cdm_activation *a,
+                      struct activation_target *t)
+{
+    t->id = a->id;
+    t->project = a->project;
+    t->link_path = a->link_path;
+    t->lib_dir = pf->use_bin_dir ? a->bin_dir : a->lib_dir;
+}
+
+int cdm_activation_plan(cdm_ctx *ctx, const struct cdm_activation *a, struct cdm_env_plan *out)
+{
+    const struct shell_platform *pf = shell_host_platform();
+    struct activation_target t;
+    target_of(pf, a, &t);
+    struct env_snapshot env = {NULL, 0};
+    bool listable = activation_plan(pf, env_snapshot_get, &env, &t, out);
+    env_snapshot_free(&env); /* the plan holds copies */
+    if (listable)
+        return CDM_OK;
+    char *entry = activation_entry(pf, &t);
+    int rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                           "cannot put '%s' on %s: its name holds '%c', which separates %s "
+                           "entries; rename or move the project folder",
+                           entry, pf->path_var, pf->list_sep, pf->path_var);
+    free(entry);
+    return rc;
+}
+
+static bool env_is(struct env_snapshot *env, const char *name, const char *want)
+{
+    const char *v = env_snapshot_get(env, name);
+    return v && !strcmp(v, want);
+}
+
+bool cdm_activation_is_current(const struct cdm_activation *a)
+{
+    const struct shell_platform *pf = shell_host_platform();
+    struct activation_target t;
+    target_of(pf, a, &t);
+    char *entry = activation_entry(pf, &t);
+    struct env_snapshot env = {NULL, 0};
+    bool current = activation_is_on(pf, env_snapshot_get, &env) &&
+                   env_is(&env, "CDM_ACTIVE", a->id) && env_is(&env, "CDM_PATH_ENTRY", entry);
+    env_snapshot_free(&env);
+    free(entry);
+    return current;
+}
+
+void cdm_deactivation_plan(struct cdm_env_plan *out)
+{
+    struct env_snapshot env = {NULL, 0};
+    deactivation_plan(shell_host_platform(), env_snapshot_get, &env, out);
+    env_snapshot_free(&env); /* the plan holds copies */
 }

@@ -1,22 +1,23 @@
-/* Shell syntax: one row per shell, and rendering an env_plan with it. */
+/* Shell syntax: one row per shell, and rendering a plan with it. */
 #include "shell.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* In the order cdm lists them: Windows' first, the first platform. */
 enum shell_id {
-    SHELL_SH,
-    SHELL_BASH,
-    SHELL_ZSH,
-    SHELL_FISH,
     SHELL_PWSH,
     SHELL_POWERSHELL,
     SHELL_CMD,
+    SHELL_BASH,
+    SHELL_ZSH,
+    SHELL_FISH,
+    SHELL_SH,
     SHELL_COUNT
 };
 
-struct shell {
+struct cdm_shell {
     const char *name;
     void (*quote)(struct strbuf *out, const char *value);
     bool (*expressible)(const char *value); /* NULL: every value */
@@ -94,17 +95,17 @@ static bool cmd_expressible(const char *v)
     return !strpbrk(v, "\"\r\n");
 }
 
-static const struct shell shells[] = {
-    [SHELL_SH] = {"sh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
-    [SHELL_BASH] = {"bash", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
-    [SHELL_ZSH] = {"zsh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
-    [SHELL_FISH] = {"fish", quote_fish, NULL, "set -gx ", " ", "", "set -e -g ", "", NULL},
+static const struct cdm_shell shells[] = {
     [SHELL_PWSH] = {"pwsh", quote_pwsh, NULL, "$env:", " = ", "", "Remove-Item -LiteralPath 'Env:",
                     "' -ErrorAction SilentlyContinue", " + [IO.Path]::PathSeparator + "},
     [SHELL_POWERSHELL] = {"powershell", quote_pwsh, NULL, "$env:", " = ", "",
                           "Remove-Item -LiteralPath 'Env:", "' -ErrorAction SilentlyContinue",
                           " + [IO.Path]::PathSeparator + "},
     [SHELL_CMD] = {"cmd", quote_cmd, cmd_expressible, "set \"", "=", "\"", "set \"", "=\"", NULL},
+    [SHELL_BASH] = {"bash", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
+    [SHELL_ZSH] = {"zsh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
+    [SHELL_FISH] = {"fish", quote_fish, NULL, "set -gx ", " ", "", "set -e -g ", "", NULL},
+    [SHELL_SH] = {"sh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
 };
 _Static_assert(CDM_ARRAY_LEN(shells) == SHELL_COUNT, "one row per shell");
 
@@ -127,7 +128,7 @@ static bool same_icase(const char *a, const char *b, size_t n)
     return true;
 }
 
-const struct shell *shell_find(const char *name)
+const cdm_shell *cdm_shell_find(const char *name)
 {
     if (!name || !*name)
         return NULL;
@@ -150,69 +151,70 @@ const struct shell *shell_find(const char *name)
     return NULL;
 }
 
-const char *shell_name(const struct shell *sh)
+const cdm_shell *cdm_shell_at(size_t i)
+{
+    return i < SHELL_COUNT ? &shells[i] : NULL;
+}
+
+const char *cdm_shell_name(const cdm_shell *sh)
 {
     return sh->name;
 }
 
-const char *shell_names(void)
+const cdm_shell *cdm_shell_parent(void)
 {
-    return "pwsh powershell cmd bash zsh fish sh";
+    return cdm_shell_find(shell_parent_name());
 }
 
-const struct shell_platform shell_platform_posix = {
-    "LD_LIBRARY_PATH", "CDM_SAVED_LD_LIBRARY_PATH", ':', '/', false, false};
-const struct shell_platform shell_platform_windows = {"PATH", "CDM_SAVED_PATH", ';', '\\', true,
-                                                      true};
-
-void shell_quote(const struct shell *sh, struct strbuf *out, const char *value)
+void shell_quote(const cdm_shell *sh, struct strbuf *out, const char *value)
 {
     sh->quote(out, value);
 }
 
-static bool expressible(const struct shell *sh, const char *v)
+static bool expressible(const cdm_shell *sh, const char *v)
 {
     return !v || !sh->expressible || sh->expressible(v);
 }
 
-const char *shell_render(const struct shell *sh, const struct shell_platform *pf,
-                         const struct env_plan *plan, struct strbuf *out)
+const char *shell_render(const cdm_shell *sh, const struct shell_platform *pf,
+                         const struct cdm_env_plan *plan, struct strbuf *out)
 {
     for (size_t i = 0; i < plan->n; i++) {
-        const struct env_change *c = &plan->v[i];
+        const struct cdm_env_change *c = &plan->v[i];
         if (!expressible(sh, c->value) || !expressible(sh, c->first))
             return c->name;
     }
     for (size_t i = 0; i < plan->n; i++) {
-        const struct env_change *c = &plan->v[i];
+        const struct cdm_env_change *c = &plan->v[i];
         if (!c->value) {
             sb_addf(out, "%s%s%s\n", sh->unset_pre, c->name, sh->unset_post);
             continue;
         }
         sb_addf(out, "%s%s%s", sh->set_pre, c->name, sh->set_mid);
-        if (!c->first) {
-            sh->quote(out, c->value);
-        } else if (!*c->value) {
-            sh->quote(out, c->first);
-        } else if (sh->list_join) {
+        if (c->first && *c->value && sh->list_join) {
             sh->quote(out, c->first);
             sb_add(out, sh->list_join);
             sh->quote(out, c->value);
         } else {
-            char *joined = xasprintf("%s%c%s", c->first, pf->list_sep, c->value);
-            sh->quote(out, joined);
-            free(joined);
+            char *value = env_change_value(pf, c);
+            sh->quote(out, value);
+            free(value);
         }
         sb_addf(out, "%s\n", sh->set_post);
     }
     return NULL;
 }
 
-void env_plan_free(struct env_plan *plan)
+const char *cdm_shell_render(const cdm_shell *sh, const struct cdm_env_plan *plan, char **text)
 {
-    for (size_t i = 0; i < plan->n; i++) {
-        free(plan->v[i].value);
-        free(plan->v[i].first);
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, "");
+    const char *bad = shell_render(sh, shell_host_platform(), plan, &sb);
+    if (bad) {
+        sb_free(&sb);
+        *text = NULL;
+        return bad;
     }
-    plan->n = 0;
+    *text = sb_detach(&sb);
+    return NULL;
 }

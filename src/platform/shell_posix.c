@@ -1,5 +1,7 @@
-/* Activation on POSIX: LD_LIBRARY_PATH; the shell is named by $SHELL, not found here. */
-#include "engine/shell.h"
+/* Activation facts on POSIX: LD_LIBRARY_PATH; the shell is named by $SHELL, not found here. */
+#include "shell_host.h"
+
+#include <stddef.h>
 
 const struct shell_platform *shell_host_platform(void)
 {

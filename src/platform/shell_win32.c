@@ -1,6 +1,6 @@
-/* Activation on Windows: PATH takes the bin folder; the shell is the parent process
+/* Activation facts on Windows: PATH takes the bin folder; the shell is the parent process
  * (pwsh.exe, powershell.exe, cmd.exe), since Windows shells set no $SHELL. */
-#include "engine/shell.h"
+#include "shell_host.h"
 
 #include <windows.h>
 #include <tlhelp32.h>

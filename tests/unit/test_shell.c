@@ -21,10 +21,10 @@ static const char *env_get(void *arg, const char *name)
     return NULL;
 }
 
-static void env_apply(struct env *e, const struct shell_platform *pf, const struct env_plan *p)
+static void env_apply(struct env *e, const struct shell_platform *pf, const struct cdm_env_plan *p)
 {
     for (size_t i = 0; i < p->n; i++) {
-        const struct env_change *c = &p->v[i];
+        const struct cdm_env_change *c = &p->v[i];
         size_t len = strlen(c->name);
         for (size_t k = 0; k < e->n; k++) {
             if (!strncmp(e->vars[k], c->name, len) && e->vars[k][len] == '=') {
@@ -49,11 +49,12 @@ static void env_free(struct env *e)
     e->n = 0;
 }
 
-static char *render(const char *shell, const struct shell_platform *pf, const struct env_plan *p)
+static char *render(const char *shell, const struct shell_platform *pf,
+                    const struct cdm_env_plan *p)
 {
     struct strbuf sb = STRBUF_INIT;
     sb_add(&sb, "");
-    const char *bad = shell_render(shell_find(shell), pf, p, &sb);
+    const char *bad = shell_render(cdm_shell_find(shell), pf, p, &sb);
     if (bad) {
         sb_free(&sb);
         return xasprintf("cannot: %s", bad);
@@ -64,7 +65,7 @@ static char *render(const char *shell, const struct shell_platform *pf, const st
 static char *quoted(const char *shell, const char *value)
 {
     struct strbuf sb = STRBUF_INIT;
-    shell_quote(shell_find(shell), &sb, value);
+    shell_quote(cdm_shell_find(shell), &sb, value);
     return sb_detach(&sb);
 }
 
@@ -90,14 +91,15 @@ static void test_quoting(void)
 
 static void test_names(void)
 {
-    ok(shell_find("bash") && !strcmp(shell_name(shell_find("/usr/bin/bash")), "bash"),
+    ok(cdm_shell_find("bash") && !strcmp(cdm_shell_name(cdm_shell_find("/usr/bin/bash")), "bash"),
        "a path names its shell");
-    is_str(shell_name(shell_find("dash")), "sh", "dash reads sh syntax");
-    is_str(shell_name(shell_find("PWSH.EXE")), "pwsh", "pwsh.exe, any case");
-    is_str(shell_name(shell_find("C:\\Windows\\System32\\cmd.exe")), "cmd", "cmd.exe by path");
-    is_str(shell_name(shell_find("-zsh")), "zsh", "a login shell's -zsh");
-    ok(shell_find("tcsh") == NULL, "tcsh is not a shell cdm writes for");
-    ok(shell_find("") == NULL && shell_find(NULL) == NULL, "no name, no shell");
+    is_str(cdm_shell_name(cdm_shell_find("dash")), "sh", "dash reads sh syntax");
+    is_str(cdm_shell_name(cdm_shell_find("PWSH.EXE")), "pwsh", "pwsh.exe, any case");
+    is_str(cdm_shell_name(cdm_shell_find("C:\\Windows\\System32\\cmd.exe")), "cmd",
+           "cmd.exe by path");
+    is_str(cdm_shell_name(cdm_shell_find("-zsh")), "zsh", "a login shell's -zsh");
+    ok(cdm_shell_find("tcsh") == NULL, "tcsh is not a shell cdm writes for");
+    ok(cdm_shell_find("") == NULL && cdm_shell_find(NULL) == NULL, "no name, no shell");
 }
 
 static const struct activation_target proj_a = {"9.1.0.70-cuda12", "/w/a", "/w/a/cuda_link", "lib"};
@@ -108,7 +110,7 @@ static void test_posix_cycle(void)
 {
     const struct shell_platform *pf = &shell_platform_posix;
     struct env e = {{xstrdup("LD_LIBRARY_PATH=/x::/y"), xstrdup("CUDNN_PATH=")}, 2};
-    struct env_plan p;
+    struct cdm_env_plan p;
     activation_plan(pf, env_get, &e, &proj_a, &p);
     char *text = render("bash", pf, &p);
     is_str(text,
@@ -124,12 +126,12 @@ static void test_posix_cycle(void)
            "bash: first activation saves unset, empty and set values");
     free(text);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
 
     activation_plan(pf, env_get, &e, &proj_a, &p);
     is_int(p.n, 6, "activating again saves nothing more");
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     is_str(env_get(&e, "LD_LIBRARY_PATH"), "/w/a/cuda_link/lib:/x::/y", "and adds no duplicate");
 
     activation_plan(pf, env_get, &e, &proj_b, &p);
@@ -144,7 +146,7 @@ static void test_posix_cycle(void)
            "fish: another project replaces the old entry");
     free(text);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
 
     deactivation_plan(pf, env_get, &e, &p);
     text = render("zsh", pf, &p);
@@ -161,7 +163,7 @@ static void test_posix_cycle(void)
            "zsh: deactivation restores unset, empty and the list byte for byte");
     free(text);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     is_int(e.n, 2, "the environment has its two variables again");
     deactivation_plan(pf, env_get, &e, &p);
     is_int(p.n, 0, "deactivating twice does nothing");
@@ -172,20 +174,20 @@ static void test_unset_list_and_user_changes(void)
 {
     const struct shell_platform *pf = &shell_platform_posix;
     struct env e = {{0}, 0};
-    struct env_plan p;
+    struct cdm_env_plan p;
     activation_plan(pf, env_get, &e, &proj_a, &p);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     is_str(env_get(&e, "LD_LIBRARY_PATH"), "/w/a/cuda_link/lib",
            "an unset list becomes the entry alone, no empty item");
     deactivation_plan(pf, env_get, &e, &p);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     ok(env_get(&e, "LD_LIBRARY_PATH") == NULL, "and comes back unset");
 
     activation_plan(pf, env_get, &e, &proj_a, &p);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     /* The user adds a folder after activation: deactivation keeps it. */
     for (size_t i = 0; i < e.n; i++)
         if (!strncmp(e.vars[i], "LD_LIBRARY_PATH=", 16)) {
@@ -194,7 +196,7 @@ static void test_unset_list_and_user_changes(void)
         }
     deactivation_plan(pf, env_get, &e, &p);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     is_str(env_get(&e, "LD_LIBRARY_PATH"), "/mine", "a folder added later stays");
     env_free(&e);
 }
@@ -205,7 +207,7 @@ static void test_windows(void)
     const struct activation_target t = {"8.8.0.121-cuda11", "C:/w/it's 100%",
                                         "C:/w/it's 100%/cuda_link", "bin/x64"};
     struct env e = {{xstrdup("PATH=C:\\Windows;C:\\W\\IT'S 100%\\CUDA_LINK\\BIN\\X64\\")}, 1};
-    struct env_plan p;
+    struct cdm_env_plan p;
     activation_plan(pf, env_get, &e, &t, &p);
     char *text = render("pwsh", pf, &p);
     is_str(text,
@@ -235,7 +237,7 @@ static void test_windows(void)
            "cmd: set \"NAME=value\"");
     free(text);
     env_apply(&e, pf, &p);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     deactivation_plan(pf, env_get, &e, &p);
     text = render("powershell", pf, &p);
     is_str(text,
@@ -250,15 +252,15 @@ static void test_windows(void)
            "Remove-Item -LiteralPath 'Env:CDM_ACTIVE' -ErrorAction SilentlyContinue\n",
            "powershell: deactivation restores PATH exactly, its old entry included");
     free(text);
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     env_free(&e);
 
-    struct env_plan q = {.n = 0};
-    q.v[q.n++] = (struct env_change){"CUDA_PATH", xstrdup("a\"b"), NULL};
+    struct cdm_env_plan q = {.n = 0};
+    q.v[q.n++] = (struct cdm_env_change){"CUDA_PATH", xstrdup("a\"b"), NULL};
     text = render("cmd", pf, &q);
     is_str(text, "cannot: CUDA_PATH", "cmd refuses a value with a quote");
     free(text);
-    env_plan_free(&q);
+    cdm_env_plan_free(&q);
 }
 
 /* A folder named with the list separator cannot go on the path list: the loader would
@@ -270,12 +272,12 @@ static void test_separator_in_name(void)
     const struct activation_target posix = {"9.1.0.70-cuda12", "/w/a:b", "/w/a:b/cuda_link", "lib"};
     const struct activation_target semi = {"9.1.0.70-cuda12", "/w/a;b", "/w/a;b/cuda_link", "lib"};
     struct env e = {{xstrdup("PATH=C:\\Windows")}, 1};
-    struct env_plan p;
+    struct cdm_env_plan p;
     ok(!activation_plan(&shell_platform_windows, env_get, &e, &win, &p) && p.n == 0,
        "Windows: a project folder with ';' is refused, nothing planned");
     ok(activation_plan(&shell_platform_posix, env_get, &e, &semi, &p),
        "POSIX: ';' is not the separator there");
-    env_plan_free(&p);
+    cdm_env_plan_free(&p);
     ok(!activation_plan(&shell_platform_posix, env_get, &e, &posix, &p) && p.n == 0,
        "POSIX: a project folder with ':' is refused");
     env_free(&e);

@@ -6,4 +6,8 @@
  * can: Wine 8 has no junctions. */
 const char *testenv_links_unavailable(void);
 
+/* Set (value NULL: unset) a variable of this process's environment, in UTF-8, where cdm
+ * reads it from. */
+void testenv_setenv(const char *name, const char *value);
+
 #endif

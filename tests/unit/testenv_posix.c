@@ -1,8 +1,17 @@
 #include "testenv.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 
 const char *testenv_links_unavailable(void)
 {
     return NULL;
+}
+
+void testenv_setenv(const char *name, const char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
 }

@@ -24,9 +24,9 @@
 static int emit(int argc, char **argv)
 {
     const struct shell_platform *pf = shell_host_platform();
-    const struct shell *sh = shell_find("cmd");
+    const cdm_shell *sh = cdm_shell_find("cmd");
     struct env_snapshot env = {NULL, 0};
-    struct env_plan plan = {.n = 0};
+    struct cdm_env_plan plan = {.n = 0};
     bool listable = true;
     if (argc == 6 && !strcmp(argv[1], "activate")) {
         const struct activation_target t = {argv[4], argv[2], argv[3], argv[5]};
@@ -68,7 +68,7 @@ static int emit(int argc, char **argv)
         fputs(sb_str(&text), stdout);
     }
     sb_free(&text);
-    env_plan_free(&plan);
+    cdm_env_plan_free(&plan);
     if (fflush(stdout) || ferror(stdout))
         rc = 1;
     return rc;
