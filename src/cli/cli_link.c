@@ -67,10 +67,11 @@ void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
     const struct cdm_project *p = &w->project;
     if (cli->json) {
         struct json j;
-        json_init(&j, stdout);
+        json_init(&j);
         json_object_begin(&j);
         cli_json_which(&j, w);
         json_object_end(&j);
+        json_print(&j, stdout);
     } else {
         printf("project     %s%s\n", p->path, w->gone ? " (gone)" : "");
         printf("link        %s\n", p->link_path);
@@ -92,12 +93,13 @@ void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const ch
     const struct cdm_which_info *w = &r->now;
     if (cli->json) {
         struct json j;
-        json_init(&j, stdout);
+        json_init(&j);
         json_object_begin(&j);
         cli_json_which(&j, w);
         kv_string_or_null(&j, "previous", r->previous_id);
         json_kv_bool(&j, "changed", r->changed);
         json_object_end(&j);
+        json_print(&j, stdout);
         return;
     }
     if (!r->changed && *w->project.linked_id)

@@ -116,7 +116,7 @@ static int run_activate(struct cli *cli, const struct cli_args *args)
         return cli_fail(cli);
     if (cli->json) {
         struct json j;
-        json_init(&j, stdout);
+        json_init(&j);
         json_object_begin(&j);
         json_kv_string(&j, "project", a.project);
         json_kv_string(&j, "link", a.link_path);
@@ -131,6 +131,7 @@ static int run_activate(struct cli *cli, const struct cli_args *args)
         }
         json_object_end(&j);
         json_object_end(&j);
+        json_print(&j, stdout);
         cdm_env_plan_free(&plan);
         return EXIT_OK;
     }

@@ -22,7 +22,7 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
         ok = ok && r.checks[i].status != CDM_CHECK_FAIL;
     if (cli->json) {
         struct json j;
-        json_init(&j, stdout);
+        json_init(&j);
         json_object_begin(&j);
         json_kv_bool(&j, "ok", ok);
         json_kv_string(&j, "project", *r.project ? r.project : NULL);
@@ -40,6 +40,7 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
         }
         json_array_end(&j);
         json_object_end(&j);
+        json_print(&j, stdout);
     } else {
         if (*r.project || *r.install_id)
             printf("project %s, cuDNN %s\n", *r.project ? r.project : "(none)",

@@ -14,10 +14,11 @@ static int run_gc(struct cli *cli, const struct cli_args *args)
         return cli_fail(cli);
     if (cli->json) {
         struct json j;
-        json_init(&j, stdout);
+        json_init(&j);
         json_object_begin(&j);
         json_kv_int(&j, "removed", removed);
         json_object_end(&j);
+        json_print(&j, stdout);
     } else {
         cli_info(cli, removed ? "removed %u leftover(s)\n" : "nothing to clean up\n", removed);
     }

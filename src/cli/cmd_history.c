@@ -23,7 +23,7 @@ static int run_history(struct cli *cli, const struct cli_args *args)
     if (cdm_history(ctx, project, path, &g, &n) != CDM_OK)
         return cli_fail(cli);
     struct json j;
-    json_init(&j, stdout);
+    json_init(&j);
     if (cli->json)
         json_array_begin(&j);
     else
@@ -46,8 +46,10 @@ static int run_history(struct cli *cli, const struct cli_args *args)
                    g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when, g[i].link_name);
         }
     }
-    if (cli->json)
+    if (cli->json) {
         json_array_end(&j);
+        json_print(&j, stdout);
+    }
     if (cdm_project_gone(path))
         cli_info(cli, "cdm: project folder '%s' is gone\n", path);
     free(g);

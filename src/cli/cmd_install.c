@@ -19,7 +19,7 @@ static int run_install(struct cli *cli, const struct cli_args *args)
     const struct cdm_install_info *in = &result.install;
     if (cli->json) {
         struct json j;
-        json_init(&j, stdout);
+        json_init(&j);
         json_object_begin(&j);
         json_kv_string(&j, "id", in->id);
         json_kv_string(&j, "version", in->version);
@@ -29,6 +29,7 @@ static int run_install(struct cli *cli, const struct cli_args *args)
         json_kv_bool(&j, "changed", result.changed);
         json_kv_bool(&j, "official", in->official);
         json_object_end(&j);
+        json_print(&j, stdout);
     } else if (result.changed) {
         cli_info(cli, "installed %s%s into '%s'\n", in->id,
                  in->official ? " (official NVIDIA archive)" : "", in->path);

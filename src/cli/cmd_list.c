@@ -33,7 +33,7 @@ static int run_list(struct cli *cli, const struct cli_args *args)
     if (cdm_list(ctx, &all, &n) != CDM_OK)
         return cli_fail(cli);
     struct json j;
-    json_init(&j, stdout);
+    json_init(&j);
     if (cli->json)
         json_array_begin(&j);
     else if (n == 0)
@@ -66,8 +66,11 @@ static int run_list(struct cli *cli, const struct cli_args *args)
         }
         cdm_strv_free(projects);
     }
-    if (cli->json && rc == EXIT_OK)
+    if (cli->json && rc == EXIT_OK) {
         json_array_end(&j);
+        json_print(&j, stdout);
+    }
+    json_free(&j); /* a failure leaves nothing half-written on stdout */
     free(all);
     return rc;
 }

@@ -17,12 +17,13 @@ static int run_remove(struct cli *cli, const struct cli_args *args)
         return cli_fail(cli);
     if (cli->json) {
         struct json j;
-        json_init(&j, stdout);
+        json_init(&j);
         json_object_begin(&j);
         json_kv_string(&j, "id", removed.id);
         json_kv_string(&j, "path", removed.path);
         json_kv_bool(&j, "changed", true);
         json_object_end(&j);
+        json_print(&j, stdout);
     } else {
         cli_info(cli, "removed %s ('%s')\n", removed.id, removed.path);
     }

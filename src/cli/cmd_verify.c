@@ -37,7 +37,7 @@ static int run_verify(struct cli *cli, const struct cli_args *args)
     if (!ctx)
         return EXIT_FAIL;
     struct json j;
-    json_init(&j, stdout);
+    json_init(&j);
     struct issues s = {cli, cli->json ? &j : NULL};
     if (cli->json) {
         json_object_begin(&j);
@@ -46,7 +46,9 @@ static int run_verify(struct cli *cli, const struct cli_args *args)
     }
     struct cdm_verify_result r;
     if (cdm_verify(ctx, args->pos[0], (int)args->number[OPT_CUDA], on_issue, &s, &r) != CDM_OK) {
-        /* The JSON document is unfinished: stdout must hold nothing half-written. */
+        /* The problems found so far are dropped with the unfinished document: stdout
+         * holds no half of one. */
+        json_free(&j);
         return cli_fail(cli);
     }
     bool ok = !r.missing && !r.changed && !r.extra;
@@ -59,6 +61,7 @@ static int run_verify(struct cli *cli, const struct cli_args *args)
         json_kv_int(&j, "changed", (long long)r.changed);
         json_kv_int(&j, "extra", (long long)r.extra);
         json_object_end(&j);
+        json_print(&j, stdout);
     } else if (ok) {
         cli_info(cli, "%u install(s), %u file(s): all as installed\n", (unsigned)r.installs,
                  (unsigned)r.files);

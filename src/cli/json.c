@@ -1,11 +1,22 @@
 #include "json.h"
 
-void json_init(struct json *j, FILE *out)
+void json_init(struct json *j)
 {
-    j->out = out;
+    j->text = (struct strbuf)STRBUF_INIT;
     j->depth = 0;
     j->first[0] = true;
     j->after_key = false;
+}
+
+void json_print(struct json *j, FILE *out)
+{
+    fputs(sb_str(&j->text), out);
+    json_free(j);
+}
+
+void json_free(struct json *j)
+{
+    sb_free(&j->text);
 }
 
 static void before_value(struct json *j)
@@ -15,14 +26,14 @@ static void before_value(struct json *j)
         return;
     }
     if (!j->first[j->depth])
-        fputc(',', j->out);
+        sb_addc(&j->text, ',');
     j->first[j->depth] = false;
 }
 
 static void open_(struct json *j, char c)
 {
     before_value(j);
-    fputc(c, j->out);
+    sb_addc(&j->text, c);
     if (j->depth + 1 < (int)(sizeof(j->first) / sizeof(j->first[0])))
         j->depth++;
     j->first[j->depth] = true;
@@ -30,11 +41,11 @@ static void open_(struct json *j, char c)
 
 static void close_(struct json *j, char c)
 {
-    fputc(c, j->out);
+    sb_addc(&j->text, c);
     if (j->depth > 0)
         j->depth--;
     if (j->depth == 0)
-        fputc('\n', j->out);
+        sb_addc(&j->text, '\n');
 }
 
 void json_object_begin(struct json *j)
@@ -57,41 +68,41 @@ void json_array_end(struct json *j)
     close_(j, ']');
 }
 
-static void write_string(FILE *out, const char *s)
+static void write_string(struct strbuf *out, const char *s)
 {
-    fputc('"', out);
+    sb_addc(out, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
         case '"':
-            fputs("\\\"", out);
+            sb_add(out, "\\\"");
             break;
         case '\\':
-            fputs("\\\\", out);
+            sb_add(out, "\\\\");
             break;
         case '\n':
-            fputs("\\n", out);
+            sb_add(out, "\\n");
             break;
         case '\r':
-            fputs("\\r", out);
+            sb_add(out, "\\r");
             break;
         case '\t':
-            fputs("\\t", out);
+            sb_add(out, "\\t");
             break;
         default:
             if (*p < 0x20)
-                fprintf(out, "\\u%04x", *p);
+                sb_addf(out, "\\u%04x", *p);
             else
-                fputc(*p, out); /* UTF-8 passes through */
+                sb_addc(out, (char)*p); /* UTF-8 passes through */
         }
     }
-    fputc('"', out);
+    sb_addc(out, '"');
 }
 
 void json_key(struct json *j, const char *key)
 {
     before_value(j);
-    write_string(j->out, key);
-    fputc(':', j->out);
+    write_string(&j->text, key);
+    sb_addc(&j->text, ':');
     j->after_key = true;
 }
 
@@ -102,25 +113,25 @@ void json_string(struct json *j, const char *s)
         return;
     }
     before_value(j);
-    write_string(j->out, s);
+    write_string(&j->text, s);
 }
 
 void json_int(struct json *j, long long v)
 {
     before_value(j);
-    fprintf(j->out, "%lld", v);
+    sb_addf(&j->text, "%lld", v);
 }
 
 void json_bool(struct json *j, bool v)
 {
     before_value(j);
-    fputs(v ? "true" : "false", j->out);
+    sb_add(&j->text, v ? "true" : "false");
 }
 
 void json_null(struct json *j)
 {
     before_value(j);
-    fputs("null", j->out);
+    sb_add(&j->text, "null");
 }
 
 void json_kv_string(struct json *j, const char *key, const char *s)

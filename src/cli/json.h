@@ -1,4 +1,8 @@
-/* A small JSON writer for --json output (front end only). */
+/*
+ * A small JSON writer for --json output (front end only). The document grows in memory
+ * and reaches stdout whole with json_print, once the command has succeeded: a command that
+ * fails half-way prints no half document (json_free drops it).
+ */
 #ifndef CDM_JSON_H
 #define CDM_JSON_H
 
@@ -9,13 +13,16 @@
 #include <stdio.h>
 
 struct json {
-    FILE *out;
+    struct strbuf text;
     int depth;
     bool first[32]; /* no comma yet at this depth */
     bool after_key;
 };
 
-void json_init(struct json *j, FILE *out);
+void json_init(struct json *j);
+/* Write the document to out and free it. */
+void json_print(struct json *j, FILE *out);
+void json_free(struct json *j);
 void json_object_begin(struct json *j);
 void json_object_end(struct json *j);
 void json_array_begin(struct json *j);

@@ -55,6 +55,9 @@ expect_rc 1 "verify without a version checks all and fails on the changed one"
 run_cdm verify 7.0
 expect_rc 1 "verifying a version that is not installed fails"
 expect_err "not installed" "saying so"
+run_cdm --json verify 7.0
+expect_rc 1 "--json: a version that is not installed fails too"
+check "and prints nothing on stdout, no half document" test -z "$OUT"
 run_cdm verify 9.1 9.2
 expect_rc 2 "two versions are a usage error"
 
@@ -62,5 +65,8 @@ rm -rf "$CDM_ROOT/9.2.0.82-cuda12"
 run_cdm verify 9.2
 expect_rc 1 "an install whose folder is gone fails"
 expect_err "folder .* is gone" "naming the folder"
+run_cdm --json verify
+expect_rc 1 "--json: problems found in one install, then a failure on the next"
+check "leave stdout empty: no half document" test -z "$OUT"
 
 done_testing
