@@ -61,9 +61,10 @@ static int take(struct cli *cli, const struct cli_option *options, const struct 
 
 /* The whole numbers, checked once the command line is read through (so a missing
  * argument is reported first, as it is the larger mistake). */
-static int read_numbers(struct cli *cli, const struct cli_option *options, struct cli_args *out)
+static int read_numbers(struct cli *cli, const struct cli_option *options, size_t rows,
+                        struct cli_args *out)
 {
-    for (size_t k = 0; k < count_rows(options); k++) {
+    for (size_t k = 0; k < rows; k++) {
         const struct cli_option *o = &options[k];
         if (o->kind != CLI_INT || !out->given[k])
             continue;
@@ -82,7 +83,7 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
               struct cli_args *out)
 {
     memset(out, 0, sizeof(*out));
-    count_rows(cmd->options);
+    size_t rows = count_rows(cmd->options);
     int min_pos = 0, max_pos = 0;
     bool rest = false;
     for (const struct cli_arg *a = cmd->args; a && a->name; a++) {
@@ -124,13 +125,14 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
     }
     if (npos < min_pos)
         return cli_usage_error(cli, "missing argument");
-    return read_numbers(cli, cmd->options, out);
+    return read_numbers(cli, cmd->options, rows, out);
 }
 
 int cli_take_options(struct cli *cli, const struct cli_option *options, int *argc, char **argv,
                      struct cli_args *out)
 {
     memset(out, 0, sizeof(*out));
+    size_t rows = count_rows(options);
     int kept = 0;
     for (int i = 0; i < *argc; i++) {
         if (!strcmp(argv[i], "--")) {
@@ -148,5 +150,5 @@ int cli_take_options(struct cli *cli, const struct cli_option *options, int *arg
             return rc;
     }
     *argc = kept;
-    return read_numbers(cli, options, out);
+    return read_numbers(cli, options, rows, out);
 }
