@@ -1,5 +1,10 @@
-/* Help generated from the command and option rows: the overview, `cdm help CMD` and the
- * usage lines of usage errors. */
+/*
+ * Help generated from the command and option rows: the overview, `cdm help CMD` and the
+ * usage lines of usage errors. A man page is the same walk in another markup: NAME from
+ * each summary, SYNOPSIS from add_usage_line's units, DESCRIPTION from the description's
+ * paragraphs (indented lines are examples), OPTIONS from the rows' labels and help, and
+ * the global options from cli_global_options.
+ */
 #include "cli.h"
 
 #include <stdio.h>
