@@ -4,7 +4,7 @@
  * callback, so the unit tests can play any sequence of activate/deactivate; the cdm_*
  * functions at the end run them over this process's environment.
  */
-#include "internal.h"
+#include "base/error.h"
 #include "platform/fs.h"
 #include "shell.h"
 
