@@ -127,6 +127,15 @@ struct cli_command {
  * and the options every command takes (taken out of argv before the command's own). */
 extern const struct cli_command *const cli_commands[];
 extern const struct cli_option cli_global_options[];
+enum cli_global {
+    CLI_GLOBAL_ROOT,
+    CLI_GLOBAL_CONFIG,
+    CLI_GLOBAL_JSON,
+    CLI_GLOBAL_QUIET,
+    CLI_GLOBAL_VERBOSE,
+    CLI_GLOBAL_VERSION,
+    CLI_GLOBAL_HELP,
+};
 const struct cli_command *cli_find_command(const char *name);
 
 /* options.c: the parser. Parse argv (after the command name) against cmd's rows into

@@ -107,9 +107,9 @@ static const struct cli_option *option_of(const struct cli_command *cmd, const c
  * offered (unless cdm complete itself was given them). */
 static void note_store(struct cli *cli, const struct cli_option *o, const char *value)
 {
-    if (!strcmp(o->name, "root") && !cli->root)
+    if (o == &cli_global_options[CLI_GLOBAL_ROOT] && !cli->root)
         cli->root = value;
-    else if (!strcmp(o->name, "config") && !cli->config)
+    else if (o == &cli_global_options[CLI_GLOBAL_CONFIG] && !cli->config)
         cli->config = value;
 }
 

@@ -29,21 +29,22 @@ const struct cli_command *const cli_commands[] = {
     NULL,
 };
 
-enum { G_ROOT, G_CONFIG, G_JSON, G_QUIET, G_VERBOSE, G_VERSION, G_HELP };
 const struct cli_option cli_global_options[] = {
-    [G_ROOT] = CLI_OPT_VALUE("root", "DIR", CLI_COMPLETE_DIRS,
-                             "the store (default: $CDM_ROOT, [store] root, or "
-                             "${XDG_DATA_HOME:-~/.local/share}/cdm; C:\\cudnn_archive on Windows)"),
-    [G_CONFIG] = CLI_OPT_VALUE("config", "FILE", CLI_COMPLETE_FILES,
-                               "the configuration (default: $CDM_CONFIG or the per-user file)"),
-    [G_JSON] = CLI_OPT_FLAG("json", "print one JSON document on stdout"),
-    [G_QUIET] = {.name = "quiet", .short_name = 'q', .help = "no messages or progress"},
-    [G_VERBOSE] = {.name = "verbose", .short_name = 'v', .help = "more messages"},
-    [G_VERSION] = {.name = "version", .help = "print the version", .not_in_usage = true},
-    [G_HELP] = {.name = "help",
-                .short_name = 'h',
-                .help = "show this overview, or a command's help after its name",
-                .not_in_usage = true},
+    [CLI_GLOBAL_ROOT] =
+        CLI_OPT_VALUE("root", "DIR", CLI_COMPLETE_DIRS,
+                      "the store (default: $CDM_ROOT, [store] root, or "
+                      "${XDG_DATA_HOME:-~/.local/share}/cdm; C:\\cudnn_archive on Windows)"),
+    [CLI_GLOBAL_CONFIG] =
+        CLI_OPT_VALUE("config", "FILE", CLI_COMPLETE_FILES,
+                      "the configuration (default: $CDM_CONFIG or the per-user file)"),
+    [CLI_GLOBAL_JSON] = CLI_OPT_FLAG("json", "print one JSON document on stdout"),
+    [CLI_GLOBAL_QUIET] = {.name = "quiet", .short_name = 'q', .help = "no messages or progress"},
+    [CLI_GLOBAL_VERBOSE] = {.name = "verbose", .short_name = 'v', .help = "more messages"},
+    [CLI_GLOBAL_VERSION] = {.name = "version", .help = "print the version", .not_in_usage = true},
+    [CLI_GLOBAL_HELP] = {.name = "help",
+                         .short_name = 'h',
+                         .help = "show this overview, or a command's help after its name",
+                         .not_in_usage = true},
     CLI_OPT_END,
 };
 
@@ -191,16 +192,16 @@ int cli_main(int argc, char **argv)
     int rc = cli_take_options(&cli, cli_global_options, &argc, argv, &globals);
     if (rc)
         return rc;
-    cli.root = globals.value[G_ROOT];
-    cli.config = globals.value[G_CONFIG];
-    cli.json = globals.given[G_JSON];
-    cli.quiet = globals.given[G_QUIET];
-    cli.verbose = globals.given[G_VERBOSE];
-    if (globals.given[G_VERSION]) {
+    cli.root = globals.value[CLI_GLOBAL_ROOT];
+    cli.config = globals.value[CLI_GLOBAL_CONFIG];
+    cli.json = globals.given[CLI_GLOBAL_JSON];
+    cli.quiet = globals.given[CLI_GLOBAL_QUIET];
+    cli.verbose = globals.given[CLI_GLOBAL_VERBOSE];
+    if (globals.given[CLI_GLOBAL_VERSION]) {
         printf("cdm %s\n", CDM_VERSION_STRING);
         return finish_output(EXIT_OK);
     }
-    bool help = globals.given[G_HELP];
+    bool help = globals.given[CLI_GLOBAL_HELP];
     if (argc == 0) {
         cli_print_overview(help ? stdout : stderr);
         return finish_output(help ? EXIT_OK : EXIT_USAGE);
