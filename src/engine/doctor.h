@@ -4,6 +4,11 @@
  * doctor_deps.c, doctor_shadow.c, doctor_driver.c, doctor_host.c) that appends results
  * with doctor_add (doctor_report.c) and never prints. Later layers read what earlier ones
  * found in struct doctor. Layers call doctor_report.c, never doctor.c or each other.
+ *
+ * A new layer is a file that defines a struct doctor_layer (its checks in order) and a
+ * row in doctor.c's table; what it learns for later layers goes into struct doctor. It
+ * asks the platform for facts (platform/loader.h: search orders, imports, the driver, the
+ * host) and decides here, so the platform never needs to know about checks.
  */
 #ifndef CDM_DOCTOR_H
 #define CDM_DOCTOR_H
