@@ -38,11 +38,11 @@ void cudnn_version_of_file(const char *path, char *out, size_t size)
     char *real = fs_realpath(path);
     const char *base = real ? path_basename(real) : "";
     const char *so = strstr(base, ".so.");
-    if (so && strchr(so + 4, '.')) {
-        copy_str(out, size, so + 4);
+    if (so && strchr(so + 4, '.') && copy_str(out, size, so + 4)) {
         free(real);
         return;
     }
+    out[0] = '\0'; /* a name too long for a version: ask the headers */
     char *dir = path_dirname(real ? real : path);
     static const char *const headers[] = {"../include/cudnn_version.h",
                                           "../../include/cudnn_version.h", "../include/cudnn.h"};

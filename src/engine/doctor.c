@@ -80,6 +80,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     if (d->lib)
         loader_keep(d->lib);
     strv_free(d->libs);
+    toolkit_free(&d->toolkit);
     free(d->lib_dir);
     free(d->main_lib);
     free(d);

@@ -51,6 +51,12 @@ static bool split_version(struct toolkit_info *out)
     return true;
 }
 
+static void set_source(struct toolkit_info *t, char *source)
+{
+    free(t->source);
+    t->source = source;
+}
+
 /* The version text of the toolkit in dir, not yet split. */
 static bool probe_dir(const char *dir, const char *why, struct toolkit_info *out)
 {
@@ -61,16 +67,16 @@ static bool probe_dir(const char *dir, const char *why, struct toolkit_info *out
     if ((text = slurp(json))) {
         const char *cuda = strstr(text, "\"cuda\"");
         ok = cuda && version_after(cuda, "\"version\"", out->version, sizeof(out->version));
-        snprintf(out->source, sizeof(out->source), "'%s' (%s)", json, why);
+        set_source(out, xasprintf("'%s' (%s)", json, why));
     } else if ((text = slurp(txt))) {
         ok = version_after(text, "CUDA Version", out->version, sizeof(out->version));
-        snprintf(out->source, sizeof(out->source), "'%s' (%s)", txt, why);
+        set_source(out, xasprintf("'%s' (%s)", txt, why));
     } else {
         char *bin = path_join(dir, "bin");
         char *nvcc = path_join(bin, "nvcc");
         if (fs_kind(nvcc) != FS_NONE && (text = loader_run_capture(nvcc, "--version"))) {
             ok = version_after(text, "release", out->version, sizeof(out->version));
-            snprintf(out->source, sizeof(out->source), "'%s --version' (%s)", nvcc, why);
+            set_source(out, xasprintf("'%s --version' (%s)", nvcc, why));
         }
         free(nvcc);
         free(bin);
@@ -100,7 +106,6 @@ static bool in_store(const char *store_root, const char *path)
 bool toolkit_find(const char *store_root, struct toolkit_info *out)
 {
     static const char *const vars[] = {"CUDA_PATH", "CUDA_HOME"};
-    memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < CDM_ARRAY_LEN(vars); i++) {
         const char *v = getenv(vars[i]);
         if (v && *v && !in_store(store_root, v) && probe_dir(v, vars[i], out))
@@ -109,7 +114,13 @@ bool toolkit_find(const char *store_root, struct toolkit_info *out)
     char *text = loader_run_capture("nvcc", "--version");
     bool ok = text && version_after(text, "release", out->version, sizeof(out->version));
     if (ok)
-        copy_str(out->source, sizeof(out->source), "'nvcc --version' (PATH)");
+        set_source(out, xstrdup("'nvcc --version' (PATH)"));
     free(text);
     return ok && split_version(out);
+}
+
+void toolkit_free(struct toolkit_info *t)
+{
+    free(t->source);
+    memset(t, 0, sizeof(*t));
 }

@@ -10,17 +10,20 @@
 struct toolkit_info {
     char version[64]; /* "12.4.1" */
     int major, minor;
-    char source[4200]; /* where the version was read, and why there: "'X/version.json' (CUDA_PATH)"
-                        */
+    /* where the version was read, and why there: "'X/version.json' (CUDA_PATH)"; malloc'd,
+     * NULL until found */
+    char *source;
 };
 
 /* The toolkit in folder dir, found through why ("CUDA_PATH"): its version.json
- * ("cuda": {"version": ...}), else version.txt, else bin/nvcc --version. */
+ * ("cuda": {"version": ...}), else version.txt, else bin/nvcc --version. out starts
+ * zeroed or freed (toolkit_free) and needs toolkit_free after, found or not. */
 bool toolkit_in_dir(const char *dir, const char *why, struct toolkit_info *out);
 
 /* The toolkit a build here would use: CUDA_PATH, then CUDA_HOME, then nvcc on PATH. A
  * variable pointing into the store at store_root is passed over: activation points
- * CUDA_PATH at the project's link, which holds cuDNN, not a toolkit. */
+ * CUDA_PATH at the project's link, which holds cuDNN, not a toolkit. As above for out. */
 bool toolkit_find(const char *store_root, struct toolkit_info *out);
+void toolkit_free(struct toolkit_info *t);
 
 #endif

@@ -82,7 +82,7 @@ bool loader_is_builtin(const char *name);
  * (a PATH-like list; set, it replaces the loader's search: tests use it). */
 struct driver_info {
     bool found;        /* a driver library loaded */
-    char version[64];  /* from NVML, "" when unknown */
+    char version[96];  /* from NVML, "" when unknown */
     int cuda_version;  /* cuDriverGetVersion, 0 when unknown (13000 = 13.0) */
     char source[4096]; /* the libraries that answered */
     char error[512];   /* why the driver could not be asked, "" when it was */

@@ -124,7 +124,11 @@ char *loader_run_capture(const char *program, const char *arg)
 static void fact_known(struct host_fact *f, const char *value)
 {
     f->state = HOST_FACT_KNOWN;
-    copy_str(f->value, sizeof(f->value), value);
+    if (!copy_str(f->value, sizeof(f->value), value)) {
+        f->state = HOST_FACT_UNKNOWN;
+        f->value[0] = '\0';
+        copy_str(f->why, sizeof(f->why), "the value is longer than any cdm knows");
+    }
 }
 
 static void fact_unknown(struct host_fact *f, DWORD error)
