@@ -1,5 +1,6 @@
 /* Activation facts on POSIX: LD_LIBRARY_PATH; the shell is named by $SHELL, not found here. */
 #include "shell_host.h"
+#include "base/util.h"
 
 #include <stddef.h>
 

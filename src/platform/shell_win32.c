@@ -1,6 +1,7 @@
 /* Activation facts on Windows: PATH takes the bin folder; the shell is the parent process
  * (pwsh.exe, powershell.exe, cmd.exe), since Windows shells set no $SHELL. */
 #include "shell_host.h"
+#include "base/util.h"
 
 #include <windows.h>
 #include <tlhelp32.h>
