@@ -232,6 +232,29 @@ int db_collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
     return rc;
 }
 
+int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, const char *what,
+               void **out, size_t *count)
+{
+    size_t n = 0, cap = 8;
+    unsigned char *v = xmalloc(cap * size);
+    int rc = CDM_OK, step = SQLITE_DONE;
+    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap)
+            v = xrealloc(v, (cap *= 2) * size);
+        rc = read(ctx, st, v + n++ * size);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(ctx, what);
+    sqlite3_finalize(st);
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *count = n;
+    return CDM_OK;
+}
+
 int db_integrity(cdm_ctx *ctx, struct strbuf *problems)
 {
     sqlite3_stmt *st = NULL;

@@ -40,6 +40,12 @@ void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text);
 bool db_column_text(sqlite3_stmt *st, int col, char *out, size_t size);
 /* The first column of every row, NULL-terminated (strv_free); finalizes st. */
 int db_collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out);
+/* Reads the current row of st into elem, one element of the array db_collect builds. */
+typedef int (*db_row_fn)(cdm_ctx *ctx, sqlite3_stmt *st, void *elem);
+/* Every row of st read with read into a new array of *count elements of size bytes (free
+ * it); finalizes st. what says, in an error, what was being read. */
+int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, const char *what,
+               void **out, size_t *count);
 
 /* ---- db_install.c: installs ------------------------------------------------------- */
 

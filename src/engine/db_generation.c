@@ -12,8 +12,9 @@
     "g.generation = (SELECT MAX(generation) FROM generations h WHERE h.project = g.project "       \
     "AND h.state = 'ok')"
 
-static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_generation *g)
+static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
 {
+    struct cdm_generation *g = elem;
     memset(g, 0, sizeof(*g));
     g->number = sqlite3_column_int64(st, 0);
     bool fits = db_column_text(st, 1, g->install_id, sizeof(g->install_id));
@@ -81,21 +82,11 @@ int db_generation_list(cdm_ctx *ctx, const char *project, struct cdm_generation 
                             project, &st);
     if (rc)
         return rc;
-    size_t n = 0, cap = 8;
-    struct cdm_generation *v = xmalloc(cap * sizeof(*v));
-    int step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap)
-            v = xrealloc(v, (cap *= 2) * sizeof(*v));
-        rc = read_row(ctx, st, &v[n++]);
-    }
-    if (!rc && step != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot read the history");
-    sqlite3_finalize(st);
-    if (rc) {
-        free(v);
+    struct cdm_generation *v = NULL;
+    size_t n = 0;
+    rc = db_collect(ctx, st, sizeof(*v), read_row, "cannot read the history", (void **)&v, &n);
+    if (rc)
         return rc;
-    }
     if (n)
         v[n - 1].current = true;
     *out = v;

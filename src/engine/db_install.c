@@ -12,8 +12,9 @@
 
 /* The row into *in; its folder is derived from the id (store_paths.c). A text too long
  * for its field was not written by cdm: the index is damaged. */
-static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_install_info *in)
+static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
 {
+    struct cdm_install_info *in = elem;
     memset(in, 0, sizeof(*in));
     bool fits = db_column_text(st, 0, in->id, sizeof(in->id));
     fits &= db_column_text(st, 1, in->version, sizeof(in->version));
@@ -125,21 +126,11 @@ int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
     int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE state = 'ok'", &st);
     if (rc)
         return rc;
-    size_t n = 0, cap = 8;
-    struct cdm_install_info *v = xmalloc(cap * sizeof(*v));
-    int step;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap)
-            v = xrealloc(v, (cap *= 2) * sizeof(*v));
-        rc = read_install(ctx, st, &v[n++]);
-    }
-    if (!rc && step != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot list installs");
-    sqlite3_finalize(st);
-    if (rc) {
-        free(v);
+    struct cdm_install_info *v = NULL;
+    size_t n = 0;
+    rc = db_collect(ctx, st, sizeof(*v), read_install, "cannot list installs", (void **)&v, &n);
+    if (rc)
         return rc;
-    }
     qsort(v, n, sizeof(*v), compare_installs);
     *out = v;
     *count = n;
