@@ -1,0 +1,73 @@
+/*
+ * HTTP(S) GET, one API per platform: http_posix.c (libcurl, loaded at run time) and
+ * http_win32.c (WinHTTP). Returns facts (status, what failed); the engine decides what
+ * they mean, what to retry and what to tell the user.
+ *
+ * Both follow redirects (at most 10) but never from https to http, take proxies from the
+ * system (libcurl: http_proxy, https_proxy, no_proxy; WinHTTP: the system's proxy
+ * settings), and check TLS certificates against the system's store, or only against
+ * ca_file when one is given.
+ */
+#ifndef CDM_HTTP_H
+#define CDM_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum http_failure {
+    HTTP_OK,          /* a response arrived (any status) and its body was read whole */
+    HTTP_UNAVAILABLE, /* no HTTP client on this system (libcurl missing) */
+    HTTP_BAD_URL,     /* not an http:// or https:// URL cdm can use */
+    HTTP_DNS,         /* the host name does not resolve */
+    HTTP_CONNECT,     /* connection refused or unreachable */
+    HTTP_PROXY,       /* the proxy failed */
+    HTTP_TLS,         /* TLS handshake or certificate check failed */
+    HTTP_TIMEOUT,     /* no connection or no data within the timeout */
+    HTTP_CUT,         /* the connection closed before the body was whole */
+    HTTP_REDIRECTS,   /* too many redirects, or one from https to http */
+    HTTP_STOPPED,     /* a callback asked to stop */
+    HTTP_OTHER,
+};
+
+/* The head of the final response (after redirects), for a 2xx status. */
+struct http_head {
+    int status;
+    bool has_range;       /* a Content-Range header came */
+    uint64_t range_start; /* its first byte */
+    uint64_t length;      /* Content-Length of this body; 0 when unknown */
+};
+
+struct http_request {
+    const char *url;
+    uint64_t from;       /* > 0: ask for the bytes from here on (Range: bytes=from-) */
+    const char *ca_file; /* NULL: the system's certificate store */
+    unsigned timeout;    /* seconds: to connect, and the longest wait for data */
+    /* Called once before the body of a 2xx response; nonzero stops the transfer. */
+    int (*head)(void *arg, const struct http_head *head);
+    /* The body of a 2xx response, in order; nonzero stops the transfer. The body of any
+     * other status is read and dropped. */
+    int (*body)(void *arg, const void *data, size_t n);
+    void *arg;
+};
+
+struct http_result {
+    enum http_failure failure;
+    int status;       /* the final status, 0 when no response came */
+    char detail[256]; /* the client's own words for a failure */
+};
+
+/* A client session: connections are kept between requests to the same host. */
+struct http_session;
+/* NULL with result->failure set (HTTP_UNAVAILABLE and why in detail) when there is none. */
+struct http_session *http_session_new(struct http_result *result);
+void http_session_free(struct http_session *s);
+
+/* One GET. Returns the failure kind (also in result->failure). */
+enum http_failure http_get(struct http_session *s, const struct http_request *req,
+                           struct http_result *result);
+
+/* Wait before trying again. */
+void http_pause(unsigned seconds);
+
+#endif

@@ -1,0 +1,355 @@
+/*
+ * HTTP through WinHTTP: part of Windows, so cdm.exe ships no TLS library and needs no
+ * DLL beside it. WinHTTP takes the system's proxy settings (automatic proxy, Windows
+ * 8.1 and later; the WinHTTP proxy before) and checks certificates against the system's
+ * store. A [fetch] ca_file adds trust anchors for a private mirror: WinHTTP is told to
+ * accept an unknown root, and the chain is then checked here, before any byte of the
+ * body is read, against the system's store or, failing that, the file's certificates.
+ */
+#include "http.h"
+#include "cdm.h"
+#include "base/util.h"
+#include "win32_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wincrypt.h>
+#include <winhttp.h>
+
+#define READ_SIZE (256 * 1024)
+
+struct http_session {
+    HINTERNET h;
+};
+
+struct http_session *http_session_new(struct http_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    const wchar_t *agent = L"cdm/" CDM_VERSION_STRING;
+    HINTERNET h = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_AUTOMATIC_PROXY, WINHTTP_NO_PROXY_NAME,
+                              WINHTTP_NO_PROXY_BYPASS, 0);
+    if (!h) /* before Windows 8.1: the proxy set with netsh winhttp */
+        h = WinHttpOpen(agent, WINHTTP_ACCESS_TYPE_DEFAULT_PROXY, WINHTTP_NO_PROXY_NAME,
+                        WINHTTP_NO_PROXY_BYPASS, 0);
+    if (!h) {
+        char *why = win_error_text(GetLastError());
+        result->failure = HTTP_UNAVAILABLE;
+        snprintf(result->detail, sizeof(result->detail), "WinHTTP cannot start: %s", why);
+        free(why);
+        return NULL;
+    }
+    struct http_session *s = xcalloc(1, sizeof(*s));
+    s->h = h;
+    return s;
+}
+
+void http_session_free(struct http_session *s)
+{
+    if (!s)
+        return;
+    WinHttpCloseHandle(s->h);
+    free(s);
+}
+
+static enum http_failure classify(DWORD e)
+{
+    switch (e) {
+    case ERROR_WINHTTP_NAME_NOT_RESOLVED:
+        return HTTP_DNS;
+    case ERROR_WINHTTP_CANNOT_CONNECT:
+        return HTTP_CONNECT;
+    case ERROR_WINHTTP_TIMEOUT:
+        return HTTP_TIMEOUT;
+    case ERROR_WINHTTP_CONNECTION_ERROR:
+    case ERROR_WINHTTP_INVALID_SERVER_RESPONSE:
+        return HTTP_CUT;
+    case ERROR_WINHTTP_SECURE_FAILURE:
+    case ERROR_WINHTTP_SECURE_CERT_DATE_INVALID:
+    case ERROR_WINHTTP_SECURE_CERT_CN_INVALID:
+    case ERROR_WINHTTP_SECURE_INVALID_CA:
+    case ERROR_WINHTTP_SECURE_CERT_REV_FAILED:
+    case ERROR_WINHTTP_SECURE_CHANNEL_ERROR:
+    case ERROR_WINHTTP_SECURE_INVALID_CERT:
+    case ERROR_WINHTTP_SECURE_CERT_REVOKED:
+    case ERROR_WINHTTP_SECURE_CERT_WRONG_USAGE:
+        return HTTP_TLS;
+    case ERROR_WINHTTP_REDIRECT_FAILED:
+        return HTTP_REDIRECTS;
+    case ERROR_WINHTTP_INVALID_URL:
+    case ERROR_WINHTTP_UNRECOGNIZED_SCHEME:
+        return HTTP_BAD_URL;
+    case ERROR_WINHTTP_AUTO_PROXY_SERVICE_ERROR:
+    case ERROR_WINHTTP_AUTODETECTION_FAILED:
+    case ERROR_WINHTTP_BAD_AUTO_PROXY_SCRIPT:
+    case ERROR_WINHTTP_UNABLE_TO_DOWNLOAD_SCRIPT:
+        return HTTP_PROXY;
+    default:
+        return HTTP_OTHER;
+    }
+}
+
+static enum http_failure fail(struct http_result *r, enum http_failure kind, DWORD e)
+{
+    char *why = win_error_text(e);
+    r->failure = kind;
+    copy_str(r->detail, sizeof(r->detail), why);
+    free(why);
+    return kind;
+}
+
+/* ---- [fetch] ca_file ---------------------------------------------------------------- */
+
+/* The PEM certificates of path in a memory store; NULL (why set) when there are none. */
+static HCERTSTORE load_ca_file(const char *path, char *why, size_t why_size)
+{
+    wchar_t *w = win_path(path);
+    FILE *f = _wfopen(w, L"rb");
+    free(w);
+    if (!f) {
+        snprintf(why, why_size, "cannot read [fetch] ca_file '%s'", path);
+        return NULL;
+    }
+    struct strbuf pem = STRBUF_INIT;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && pem.len < (1u << 20))
+        sb_addn(&pem, buf, n);
+    fclose(f);
+    HCERTSTORE store = CertOpenStore(CERT_STORE_PROV_MEMORY, 0, 0, 0, NULL);
+    unsigned added = 0;
+    const char *begin = "-----BEGIN CERTIFICATE-----", *end = "-----END CERTIFICATE-----";
+    for (const char *p = strstr(sb_str(&pem), begin); store && p; p = strstr(p, begin)) {
+        const char *e = strstr(p, end);
+        if (!e)
+            break;
+        e += strlen(end);
+        DWORD der_len = 0;
+        if (CryptStringToBinaryA(p, (DWORD)(e - p), CRYPT_STRING_BASE64HEADER, NULL, &der_len, NULL,
+                                 NULL)) {
+            BYTE *der = xmalloc(der_len);
+            if (CryptStringToBinaryA(p, (DWORD)(e - p), CRYPT_STRING_BASE64HEADER, der, &der_len,
+                                     NULL, NULL) &&
+                CertAddEncodedCertificateToStore(store, X509_ASN_ENCODING, der, der_len,
+                                                 CERT_STORE_ADD_ALWAYS, NULL))
+                added++;
+            free(der);
+        }
+        p = e;
+    }
+    sb_free(&pem);
+    if (store && !added) {
+        CertCloseStore(store, 0);
+        store = NULL;
+    }
+    if (!store)
+        snprintf(why, why_size, "[fetch] ca_file '%s' holds no PEM certificate", path);
+    return store;
+}
+
+static DWORD ssl_policy(PCCERT_CHAIN_CONTEXT chain, wchar_t *host, DWORD ignore)
+{
+    SSL_EXTRA_CERT_CHAIN_POLICY_PARA ssl;
+    memset(&ssl, 0, sizeof(ssl));
+    ssl.cbSize = sizeof(ssl);
+    ssl.dwAuthType = AUTHTYPE_SERVER;
+    ssl.fdwChecks = ignore;
+    ssl.pwszServerName = host;
+    CERT_CHAIN_POLICY_PARA para;
+    memset(&para, 0, sizeof(para));
+    para.cbSize = sizeof(para);
+    para.pvExtraPolicyPara = &ssl;
+    CERT_CHAIN_POLICY_STATUS status;
+    memset(&status, 0, sizeof(status));
+    status.cbSize = sizeof(status);
+    if (!CertVerifyCertificateChainPolicy(CERT_CHAIN_POLICY_SSL, chain, &para, &status))
+        return (DWORD)CERT_E_CHAINING;
+    return (DWORD)status.dwError;
+}
+
+/* The server's chain is trusted by the system, or ends at one of extra's certificates. */
+static bool chain_trusted(HINTERNET request, HCERTSTORE extra, wchar_t *host)
+{
+    PCCERT_CONTEXT cert = NULL;
+    DWORD size = sizeof(cert);
+    if (!WinHttpQueryOption(request, WINHTTP_OPTION_SERVER_CERT_CONTEXT, &cert, &size) || !cert)
+        return false;
+    CERT_CHAIN_PARA para;
+    memset(&para, 0, sizeof(para));
+    para.cbSize = sizeof(para);
+    PCCERT_CHAIN_CONTEXT chain = NULL;
+    bool ok = false;
+    if (CertGetCertificateChain(NULL, cert, NULL, extra, &para, 0, NULL, &chain) && chain) {
+        DWORD e = ssl_policy(chain, host, 0);
+        if (e == 0) {
+            ok = true;
+        } else if (e == (DWORD)CERT_E_UNTRUSTEDROOT && chain->cChain > 0) {
+            const CERT_SIMPLE_CHAIN *simple = chain->rgpChain[0];
+            PCCERT_CONTEXT root = simple->rgpElement[simple->cElement - 1]->pCertContext;
+            PCCERT_CONTEXT found = CertFindCertificateInStore(extra, X509_ASN_ENCODING, 0,
+                                                              CERT_FIND_EXISTING, root, NULL);
+            if (found) {
+                CertFreeCertificateContext(found);
+                ok = ssl_policy(chain, host, SECURITY_FLAG_IGNORE_UNKNOWN_CA) == 0;
+            }
+        }
+        CertFreeCertificateChain(chain);
+    }
+    CertFreeCertificateContext(cert);
+    return ok;
+}
+
+/* ---- one GET ------------------------------------------------------------------------ */
+
+static bool query_text(HINTERNET request, DWORD what, wchar_t *out, DWORD chars)
+{
+    DWORD size = chars * sizeof(wchar_t);
+    return WinHttpQueryHeaders(request, what, WINHTTP_HEADER_NAME_BY_INDEX, out, &size,
+                               WINHTTP_NO_HEADER_INDEX) != FALSE;
+}
+
+static void read_head(HINTERNET request, struct http_head *head)
+{
+    memset(head, 0, sizeof(*head));
+    DWORD status = 0, size = sizeof(status);
+    if (WinHttpQueryHeaders(request, WINHTTP_QUERY_STATUS_CODE | WINHTTP_QUERY_FLAG_NUMBER,
+                            WINHTTP_HEADER_NAME_BY_INDEX, &status, &size, WINHTTP_NO_HEADER_INDEX))
+        head->status = (int)status;
+    wchar_t text[128];
+    unsigned long long start;
+    if (query_text(request, WINHTTP_QUERY_CONTENT_RANGE, text, CDM_ARRAY_LEN(text)) &&
+        swscanf(text, L"bytes %llu-", &start) == 1) {
+        head->has_range = true;
+        head->range_start = start;
+    }
+    if (query_text(request, WINHTTP_QUERY_CONTENT_LENGTH, text, CDM_ARRAY_LEN(text)))
+        head->length = wcstoull(text, NULL, 10);
+}
+
+/* The body: handed on for a 2xx status, dropped for any other. */
+static enum http_failure read_body(HINTERNET request, const struct http_request *req,
+                                   const struct http_head *head, struct http_result *r)
+{
+    bool wanted = head->status >= 200 && head->status <= 299;
+    if (wanted && req->head && req->head(req->arg, head))
+        return r->failure = HTTP_STOPPED;
+    char *buf = xmalloc(READ_SIZE);
+    uint64_t got = 0;
+    enum http_failure kind = HTTP_OK;
+    for (;;) {
+        DWORD n = 0;
+        if (!WinHttpReadData(request, buf, READ_SIZE, &n)) {
+            DWORD e = GetLastError();
+            kind = fail(r, classify(e), e);
+            break;
+        }
+        if (n == 0)
+            break;
+        got += n;
+        if (wanted && req->body && req->body(req->arg, buf, n)) {
+            kind = r->failure = HTTP_STOPPED;
+            break;
+        }
+    }
+    free(buf);
+    /* A connection closed early can end like a whole body: count against the length. */
+    if (kind == HTTP_OK && head->length && got < head->length) {
+        kind = r->failure = HTTP_CUT;
+        snprintf(r->detail, sizeof(r->detail), "the connection closed after %llu of %llu bytes",
+                 (unsigned long long)got, (unsigned long long)head->length);
+    }
+    return kind;
+}
+
+enum http_failure http_get(struct http_session *s, const struct http_request *req,
+                           struct http_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    wchar_t *url = win_wide(req->url);
+    HINTERNET connect = NULL, request = NULL;
+    HCERTSTORE extra = NULL;
+    enum http_failure kind = HTTP_OK;
+    wchar_t host[256], path[4096];
+    URL_COMPONENTS uc;
+    memset(&uc, 0, sizeof(uc));
+    uc.dwStructSize = sizeof(uc);
+    uc.lpszHostName = host;
+    uc.dwHostNameLength = CDM_ARRAY_LEN(host);
+    uc.lpszUrlPath = path;
+    uc.dwUrlPathLength = CDM_ARRAY_LEN(path);
+    if (!WinHttpCrackUrl(url, 0, 0, &uc) ||
+        (uc.nScheme != INTERNET_SCHEME_HTTP && uc.nScheme != INTERNET_SCHEME_HTTPS)) {
+        kind = r->failure = HTTP_BAD_URL;
+        copy_str(r->detail, sizeof(r->detail), "not an http:// or https:// URL");
+        goto out;
+    }
+    bool https = uc.nScheme == INTERNET_SCHEME_HTTPS;
+    if (https && req->ca_file &&
+        !(extra = load_ca_file(req->ca_file, r->detail, sizeof(r->detail)))) {
+        kind = r->failure = HTTP_TLS;
+        goto out;
+    }
+    int ms = (int)(req->timeout ? req->timeout : 30) * 1000;
+    if (!(connect = WinHttpConnect(s->h, host, uc.nPort, 0)) ||
+        !(request =
+              WinHttpOpenRequest(connect, L"GET", path, NULL, WINHTTP_NO_REFERER,
+                                 WINHTTP_DEFAULT_ACCEPT_TYPES, https ? WINHTTP_FLAG_SECURE : 0)) ||
+        !WinHttpSetTimeouts(request, ms, ms, ms, ms)) {
+        DWORD e = GetLastError();
+        kind = fail(r, classify(e), e);
+        goto out;
+    }
+    if (extra) {
+        DWORD flags = SECURITY_FLAG_IGNORE_UNKNOWN_CA;
+        WinHttpSetOption(request, WINHTTP_OPTION_SECURITY_FLAGS, &flags, sizeof(flags));
+    }
+    if (req->from) {
+        wchar_t range[64];
+        swprintf(range, CDM_ARRAY_LEN(range), L"Range: bytes=%llu-", (unsigned long long)req->from);
+        WinHttpAddRequestHeaders(request, range, (DWORD)-1L, WINHTTP_ADDREQ_FLAG_ADD);
+    }
+    if (!WinHttpSendRequest(request, WINHTTP_NO_ADDITIONAL_HEADERS, 0, WINHTTP_NO_REQUEST_DATA, 0,
+                            0, 0) ||
+        !WinHttpReceiveResponse(request, NULL)) {
+        DWORD e = GetLastError();
+        kind = fail(r, classify(e), e);
+        goto out;
+    }
+    if (extra) {
+        /* the host that answered last, after any redirect */
+        wchar_t final_url[4096];
+        DWORD size = sizeof(final_url);
+        URL_COMPONENTS fc;
+        memset(&fc, 0, sizeof(fc));
+        fc.dwStructSize = sizeof(fc);
+        fc.lpszHostName = host;
+        fc.dwHostNameLength = CDM_ARRAY_LEN(host);
+        if (WinHttpQueryOption(request, WINHTTP_OPTION_URL, final_url, &size))
+            WinHttpCrackUrl(final_url, 0, 0, &fc);
+        if (!chain_trusted(request, extra, host)) {
+            kind = r->failure = HTTP_TLS;
+            copy_str(r->detail, sizeof(r->detail),
+                     "the server's certificate is trusted neither by Windows nor by a "
+                     "certificate of [fetch] ca_file");
+            goto out;
+        }
+    }
+    struct http_head head;
+    read_head(request, &head);
+    r->status = head.status;
+    kind = read_body(request, req, &head, r);
+out:
+    if (request)
+        WinHttpCloseHandle(request);
+    if (connect)
+        WinHttpCloseHandle(connect);
+    if (extra)
+        CertCloseStore(extra, 0);
+    free(url);
+    return kind;
+}
+
+void http_pause(unsigned seconds)
+{
+    Sleep(seconds * 1000);
+}
