@@ -29,6 +29,7 @@ enum cdm_status {
     CDM_EBUSY = -9,         /* in use (a project links to it, the store is locked) */
     CDM_EUNSUPPORTED = -10, /* the platform or file system cannot do it */
     CDM_ECONFIG = -11,      /* malformed configuration file */
+    CDM_ENETWORK = -12,     /* a download failed: network, server, TLS or its manifest */
 };
 
 typedef struct cdm_ctx cdm_ctx;
@@ -37,12 +38,15 @@ typedef struct cdm_ctx cdm_ctx;
 typedef void (*cdm_progress_fn)(void *arg, uint64_t done, uint64_t total);
 /* A warning the front end should show (unknown config key, ...). */
 typedef void (*cdm_warn_fn)(void *arg, const char *message);
+/* What a long operation is doing: downloading, resuming, waiting, trying again. */
+typedef void (*cdm_note_fn)(void *arg, const char *message);
 
 struct cdm_options {
     const char *root;        /* --root, else CDM_ROOT, else [store] root, else default */
     const char *config_path; /* --config, else CDM_CONFIG, else the per-user default */
     cdm_progress_fn progress;
     cdm_warn_fn warn;
+    cdm_note_fn note;
     void *callback_arg;
 };
 
@@ -80,7 +84,8 @@ struct cdm_install_info {
 };
 
 struct cdm_install_request {
-    const char *what;     /* an archive path, or a version spec found in [install] sources */
+    const char *what;     /* an archive path, or a version spec: found in [install] sources,
+                           * else downloaded from [fetch] base (see downloads below) */
     int cuda;             /* --cuda N, 0 for any */
     const char *sha256;   /* --sha256, NULL for none */
     const char *platform; /* --platform, NULL: this machine's */
@@ -89,7 +94,8 @@ struct cdm_install_request {
 
 struct cdm_install_result {
     struct cdm_install_info install;
-    bool changed; /* false: the same archive was installed already */
+    bool changed;    /* false: the same archive was installed already */
+    bool downloaded; /* the archive came from [fetch] base */
 };
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
@@ -118,6 +124,56 @@ void cdm_strv_free(char **v);
  * of project folders that are gone; *removed counts both. Mutating commands do the first
  * on their own. */
 int cdm_gc(cdm_ctx *ctx, unsigned *removed);
+
+/* ---- downloads ---------------------------------------------------------------------
+ *
+ * [fetch] base (CDM_FETCH_BASE overrides it): NVIDIA's redist folder by default, or a
+ * mirror of its layout (https://, http://, file:// or a folder); "off" turns downloads
+ * off. cdm_install downloads a version that no [install] sources folder holds. */
+
+/* One archive a base publishes. */
+struct cdm_offer {
+    char version[32];  /* 9.27.0.48 */
+    int cuda;          /* CUDA major of the build variant */
+    char platform[32]; /* linux-x86_64, windows-arm64, ... */
+    char name[256];    /* the archive's file name */
+    uint64_t size;
+    char sha256[65];
+    char url[4096]; /* where it is: a URL, or a path for a local base */
+    char label[32]; /* the manifest it is listed in (redistrib_<label>.json) */
+};
+
+struct cdm_available_request {
+    const char *spec;     /* NULL: every version */
+    int cuda;             /* 0: every variant */
+    const char *platform; /* NULL: this machine's; "all": every platform */
+};
+/* What the base offers, oldest version first (*out malloc'd; *count may be 0). A local
+ * base offers only the archives it holds. */
+int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct cdm_offer **out,
+                  size_t *count);
+
+struct cdm_fetch_request {
+    const char *spec;
+    int cuda;
+    const char *platform; /* NULL: this machine's */
+    const char *into;     /* the folder to download into (made when missing) */
+};
+struct cdm_fetch_result {
+    struct cdm_offer offer;
+    char path[4096];     /* the archive in the folder */
+    char manifest[4096]; /* its manifest, beside it */
+    bool changed;        /* false: the folder had the archive already */
+};
+/* Download an archive and its manifest into a folder without installing: the folder then
+ * serves as an [install] sources folder (a SHA256SUMS line is added) and as a file://
+ * base for offline machines. */
+int cdm_fetch(cdm_ctx *ctx, const struct cdm_fetch_request *req, struct cdm_fetch_result *result);
+
+/* Partial downloads in <root>/downloads that no cdm process is writing: fn (may be NULL)
+ * is told each one, which is then deleted. */
+typedef void (*cdm_partial_fn)(void *arg, const char *path, uint64_t size);
+int cdm_downloads_clean(cdm_ctx *ctx, cdm_partial_fn fn, void *arg, unsigned *removed);
 
 /* ---- projects ------------------------------------------------------------------------ */
 

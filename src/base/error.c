@@ -29,18 +29,32 @@ int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
     return code;
 }
 
+static void tell(void (*fn)(void *, const char *), void *arg, const char *fmt, va_list ap)
+{
+    if (!fn)
+        return;
+    struct strbuf sb = STRBUF_INIT;
+    sb_vaddf(&sb, fmt, ap);
+    fn(arg, sb_str(&sb));
+    sb_free(&sb);
+}
+
 void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
 {
     struct error_state *e = state_of(ctx);
-    if (!e->warn)
-        return;
-    struct strbuf sb = STRBUF_INIT;
     va_list ap;
     va_start(ap, fmt);
-    sb_vaddf(&sb, fmt, ap);
+    tell(e->warn, e->warn_arg, fmt, ap);
     va_end(ap);
-    e->warn(e->warn_arg, sb_str(&sb));
-    sb_free(&sb);
+}
+
+void cdm_note(cdm_ctx *ctx, const char *fmt, ...)
+{
+    struct error_state *e = state_of(ctx);
+    va_list ap;
+    va_start(ap, fmt);
+    tell(e->note, e->warn_arg, fmt, ap);
+    va_end(ap);
 }
 
 struct saved_error error_save(const cdm_ctx *ctx)

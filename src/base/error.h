@@ -20,7 +20,9 @@ struct error_state {
     char *message; /* its message, NULL before the first error */
     /* where warnings go (cdm_options.warn), NULL to drop them */
     void (*warn)(void *arg, const char *message);
-    void *warn_arg;
+    void *warn_arg; /* for notes too */
+    /* where notes go (cdm_options.note), NULL to drop them */
+    void (*note)(void *arg, const char *message);
 };
 
 /* Set the context's error and return code, so callers can write
@@ -28,6 +30,8 @@ struct error_state {
 int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
 /* Pass a warning to the front end (nothing fails). */
 void cdm_warn(cdm_ctx *ctx, const char *fmt, ...) CDM_PRINTF(2, 3);
+/* Tell the front end what a long operation is doing (downloading, resuming, waiting). */
+void cdm_note(cdm_ctx *ctx, const char *fmt, ...) CDM_PRINTF(2, 3);
 
 /* The current error, kept across clean-up calls that may set their own:
  *   struct saved_error saved = error_save(ctx);  ...clean up...  return error_restore(ctx, &saved);

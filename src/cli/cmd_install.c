@@ -1,4 +1,5 @@
-/* cdm install: an archive (or a version found in [install] sources) into the store. */
+/* cdm install: an archive, or a version found in [install] sources or downloaded from
+ * [fetch] base, into the store. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -28,6 +29,7 @@ static int run_install(struct cli *cli, const struct cli_args *args)
         json_kv_string(&j, "sha256", in->sha256);
         json_kv_bool(&j, "changed", result.changed);
         json_kv_bool(&j, "official", in->official);
+        json_kv_bool(&j, "downloaded", result.downloaded);
         json_object_end(&j);
         json_print(&j, stdout);
     } else if (result.changed) {
@@ -68,6 +70,8 @@ const struct cli_command cli_cmd_install = {
     .args = install_args,
     .options = install_options,
     .description =
-        "ARCHIVE is a .zip, .tar.xz or .tgz from NVIDIA; VERSION (8.8.0, 9.1) is looked up "
-        "in the folders of [install] sources.\n",
+        "ARCHIVE is a .zip, .tar.xz or .tgz from NVIDIA; VERSION (8.8.0, 9.27) is looked up "
+        "in the folders of [install] sources, else downloaded from [fetch] base (NVIDIA's "
+        "redist folder by default) and checked against its manifest's size and SHA-256.\n"
+        " cdm install 9.27 --cuda 13\n",
 };

@@ -11,6 +11,8 @@
 /* The commands in the order a user meets them: the overview lists them so. */
 const struct cli_command *const cli_commands[] = {
     &cli_cmd_install,
+    &cli_cmd_available,
+    &cli_cmd_fetch,
     &cli_cmd_list,
     &cli_cmd_remove,
     &cli_cmd_link,
@@ -56,17 +58,12 @@ const struct cli_command *cli_find_command(const char *name)
     return NULL;
 }
 
-static void on_warning(void *arg, const char *message)
-{
-    struct cli *cli = arg;
-    if (!cli->quiet)
-        fprintf(stderr, "cdm: warning: %s\n", message);
-}
-
-/* Progress on a terminal only: bytes, percent, rate; at most ten updates a second. */
+/* Progress on a terminal only: bytes, percent, rate and time left; at most ten updates a
+ * second. A phase (a download, then the extraction) starts when done goes back. */
 struct progress {
     struct timespec start, last;
-    bool shown;
+    uint64_t first, last_done; /* bytes at the phase's start (a resumed download's) */
+    bool shown, line_open;
 };
 static struct progress progress_state;
 
@@ -75,27 +72,70 @@ static double seconds_between(const struct timespec *a, const struct timespec *b
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
+static void format_eta(char *out, size_t size, double seconds)
+{
+    if (seconds < 0 || seconds > 359999)
+        snprintf(out, size, "--:--");
+    else if (seconds >= 3600)
+        snprintf(out, size, "%dh%02dm", (int)seconds / 3600, (int)seconds % 3600 / 60);
+    else
+        snprintf(out, size, "%dm%02ds", (int)seconds / 60, (int)seconds % 60);
+}
+
 static void on_progress(void *arg, uint64_t done, uint64_t total)
 {
     (void)arg;
     struct progress *p = &progress_state;
     struct timespec now;
     cli_now(&now);
-    if (!p->shown) {
+    if (!p->shown || done < p->last_done) {
         p->start = p->last = now;
+        p->first = done;
         p->shown = true;
     }
+    p->last_done = done;
     if (done < total && seconds_between(&p->last, &now) < 0.1)
         return;
     p->last = now;
-    char d[32], t[32], r[32];
+    char d[32], t[32], r[32], eta[16];
     double elapsed = seconds_between(&p->start, &now);
+    double rate = elapsed > 0 ? (double)(done - p->first) / elapsed : 0;
     format_size(d, sizeof(d), done);
     format_size(t, sizeof(t), total);
-    format_size(r, sizeof(r), elapsed > 0 ? (unsigned long long)((double)done / elapsed) : 0);
-    fprintf(stderr, "\r  %s / %s  %3d%%  %s/s   ", d, t, total ? (int)(done * 100 / total) : 0, r);
+    format_size(r, sizeof(r), (unsigned long long)rate);
+    format_eta(eta, sizeof(eta), rate > 0 ? (double)(total - done) / rate : -1);
+    fprintf(stderr, "\r  %s / %s  %3d%%  %s/s  %s left   ", d, t,
+            total ? (int)(done * 100 / total) : 0, r, done >= total ? "0m00s" : eta);
+    p->line_open = done < total;
     if (done >= total)
         fputc('\n', stderr);
+}
+
+/* A message on its own line, after an unfinished progress line. */
+static void end_progress_line(void)
+{
+    if (progress_state.line_open)
+        fputc('\n', stderr);
+    progress_state.line_open = false;
+}
+
+static void on_warning(void *arg, const char *message)
+{
+    struct cli *cli = arg;
+    if (!cli->quiet) {
+        end_progress_line();
+        fprintf(stderr, "cdm: warning: %s\n", message);
+    }
+}
+
+/* What a download is doing, on its own line. */
+static void on_note(void *arg, const char *message)
+{
+    struct cli *cli = arg;
+    if (!cli->quiet) {
+        end_progress_line();
+        fprintf(stderr, "cdm: %s\n", message);
+    }
 }
 
 cdm_ctx *cli_ctx(struct cli *cli)
@@ -107,6 +147,7 @@ cdm_ctx *cli_ctx(struct cli *cli)
         .config_path = cli->config,
         .progress = (!cli->quiet && !cli->json && cli_stderr_is_terminal()) ? on_progress : NULL,
         .warn = on_warning,
+        .note = on_note,
         .callback_arg = cli,
     };
     if (cdm_ctx_new(&cli->ctx, &options) != CDM_OK) {

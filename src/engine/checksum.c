@@ -106,6 +106,13 @@ int checksums_find(cdm_ctx *ctx, const char *archive, const char *given, struct 
     return CDM_OK;
 }
 
+void checksums_add(struct checksums *c, const char *hex, const char *source)
+{
+    copy_str(c->want[c->count].hex, sizeof(c->want[0].hex), hex);
+    lower(c->want[c->count].hex);
+    keep(c, xstrdup(source));
+}
+
 int checksums_check(cdm_ctx *ctx, const struct checksums *c, const char *archive,
                     const char *actual)
 {

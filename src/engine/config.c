@@ -9,6 +9,9 @@
 
 #define DEFAULT_MAX_TOTAL_SIZE (16ULL << 30)
 #define DEFAULT_MAX_ENTRIES    100000ULL
+#define DEFAULT_FETCH_TIMEOUT  30
+#define DEFAULT_FETCH_RETRIES  3
+#define DEFAULT_RETRY_WAIT     1
 
 struct parse_state {
     cdm_ctx *ctx; /* for warnings */
@@ -18,6 +21,7 @@ struct parse_state {
     int line;           /* inih builds without line numbers in handlers: count them as we feed it */
     int bad_value_line; /* set when a value is malformed (inih only knows syntax errors) */
     char *bad_value;
+    const char *bad_value_hint; /* what a good value looks like */
 };
 
 static bool parse_size(const char *s, unsigned long long *out)
@@ -45,6 +49,39 @@ static bool parse_size(const char *s, unsigned long long *out)
     return true;
 }
 
+/* A whole number of at most max (seconds, a count). */
+static bool parse_count(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || *end != '\0' || *s == '-' || v < min || v > max)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+/* The [fetch] settings; false for a malformed value. */
+static bool fetch_setting(struct cdm_config *c, const char *name, const char *value, bool *known)
+{
+    *known = true;
+    if (!strcmp(name, "base")) {
+        free(c->fetch_base);
+        c->fetch_base = xstrdup(value);
+    } else if (!strcmp(name, "ca_file")) {
+        free(c->ca_file);
+        c->ca_file = *value ? xstrdup(value) : NULL;
+    } else if (!strcmp(name, "timeout")) {
+        return parse_count(value, 1, 3600, &c->fetch_timeout);
+    } else if (!strcmp(name, "retries")) {
+        return parse_count(value, 0, 20, &c->fetch_retries);
+    } else if (!strcmp(name, "retry_wait")) {
+        return parse_count(value, 0, 600, &c->fetch_retry_wait);
+    } else {
+        *known = false;
+    }
+    return true;
+}
+
 static char *read_line(char *buf, int size, void *user)
 {
     struct parse_state *ps = user;
@@ -54,12 +91,29 @@ static char *read_line(char *buf, int size, void *user)
     return line;
 }
 
+/* Remember the first malformed value: inih only knows syntax errors. */
+static void bad_value(struct parse_state *ps, int lineno, const char *name, const char *value,
+                      const char *hint)
+{
+    if (ps->bad_value_line)
+        return;
+    ps->bad_value_line = lineno;
+    ps->bad_value = xasprintf("%s = %s", name, value);
+    ps->bad_value_hint = hint;
+}
+
 static int on_entry(void *user, const char *section, const char *name, const char *value)
 {
     struct parse_state *ps = user;
     int lineno = ps->line;
     struct cdm_config *c = ps->config;
-    if (!strcmp(section, "store") && !strcmp(name, "root")) {
+    bool known = true;
+    if (!strcmp(section, "fetch") && !fetch_setting(c, name, value, &known)) {
+        bad_value(ps, lineno, name, value,
+                  "give a whole number of seconds (timeout, retry_wait) or of tries (retries)");
+    } else if (!strcmp(section, "fetch") && known) {
+        /* taken by fetch_setting */
+    } else if (!strcmp(section, "store") && !strcmp(name, "root")) {
         free(c->root);
         c->root = xstrdup(value);
     } else if (!strcmp(section, "install") && !strcmp(name, "sources")) {
@@ -73,10 +127,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
                (!strcmp(name, "max_size") || !strcmp(name, "max_entries"))) {
         unsigned long long v;
         if (!parse_size(value, &v)) {
-            if (!ps->bad_value_line) {
-                ps->bad_value_line = lineno;
-                ps->bad_value = xasprintf("%s = %s", name, value);
-            }
+            bad_value(ps, lineno, name, value, "give a size such as 16G");
             return 1;
         }
         if (!strcmp(name, "max_size"))
@@ -97,6 +148,9 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
 {
     c->max_total_size = DEFAULT_MAX_TOTAL_SIZE;
     c->max_entries = DEFAULT_MAX_ENTRIES;
+    c->fetch_timeout = DEFAULT_FETCH_TIMEOUT;
+    c->fetch_retries = DEFAULT_FETCH_RETRIES;
+    c->fetch_retry_wait = DEFAULT_RETRY_WAIT;
     char *path = explicit_path ? xstrdup(explicit_path) : fs_default_config();
     FILE *f = fs_fopen(path, "r");
     if (!f) {
@@ -109,7 +163,7 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
         free(path);
         return rc;
     }
-    struct parse_state ps = {ctx, c, path, f, 0, 0, NULL};
+    struct parse_state ps = {ctx, c, path, f, 0, 0, NULL, NULL};
     int line = ini_parse_stream(read_line, &ps, on_entry, &ps);
     fclose(f);
     int rc = CDM_OK;
@@ -121,9 +175,8 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
     else if (line < 0)
         rc = cdm_error_set(ctx, CDM_ECONFIG, "cannot read config '%s'", path);
     else if (ps.bad_value_line)
-        rc = cdm_error_set(ctx, CDM_ECONFIG,
-                           "config '%s' line %d: bad value in '%s'; give a size such as 16G", path,
-                           ps.bad_value_line, ps.bad_value);
+        rc = cdm_error_set(ctx, CDM_ECONFIG, "config '%s' line %d: bad value in '%s'; %s", path,
+                           ps.bad_value_line, ps.bad_value, ps.bad_value_hint);
     free(ps.bad_value);
     c->path = path;
     return rc;
@@ -134,6 +187,8 @@ void config_free(struct cdm_config *c)
     free(c->path);
     free(c->root);
     free(c->link_name);
+    free(c->fetch_base);
+    free(c->ca_file);
     strv_free(c->sources);
     memset(c, 0, sizeof(*c));
 }

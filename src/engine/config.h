@@ -12,6 +12,11 @@ struct cdm_config {
     char *link_name;                   /* [link] name */
     unsigned long long max_total_size; /* [install] max_size, bytes */
     unsigned long long max_entries;    /* [install] max_entries */
+    char *fetch_base;                  /* [fetch] base; NULL: NVIDIA's redist folder */
+    char *ca_file;                     /* [fetch] ca_file */
+    unsigned fetch_timeout;            /* [fetch] timeout, seconds */
+    unsigned fetch_retries;            /* [fetch] retries */
+    unsigned fetch_retry_wait;         /* [fetch] retry_wait, seconds (doubles each time) */
 };
 
 /* Fill config from the file at explicit_path (which must exist), or from the per-user

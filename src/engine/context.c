@@ -35,6 +35,7 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
         ctx->options = *options;
     ctx->err.warn = ctx->options.warn;
     ctx->err.warn_arg = ctx->options.callback_arg;
+    ctx->err.note = ctx->options.note;
     char *env_config = ctx->options.config_path ? NULL : nonempty_env("CDM_CONFIG");
     int rc = config_load(ctx, &ctx->config,
                          ctx->options.config_path ? ctx->options.config_path : env_config);

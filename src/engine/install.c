@@ -12,6 +12,7 @@
 #include "cdm_archive.h"
 #include "checksum.h"
 #include "db.h"
+#include "fetch.h"
 #include "official.h"
 #include "sources.h"
 #include "store.h"
@@ -25,11 +26,13 @@
 #include <time.h>
 
 static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
-                           const char *platform, char **archive);
+                           const char *platform, char **archive, struct fetched *dl);
+static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct checksums *sums,
+                   struct extract_result *x);
 static int check_content(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
                          const struct extract_result *x);
-static int describe_name(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
-                         struct cdm_install_info *in);
+static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_name,
+                         const struct archive_name *name, struct cdm_install_info *in);
 static void describe_content(const struct archive_name *name, const struct extract_result *x,
                              struct cdm_install_info *in);
 static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
@@ -43,16 +46,26 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     char *archive = NULL, *tmp = NULL;
     struct extract_result x = {0};
     struct checksums sums = {0};
-    int rc = store_open(ctx, true);
-    if (rc || (rc = resolve_archive(ctx, req, platform, &archive)))
+    struct fetched dl;
+    memset(&dl, 0, sizeof(dl));
+    /* before the store lock: a download takes long, and other commands go on meanwhile */
+    int rc = resolve_archive(ctx, req, platform, &archive, &dl);
+    if (!rc && dl.installed) {
+        result->install = dl.existing; /* nothing downloaded, nothing to do */
         goto out;
+    }
+    if (rc || (rc = store_open(ctx, true)))
+        goto out;
+    result->downloaded = dl.path && dl.hold.file;
 
+    /* a download's .partial file says nothing: the manifest gave the name */
+    const char *file_name = dl.path ? dl.name : path_basename(archive);
     struct archive_name name;
-    if (!archive_name_parse(path_basename(archive), &name)) {
+    if (!archive_name_parse(file_name, &name)) {
         rc = cdm_error_set(ctx, CDM_EARCHIVE,
                            "cannot tell the cuDNN version from the name '%s'; keep NVIDIA's "
                            "file name (such as cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)",
-                           path_basename(archive));
+                           file_name);
         goto out;
     }
     if (strcmp(name.platform, platform)) {
@@ -69,17 +82,24 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     }
     if ((rc = checksums_find(ctx, archive, req->sha256, &sums)))
         goto out;
+    if (dl.path) {
+        char *source = xasprintf("the manifest '%s'", dl.source);
+        checksums_add(&sums, dl.sha256, source);
+        free(source);
+    }
 
     struct cdm_install_info in;
-    if ((rc = describe_name(ctx, archive, &name, &in)))
+    if ((rc = describe_name(ctx, archive, file_name, &name, &in)))
         goto out;
     struct cdm_install_info existing;
     if (db_install_get(ctx, in.id, &existing, NULL) == CDM_OK) {
         /* Hash first: the same archive again is not an error, and costs no extraction. */
         char sha[65];
         uint64_t size;
-        if ((rc = archive_hash(ctx, archive, sha, &size)) ||
-            (rc = checksums_check(ctx, &sums, archive, sha)))
+        if (dl.hold.file) /* downloaded and checked already: no second read to hash it */
+            memcpy(sha, dl.sha256, sizeof(sha));
+        else if ((rc = archive_hash(ctx, archive, sha, &size)) ||
+                 (rc = checksums_check(ctx, &sums, archive, sha)))
             goto out;
         /* --force with the same archive reinstalls: the way to repair a damaged folder. */
         if (!strcmp(sha, existing.sha256) && fs_kind(existing.path) == FS_DIR && !req->force) {
@@ -101,12 +121,12 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     tmp = store_staging_tmp(ctx, in.id);
     if ((rc = fs_mkdir(ctx, tmp)))
         goto out;
-    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries};
-    if ((rc = archive_extract(ctx, archive, tmp, &limits, &x)) ||
-        (rc = checksums_check(ctx, &sums, archive, x.sha256)) ||
+    if ((rc = extract(ctx, archive, tmp, &sums, &x)) ||
         (rc = check_content(ctx, archive, &name, &x)))
         goto out;
     describe_content(&name, &x, &in);
+    /* the hash was checked against NVIDIA's own manifest, fetched over TLS */
+    in.official = in.official || dl.official;
     if ((rc = commit_install(ctx, tmp, &in, &x)))
         goto out;
     result->install = in;
@@ -119,14 +139,16 @@ out:
     }
     extract_result_free(&x);
     checksums_free(&sums);
+    fetch_done(ctx, &dl);
     free(tmp);
     free(archive);
     return rc;
 }
 
-/* The archive to install: a file named, or found by version in [install] sources. */
+/* The archive to install: a file named, else found by version in [install] sources, else
+ * downloaded from [fetch] base (dl is then filled). */
 static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
-                           const char *platform, char **archive)
+                           const char *platform, char **archive, struct fetched *dl)
 {
     enum fs_kind kind = fs_kind(req->what);
     if (kind == FS_FILE || kind == FS_LINK) {
@@ -141,7 +163,39 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                              req->what);
     if (req->cuda)
         spec.cuda = req->cuda;
-    return sources_find(ctx, &spec, platform, req->what, archive);
+    int rc = sources_find(ctx, &spec, platform, req->what, archive);
+    if (rc != CDM_ENOTFOUND)
+        return rc;
+    char *in_sources = xstrdup(cdm_error_message(ctx));
+    rc = fetch_for_install(ctx, req, platform, dl);
+    if (dl->off)
+        rc = cdm_error_set(ctx, rc, "%s (downloads are off: [fetch] base)", in_sources);
+    else if (!rc && !dl->installed)
+        *archive = xstrdup(dl->path);
+    free(in_sources);
+    return rc;
+}
+
+/* Unpack into tmp, checking every hash that applies on the way. An archive that cannot be
+ * read while a hash was expected is most likely not the file meant: that is said first. */
+static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct checksums *sums,
+                   struct extract_result *x)
+{
+    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries};
+    int rc = archive_extract(ctx, archive, tmp, &limits, x);
+    if (rc == CDM_EARCHIVE && sums->count) {
+        char sha[65];
+        uint64_t size;
+        struct saved_error saved = error_save(ctx);
+        int mismatch = archive_hash(ctx, archive, sha, &size) == CDM_OK
+                           ? checksums_check(ctx, sums, archive, sha)
+                           : CDM_OK;
+        if (!mismatch)
+            return error_restore(ctx, &saved);
+        free(saved.message);
+        return mismatch;
+    }
+    return rc ? rc : checksums_check(ctx, sums, archive, x->sha256);
 }
 
 /* What the extracted content says must agree with the archive's name. */
@@ -174,10 +228,11 @@ static int check_content(cdm_ctx *ctx, const char *archive, const struct archive
     return CDM_OK;
 }
 
-/* The record of the install as far as the archive's name tells it: id, version, where it
- * goes. Fails, before anything is written, when a name or path does not fit the record. */
-static int describe_name(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
-                         struct cdm_install_info *in)
+/* The record of the install as far as the archive's name (file_name, NVIDIA's) tells it:
+ * id, version, where it goes. Fails, before anything is written, when a name or path does
+ * not fit the record. */
+static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_name,
+                         const struct archive_name *name, struct cdm_install_info *in)
 {
     memset(in, 0, sizeof(*in));
     if (!version_format(&name->version, in->version, sizeof(in->version)) ||
@@ -187,7 +242,7 @@ static int describe_name(cdm_ctx *ctx, const char *archive, const struct archive
                              archive);
     in->cuda = name->cuda_major;
     COPY_ARRAY(in->platform, name->platform);
-    if (!copy_str(in->archive_name, sizeof(in->archive_name), path_basename(archive)))
+    if (!copy_str(in->archive_name, sizeof(in->archive_name), file_name))
         return cdm_error_set(ctx, CDM_EARCHIVE,
                              "cannot install '%s': its file name is longer than %zu bytes; "
                              "keep NVIDIA's file name",

@@ -74,6 +74,11 @@ char *store_install_path(const cdm_ctx *ctx, const char *id)
     return path_join(ctx->root, id);
 }
 
+char *store_downloads_dir(const cdm_ctx *ctx)
+{
+    return path_join(ctx->root, "downloads");
+}
+
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size)
 {
     id[0] = '\0';

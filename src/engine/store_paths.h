@@ -8,6 +8,7 @@
  *   <root>/.staging/<id>.ready        checked, about to be moved into place
  *   <root>/.staging/<id>.old          an install being replaced
  *   <root>/.staging/<id>.removing     an install being removed
+ *   <root>/downloads/<name>.partial   an archive being downloaded (outside the store lock)
  *
  * The root is settled once, when the context is made; the rest derives from it. Results
  * are malloc'd.
@@ -33,6 +34,8 @@ char *store_staging_tmp(const cdm_ctx *ctx, const char *id);
 char *store_staging_id(const char *name, const char **suffix);
 
 char *store_install_path(const cdm_ctx *ctx, const char *id);
+/* downloads/, where archives are downloaded to (as <name>.partial) before an install */
+char *store_downloads_dir(const cdm_ctx *ctx);
 /* The install id a path names when it is a folder right below the root (links in the
  * path resolved); false, with id "", when it is not. */
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size);

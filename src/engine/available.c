@@ -1,0 +1,103 @@
+/* cdm available: every archive the manifests of [fetch] base list, for a platform. */
+#include "platform/fs.h"
+#include "redist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct offers {
+    struct cdm_offer *v;
+    size_t count, cap;
+};
+
+static bool listed(const struct offers *o, const char *name)
+{
+    for (size_t i = 0; i < o->count; i++)
+        if (!strcmp(o->v[i].name, name))
+            return true;
+    return false;
+}
+
+static void add_offer(struct offers *o, const struct manifest_entry *e, const char *label,
+                      char *where)
+{
+    if (o->count == o->cap) {
+        o->cap = o->cap ? o->cap * 2 : 16;
+        o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
+    }
+    redist_offer(&o->v[o->count++], e, label, where);
+    free(where);
+}
+
+static int offer_order(const void *a, const void *b)
+{
+    const struct cdm_offer *x = a, *y = b;
+    struct version vx, vy;
+    version_parse(x->version, &vx);
+    version_parse(y->version, &vy);
+    int c = version_compare(&vx, &vy);
+    if (!c)
+        c = x->cuda - y->cuda;
+    if (!c)
+        c = strcmp(x->platform, y->platform);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* The entries of one manifest that match; a local base only offers what it holds. */
+static void take_manifest(struct redist *r, const struct manifest *m, const char *label,
+                          const struct cdm_available_request *req, const char *platform,
+                          const struct version_spec *spec, struct offers *o)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        const struct manifest_entry *e = &m->entries[i];
+        if ((strcmp(platform, "all") && strcmp(e->platform, platform)) ||
+            !redist_entry_matches(e, spec, req->cuda) || listed(o, e->name))
+            continue;
+        char *where = r->dir ? redist_local_archive(r, e) : redist_location(r, e->relative_path);
+        if (where)
+            add_offer(o, e, label, where);
+    }
+}
+
+int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct cdm_offer **out,
+                  size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    const char *platform = req->platform ? req->platform : fs_host_platform();
+    struct version_spec spec = {.latest = true};
+    if (req->spec && !version_spec_parse(req->spec, &spec))
+        return cdm_error_set(ctx, CDM_EINVAL,
+                             "'%s' is not a version; give one such as 9.27, 8.9.7.29 or latest",
+                             req->spec);
+    if (req->cuda && spec.cuda && req->cuda != spec.cuda)
+        return cdm_error_set(ctx, CDM_EINVAL, "'%s' names cuda%d but --cuda says %d", req->spec,
+                             spec.cuda, req->cuda);
+    struct redist r;
+    char **labels = NULL;
+    struct offers o = {NULL, 0, 0};
+    int rc = redist_open(ctx, &r);
+    if (!rc)
+        rc = redist_candidates(&r, &spec, &labels);
+    for (char **l = labels; !rc && *l; l++) {
+        struct manifest m;
+        rc = redist_manifest(&r, *l, &m, NULL, NULL);
+        if (rc == CDM_ENOTFOUND) { /* a version named directly that is not published */
+            rc = CDM_OK;
+            continue;
+        }
+        if (!rc)
+            take_manifest(&r, &m, *l, req, platform, &spec, &o);
+        manifest_free(&m);
+    }
+    strv_free(labels);
+    redist_close(&r);
+    if (rc) {
+        free(o.v);
+        return rc;
+    }
+    qsort(o.v, o.count, sizeof(*o.v), offer_order);
+    *out = o.v;
+    *count = o.count;
+    return CDM_OK;
+}

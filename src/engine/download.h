@@ -1,0 +1,33 @@
+/*
+ * One archive from an http(s) base into <folder>/<name>.partial: resumed with a range
+ * request where bytes are there already, hashed while it arrives, checked against the
+ * manifest's size and sha256 (fail closed), under a lock on the partial so that two cdm
+ * processes fetching the same archive download it once.
+ */
+#ifndef CDM_DOWNLOAD_H
+#define CDM_DOWNLOAD_H
+
+#include "manifest.h"
+#include "net.h"
+#include "platform/partial.h"
+
+struct download {
+    char *partial;           /* <folder>/<name>.partial */
+    struct fs_partial *file; /* open and locked while the download is held */
+};
+
+/* Lock folder/<entry name>.partial, waiting (and saying so) while another cdm process
+ * holds it. The caller checks whether the work is done already (another process may have
+ * finished it), then calls download_run, and download_release in any case. */
+int download_hold(cdm_ctx *ctx, const char *folder, const struct manifest_entry *e,
+                  struct download *d);
+
+/* Fetch url into the held partial until it has the entry's size and sha256. A cut or a
+ * timeout keeps the bytes (the next run resumes); a wrong hash deletes them. */
+int download_run(cdm_ctx *ctx, struct net *net, const char *url, const struct manifest_entry *e,
+                 struct download *d);
+
+/* Unlock; remove the partial when remove is true or when it holds no byte. */
+void download_release(cdm_ctx *ctx, struct download *d, bool remove);
+
+#endif

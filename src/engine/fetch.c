@@ -1,0 +1,287 @@
+/*
+ * Downloads as commands use them: for cdm install (the archive goes to
+ * <root>/downloads/<name>.partial and is installed from there, then deleted), for
+ * cdm fetch --into DIR (archive, manifest and a SHA256SUMS line kept in DIR), and the
+ * clean-up of partial downloads nobody resumes.
+ */
+#include "cdm_archive.h"
+#include "fetch.h"
+#include "platform/fs.h"
+#include "redist.h"
+#include "store_paths.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether the store has this very archive installed, its folder in place (1), or not
+ * (0); an error when another archive made that install and force is not given, so
+ * nothing is downloaded in vain. */
+static int in_store(cdm_ctx *ctx, const struct manifest_entry *e, bool force,
+                    struct cdm_install_info *out)
+{
+    char id[64], state[16];
+    snprintf(id, sizeof(id), "%s-cuda%d", e->version, e->cuda);
+    db_close(ctx); /* a fresh look: another process may have installed it meanwhile */
+    int rc = db_open_read(ctx);
+    if (rc || db_install_get(ctx, id, out, state) != CDM_OK || strcmp(state, "ok"))
+        return rc;
+    if (!strcmp(out->sha256, e->sha256))
+        return force || fs_kind(out->path) != FS_DIR ? 0 : 1;
+    if (force)
+        return 0;
+    return cdm_error_set(ctx, CDM_EEXISTS,
+                         "%s is installed already from another archive ('%s', sha256 %.12s...); "
+                         "pass --force to replace it",
+                         id, out->archive_name, out->sha256);
+}
+
+/* in_store's answer for fetch_for_install: true when there is nothing to download (it is
+ * installed, or must not be replaced), *rc then saying which. */
+static bool done_already(cdm_ctx *ctx, const struct manifest_entry *e, bool force,
+                         struct fetched *out, int *rc)
+{
+    int r = in_store(ctx, e, force, &out->existing);
+    out->installed = r == 1;
+    *rc = r == 1 ? CDM_OK : r;
+    return r != 0;
+}
+
+int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
+                      struct fetched *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct redist r;
+    struct redist_pick pick;
+    memset(&pick, 0, sizeof(pick));
+    int rc = redist_open(ctx, &r);
+    if (rc) {
+        out->off = rc == CDM_ENOTFOUND;
+        goto out;
+    }
+    if ((rc = redist_find(&r, req->what, req->cuda, platform, &pick)))
+        goto out;
+    const struct manifest_entry *e = pick.entry;
+    copy_str(out->name, sizeof(out->name), e->name);
+    copy_str(out->sha256, sizeof(out->sha256), e->sha256);
+    copy_str(out->source, sizeof(out->source), pick.manifest_url);
+    out->official = r.official;
+    if (done_already(ctx, e, req->force, out, &rc))
+        goto out;
+    if (r.dir) {
+        /* a local base: installed in place, its hash checked while it is read */
+        if (!(out->path = redist_local_archive(&r, e)))
+            rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                               "'%s' lists '%s', but it is not in '%s'; fetch it again (cdm "
+                               "fetch --into)",
+                               pick.manifest_url, e->relative_path, r.dir);
+        goto out;
+    }
+    char *folder = store_downloads_dir(ctx);
+    rc = download_hold(ctx, folder, e, &out->hold);
+    free(folder);
+    /* after the wait: another process may have installed it meanwhile */
+    if (rc || done_already(ctx, e, req->force, out, &rc))
+        goto out;
+    char *url = redist_location(&r, e->relative_path);
+    rc = download_run(ctx, &r.net, url, e, &out->hold);
+    free(url);
+    if (!rc)
+        out->path = xstrdup(out->hold.partial);
+out:
+    redist_pick_free(&pick);
+    redist_close(&r);
+    return rc;
+}
+
+void fetch_done(cdm_ctx *ctx, struct fetched *f)
+{
+    /* a whole, verified download has served its purpose, installed or refused */
+    download_release(ctx, &f->hold, f->hold.file && f->path);
+    free(f->path);
+    f->path = NULL;
+}
+
+/* ---- cdm fetch --into ----------------------------------------------------------------- */
+
+/* data as the whole of path, replacing it only once it is written. */
+static int write_whole(cdm_ctx *ctx, const char *path, const char *data, size_t len)
+{
+    char *tmp = xasprintf("%s.%llu.tmp", path, (unsigned long long)fs_process_id());
+    struct fs_file *f = NULL;
+    int rc = fs_file_create(ctx, tmp, false, &f);
+    if (!rc && (rc = fs_file_write(ctx, f, data, len)))
+        fs_file_abort(f);
+    else if (!rc)
+        rc = fs_file_close(ctx, f);
+    if (!rc)
+        rc = fs_rename(ctx, tmp, path);
+    if (rc && fs_kind(tmp) == FS_FILE)
+        fs_remove_file(ctx, tmp);
+    free(tmp);
+    return rc;
+}
+
+/* The folder's SHA256SUMS with the line for name set to sha256. */
+static int note_checksum(cdm_ctx *ctx, const char *folder, const char *name, const char *sha256)
+{
+    char *path = path_join(folder, "SHA256SUMS");
+    struct strbuf text = STRBUF_INIT;
+    FILE *f = fs_fopen(path, "r");
+    char line[4096];
+    while (f && fgets(line, sizeof(line), f)) {
+        size_t n = strcspn(line, "\r\n");
+        const char *file = n > 66 ? line + 66 : "";
+        if (n > 66 && (size_t)(line + n - file) == strlen(name) && !strncmp(file, name, n - 66))
+            continue; /* the old line for this name */
+        sb_addn(&text, line, n);
+        sb_addc(&text, '\n');
+    }
+    if (f)
+        fclose(f);
+    sb_addf(&text, "%s  %s\n", sha256, name);
+    int rc = write_whole(ctx, path, sb_str(&text), text.len);
+    sb_free(&text);
+    free(path);
+    return rc;
+}
+
+/* A local base's archive copied into the held partial, then checked as a download is. */
+static int copy_local(cdm_ctx *ctx, const char *from, const struct manifest_entry *e,
+                      struct download *d)
+{
+    struct fs_reader *reader = NULL;
+    uint64_t size;
+    int rc = fs_reader_open(ctx, from, &reader, &size);
+    if (rc)
+        return rc;
+    if (size != e->size) {
+        fs_reader_close(reader);
+        return cdm_error_set(ctx, CDM_ECHECKSUM,
+                             "'%s' has %llu bytes but its manifest says %llu; nothing was "
+                             "copied",
+                             from, (unsigned long long)size, (unsigned long long)e->size);
+    }
+    char *buf = xmalloc(1 << 20);
+    long long n = 0;
+    if (!(rc = fs_partial_truncate(ctx, d->file)))
+        while ((n = fs_reader_read(ctx, reader, buf, 1 << 20)) > 0 &&
+               !(rc = fs_partial_append(ctx, d->file, buf, (size_t)n)))
+            ;
+    free(buf);
+    fs_reader_close(reader);
+    if (!rc && n < 0)
+        rc = (int)n;
+    if (rc)
+        return rc;
+    /* whole now: download_run only hashes it against the manifest (no network) */
+    struct net none;
+    net_init(&none, ctx);
+    rc = download_run(ctx, &none, from, e, d);
+    net_close(&none);
+    return rc;
+}
+
+/* Bring the entry's archive to dest (through dest.partial); *changed false when it was
+ * there already. */
+static int fetch_archive(cdm_ctx *ctx, struct redist *r, const struct manifest_entry *e,
+                         const char *folder, const char *dest, bool *changed)
+{
+    struct download d;
+    *changed = false;
+    int rc = CDM_OK;
+    if (fs_kind(dest) != FS_FILE) {
+        if ((rc = download_hold(ctx, folder, e, &d)))
+            return rc;
+        if (fs_kind(dest) != FS_FILE) { /* not finished by another process meanwhile */
+            char *local = r->dir ? redist_local_archive(r, e) : NULL;
+            char *url = redist_location(r, e->relative_path);
+            if (r->dir && !local)
+                rc = cdm_error_set(ctx, CDM_ENOTFOUND, "'%s' is not in '%s'", e->name, r->dir);
+            else
+                rc = local ? copy_local(ctx, local, e, &d) : download_run(ctx, &r->net, url, e, &d);
+            if (!rc && !(rc = fs_rename(ctx, d.partial, dest)))
+                *changed = true;
+            free(url);
+            free(local);
+        }
+        download_release(ctx, &d, false);
+        if (rc || *changed)
+            return rc;
+    }
+    char sha[65];
+    uint64_t size;
+    if ((rc = archive_hash(ctx, dest, sha, &size)))
+        return rc;
+    if (strcmp(sha, e->sha256) || size != e->size)
+        return cdm_error_set(ctx, CDM_EEXISTS,
+                             "'%s' is there already but is not the archive its manifest names "
+                             "(sha256 %s, the manifest says %s); move it away and run again",
+                             dest, sha, e->sha256);
+    return CDM_OK;
+}
+
+int cdm_fetch(cdm_ctx *ctx, const struct cdm_fetch_request *req, struct cdm_fetch_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    const char *platform = req->platform ? req->platform : fs_host_platform();
+    struct redist r;
+    struct redist_pick pick;
+    memset(&pick, 0, sizeof(pick));
+    char *folder = fs_absolute(req->into), *dest = NULL, *manifest = NULL;
+    int rc = redist_open(ctx, &r);
+    if (rc || (rc = redist_find(&r, req->spec, req->cuda, platform, &pick)) ||
+        (rc = fs_mkdir_p(ctx, folder)))
+        goto out;
+    const struct manifest_entry *e = pick.entry;
+    char *url = redist_location(&r, e->relative_path);
+    redist_offer(&result->offer, e, pick.label, url);
+    free(url);
+    dest = path_join(folder, e->name);
+    char *manifest_name = xasprintf("redistrib_%s.json", pick.label);
+    manifest = path_join(folder, manifest_name);
+    free(manifest_name);
+    if ((rc = fetch_archive(ctx, &r, e, folder, dest, &result->changed)) ||
+        (rc = write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len)) ||
+        (rc = note_checksum(ctx, folder, e->name, e->sha256)))
+        goto out;
+    copy_str(result->path, sizeof(result->path), dest);
+    copy_str(result->manifest, sizeof(result->manifest), manifest);
+out:
+    free(dest);
+    free(manifest);
+    free(folder);
+    redist_pick_free(&pick);
+    redist_close(&r);
+    return rc;
+}
+
+/* ---- partial downloads nobody resumes -------------------------------------------------- */
+
+int cdm_downloads_clean(cdm_ctx *ctx, cdm_partial_fn fn, void *arg, unsigned *removed)
+{
+    *removed = 0;
+    char *folder = store_downloads_dir(ctx);
+    char **names = NULL;
+    int rc = fs_kind(folder) == FS_DIR ? fs_list_dir(ctx, folder, &names) : CDM_OK;
+    for (char **n = names; !rc && n && *n; n++) {
+        if (!str_ends_with(*n, ".partial"))
+            continue;
+        char *path = path_join(folder, *n);
+        struct fs_partial *p = NULL;
+        uint64_t size;
+        int lock = fs_partial_open(ctx, path, false, &p, &size);
+        if (lock == CDM_OK) {
+            if (fn)
+                fn(arg, path, size);
+            if (!(rc = fs_remove_file(ctx, path)))
+                (*removed)++;
+            fs_partial_close(p);
+        } else if (lock != CDM_EBUSY) {
+            rc = lock; /* CDM_EBUSY: being downloaded right now */
+        }
+        free(path);
+    }
+    strv_free(names);
+    free(folder);
+    return rc;
+}

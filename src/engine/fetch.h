@@ -1,0 +1,26 @@
+/* cdm install's way to [fetch] base, when no [install] sources folder has the version. */
+#ifndef CDM_FETCH_H
+#define CDM_FETCH_H
+
+#include "download.h"
+
+struct fetched {
+    char *path;        /* the archive to extract: the verified .partial, or a local base's */
+    char name[256];    /* its NVIDIA file name (a .partial's path does not say it) */
+    char sha256[65];   /* the manifest's (checked already for a download) */
+    char source[4096]; /* the manifest's location, for messages */
+    bool official;     /* the manifest is NVIDIA's own */
+    bool off;          /* downloads are off: nothing was looked up */
+    bool installed;    /* the store has this very archive installed: nothing to do */
+    struct cdm_install_info existing; /* that install */
+    struct download hold;             /* a download's lock, kept until the install is done */
+};
+
+/* Find req->what (a version spec) for platform in [fetch] base and download it (unless
+ * the store has it from the same archive). Runs without the store lock. */
+int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
+                      struct fetched *out);
+/* After the install (done or failed): a finished download is deleted, the lock released. */
+void fetch_done(cdm_ctx *ctx, struct fetched *f);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * GETs for [fetch]: one HTTP session, bounded retries with back-off, and every failure
+ * worded for the user (what failed, on which URL, what to do).
+ */
+#ifndef CDM_NET_H
+#define CDM_NET_H
+
+#include "internal.h"
+#include "platform/http.h"
+
+struct net {
+    cdm_ctx *ctx;
+    struct http_session *http; /* started by the first GET */
+    const char *ca_file;
+    unsigned timeout, retries, retry_wait;
+};
+
+/* Where a body goes. Each callback returns CDM_OK, or a status whose message it set: the
+ * transfer then stops and net_get returns that status. */
+struct net_sink {
+    /* The bytes kept so far: a try after a failure asks for the rest (NULL: from 0). */
+    uint64_t (*kept)(void *arg);
+    /* Drop what was kept: the server refused the range (416). */
+    int (*restart)(void *arg);
+    int (*head)(void *arg, const struct http_head *head);
+    int (*body)(void *arg, const void *data, size_t n);
+    void *arg;
+};
+
+void net_init(struct net *net, cdm_ctx *ctx);
+void net_close(struct net *net);
+
+/* GET url into sink, trying again after a cut connection, a timeout, a refused connection,
+ * 429 or 5xx, up to [fetch] retries times. CDM_ENOTFOUND for 404 and 410. */
+int net_get(struct net *net, const char *url, const struct net_sink *sink);
+
+#endif

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""A mirror of NVIDIA's redist folder on loopback, with faults on demand (tests only).
+
+usage: server.py ROOT PORT_FILE LOG_FILE
+
+Serves ROOT at http://127.0.0.1:PORT/<mode>/..., PORT chosen by the system and written to
+PORT_FILE. A folder is answered with an index page like NVIDIA's. Manifests and listings
+are always served as they are; the mode applies to archives (paths below cudnn/):
+
+  ok        as it is, with Range requests honoured (206), 416 past the end
+  cut       headers for the whole body, half of it, then the connection closes
+  cut-once  cut the first request for each archive, serve the later ones
+  wrong     one byte in the middle changed (the same size)
+  norange   Range ignored: always 200 and the whole file
+  redirect  302 to the same path under /ok/
+  slow      a trickle: 8 KiB every 20 ms
+  stall     half of the body, then nothing for 5 s
+  404 403 500  that status; 500-once: 500 the first time, then as ok
+
+Every request is logged to LOG_FILE as one JSON line: mode, path, range, status, bytes.
+Stops on SIGTERM.
+"""
+import http.server
+import json
+import os
+import signal
+import socketserver
+import sys
+import threading
+import time
+import urllib.parse
+
+ROOT, PORT_FILE, LOG_FILE = sys.argv[1:4]
+MODES = {"ok", "cut", "cut-once", "wrong", "norange", "redirect", "slow", "stall",
+         "404", "403", "500", "500-once"}
+log_lock = threading.Lock()
+faulted = set()  # (mode, path) that had their one fault
+
+
+def log(entry):
+    with log_lock, open(LOG_FILE, "a", encoding="utf-8") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, fmt, *args):  # the JSON log is enough
+        pass
+
+    def finish_log(self, mode, rel, status, sent, rng):
+        log({"mode": mode, "path": rel, "range": rng, "status": status, "bytes": sent})
+
+    def send(self, status, body=b"", headers=()):
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def listing(self, folder):
+        names = sorted(os.listdir(folder))
+        links = "".join(f"<a href='{n}{'/' if os.path.isdir(os.path.join(folder, n)) else ''}'>"
+                        f"{n}</a><br>\n" for n in names)
+        return f"<html><body><h1>Index</h1>\n{links}</body></html>\n".encode()
+
+    def do_GET(self):
+        parts = urllib.parse.unquote(self.path).lstrip("/").split("/", 1)
+        mode, rel = parts[0], parts[1] if len(parts) > 1 else ""
+        rng = self.headers.get("Range")
+        if mode not in MODES or ".." in rel.split("/"):
+            self.send(400)
+            return self.finish_log(mode, rel, 400, 0, rng)
+        path = os.path.join(ROOT, rel)
+        if os.path.isdir(path):
+            body = self.listing(path)
+            self.send(200, body, [("Content-Type", "text/html")])
+            return self.finish_log(mode, rel, 200, len(body), rng)
+        if not os.path.isfile(path):
+            self.send(404, b"not found\n")
+            return self.finish_log(mode, rel, 404, 0, rng)
+        with open(path, "rb") as f:
+            data = f.read()
+        if not rel.startswith("cudnn/"):
+            mode = "ok"  # manifests are served as they are
+        if mode in ("cut-once", "500-once"):
+            with log_lock:
+                if (mode, rel) in faulted:
+                    mode = "ok"
+                else:
+                    faulted.add((mode, rel))
+        if mode in ("404", "403", "500", "500-once"):
+            status = int(mode[:3])
+            self.send(status, b"refused\n")
+            return self.finish_log(mode, rel, status, 0, rng)
+        if mode == "redirect":
+            self.send(302, b"", [("Location", "/ok/" + urllib.parse.quote(rel))])
+            return self.finish_log(mode, rel, 302, 0, rng)
+        if mode == "wrong":
+            middle = len(data) // 2
+            data = data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1:]
+        start = 0
+        if rng and mode != "norange":
+            start = int(rng.split("=", 1)[1].split("-", 1)[0])
+            if start >= len(data):
+                self.send(416, b"", [("Content-Range", f"bytes */{len(data)}")])
+                return self.finish_log(mode, rel, 416, 0, rng)
+        body = data[start:]
+        status = 206 if start else 200
+        self.send_response(status)
+        if start:
+            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Accept-Ranges", "none" if mode == "norange" else "bytes")
+        self.end_headers()
+        sent = 0
+        try:
+            if mode in ("cut", "cut-once", "stall"):
+                half = len(body) // 2
+                self.wfile.write(body[:half])
+                self.wfile.flush()
+                sent = half
+                if mode == "stall":
+                    time.sleep(5)
+                self.connection.shutdown(2)  # the cut: no more bytes, connection closed
+            elif mode == "slow":
+                for i in range(0, len(body), 8192):
+                    self.wfile.write(body[i:i + 8192])
+                    self.wfile.flush()
+                    sent += len(body[i:i + 8192])
+                    time.sleep(0.02)
+            else:
+                self.wfile.write(body)
+                sent = len(body)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        self.finish_log(mode, rel, status, sent, rng)
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    signal.signal(signal.SIGTERM, lambda *a: threading.Thread(target=server.shutdown).start())
+    with open(PORT_FILE + ".tmp", "w") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(PORT_FILE + ".tmp", PORT_FILE)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
