@@ -10,6 +10,7 @@
 #include "redist.h"
 #include "store_paths.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,14 @@ static int in_store(cdm_ctx *ctx, const struct manifest_entry *e, bool force,
                          "%s is installed already from another archive ('%s', sha256 %.12s...); "
                          "pass --force to replace it",
                          id, out->archive_name, out->sha256);
+}
+
+static bool same_hex(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
 }
 
 /* in_store's answer for fetch_for_install: true when there is nothing to download (it is
@@ -61,6 +70,13 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
     if ((rc = redist_find(&r, req->what, req->cuda, platform, &pick)))
         goto out;
     const struct manifest_entry *e = pick.entry;
+    if (req->sha256 && !same_hex(req->sha256, e->sha256)) {
+        rc = cdm_error_set(ctx, CDM_ECHECKSUM,
+                           "--sha256 %s is not the hash of '%s' in '%s' (%s); nothing was "
+                           "downloaded",
+                           req->sha256, e->name, pick.manifest_url, e->sha256);
+        goto out;
+    }
     copy_str(out->name, sizeof(out->name), e->name);
     copy_str(out->sha256, sizeof(out->sha256), e->sha256);
     copy_str(out->source, sizeof(out->source), pick.manifest_url);

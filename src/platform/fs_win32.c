@@ -431,8 +431,10 @@ struct fs_reader {
 int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size)
 {
     wchar_t *w = win_path(path);
-    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
+    /* Sharing write too: a finished download is installed from its .partial, which the
+     * downloading process still holds open (for its lock). What is read is hashed. */
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
     DWORD e = GetLastError();
     DWORD attr = GetFileAttributesW(w);
     free(w);

@@ -168,7 +168,7 @@ static DWORD ssl_policy(PCCERT_CHAIN_CONTEXT chain, wchar_t *host, DWORD ignore)
 }
 
 /* The server's chain is trusted by the system, or ends at one of extra's certificates. */
-static bool chain_trusted(HINTERNET request, HCERTSTORE extra, wchar_t *host)
+static bool chain_trusted(HINTERNET request, HCERTSTORE extra, wchar_t *host, DWORD *status)
 {
     PCCERT_CONTEXT cert = NULL;
     DWORD size = sizeof(cert);
@@ -180,15 +180,17 @@ static bool chain_trusted(HINTERNET request, HCERTSTORE extra, wchar_t *host)
     PCCERT_CHAIN_CONTEXT chain = NULL;
     bool ok = false;
     if (CertGetCertificateChain(NULL, cert, NULL, extra, &para, 0, NULL, &chain) && chain) {
-        DWORD e = ssl_policy(chain, host, 0);
-        if (e == 0) {
-            ok = true;
-        } else if (e == (DWORD)CERT_E_UNTRUSTEDROOT && chain->cChain > 0) {
+        /* The chain's own status first: the SSL policy alone lets a partial chain (an
+         * issuer found nowhere) pass under Wine. */
+        DWORD st = *status = chain->TrustStatus.dwErrorStatus;
+        if (st == CERT_TRUST_NO_ERROR) {
+            ok = ssl_policy(chain, host, 0) == 0;
+        } else if (st == CERT_TRUST_IS_UNTRUSTED_ROOT && chain->cChain > 0) {
             const CERT_SIMPLE_CHAIN *simple = chain->rgpChain[0];
             PCCERT_CONTEXT root = simple->rgpElement[simple->cElement - 1]->pCertContext;
             PCCERT_CONTEXT found = CertFindCertificateInStore(extra, X509_ASN_ENCODING, 0,
                                                               CERT_FIND_EXISTING, root, NULL);
-            if (found) {
+            if (found) { /* a root of ca_file: the names and dates must hold all the same */
                 CertFreeCertificateContext(found);
                 ok = ssl_policy(chain, host, SECURITY_FLAG_IGNORE_UNKNOWN_CA) == 0;
             }
@@ -326,11 +328,13 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
         fc.dwHostNameLength = CDM_ARRAY_LEN(host);
         if (WinHttpQueryOption(request, WINHTTP_OPTION_URL, final_url, &size))
             WinHttpCrackUrl(final_url, 0, 0, &fc);
-        if (!chain_trusted(request, extra, host)) {
+        DWORD status = 0;
+        if (!chain_trusted(request, extra, host, &status)) {
             kind = r->failure = HTTP_TLS;
-            copy_str(r->detail, sizeof(r->detail),
+            snprintf(r->detail, sizeof(r->detail),
                      "the server's certificate is trusted neither by Windows nor by a "
-                     "certificate of [fetch] ca_file");
+                     "certificate of [fetch] ca_file; chain status 0x%lx",
+                     (unsigned long)status);
             goto out;
         }
     }

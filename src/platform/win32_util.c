@@ -213,6 +213,10 @@ char *win_error_text(DWORD code)
                              (LPWSTR)&msg, 0, NULL);
     if (!n)
         n = FormatMessageW(flags, NULL, code, 0, (LPWSTR)&msg, 0, NULL);
+    HMODULE winhttp = GetModuleHandleW(L"winhttp.dll");
+    if (!n && winhttp) /* WinHTTP's own errors (12xxx) have their texts in its module */
+        n = FormatMessageW(flags | FORMAT_MESSAGE_FROM_HMODULE, winhttp, code, 0, (LPWSTR)&msg, 0,
+                           NULL);
     char *text = n && msg ? win_narrow(msg) : xstrdup("");
     if (msg)
         LocalFree(msg);
