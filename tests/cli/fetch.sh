@@ -4,13 +4,7 @@
 . "$TESTS_DIR/cli/lib.sh"
 . "$TESTS_DIR/cli/lib_mirror.sh"
 
-if ! command -v python3 >/dev/null; then
-  skip "download scenarios" "python3 is not installed (the test mirror is a Python server)"
-  done_testing
-  exit
-fi
-build_mirror || { not_ok "the test mirror is built"; done_testing; exit 1; }
-start_server || { not_ok "the mirror server starts"; done_testing; exit 1; }
+mirror_up
 fetch_config retries=0 timeout=5
 export CDM_FETCH_BASE
 CDM_FETCH_BASE=$(base ok)
@@ -61,6 +55,9 @@ check "the archive was fetched once" test "$(archive_gets "$A927_13")" = 1
 run_cdm list --json
 check "cdm list records the archive's real name" test "$(json 'd[0]["archive"]')" = "$A927_13"
 
+run_cdm install 9.27 --cuda 13 --sha256 0000000000000000000000000000000000000000000000000000000000000000
+expect_rc 1 "--sha256 that is not the manifest's"
+expect_err "is not the hash of '$A927_13' in .*nothing was downloaded" "is refused before any download"
 run_cdm install 9.27 --cuda 13 --json
 check "again: nothing to do, nothing downloaded" \
   test "$(json 'd["changed"]'),$(archive_gets "$A927_13")" = "False,1"
@@ -186,6 +183,11 @@ else
 fi
 CDM_FETCH_BASE=off run_cdm install 8.8.0 --cuda 11
 expect_err "downloads are off" "downloads can be turned off"
+fetch_config retries=many
+run_cdm available
+expect_rc 1 "a malformed [fetch] value"
+expect_err "line 2: bad value in 'retries = many'; give a whole number" "is named with its line"
+fetch_config retries=0 timeout=5
 CDM_FETCH_BASE=gopher://x/ run_cdm install 8.8.0 --cuda 11
 expect_err "cdm downloads from https://, http://, file:// URLs or a folder" "an unknown scheme is refused"
 

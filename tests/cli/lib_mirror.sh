@@ -41,6 +41,7 @@ build_mirror() {
 # start_server: the fault-injecting server on a free loopback port; sets PORT
 start_server() {
   local portfile=$SCRATCH/port i
+  rm -f "$portfile"
   python3 "$TESTS_DIR/mirror/server.py" "$MIRROR" "$portfile" "$SERVER_LOG" &
   SERVER_PIDS="$SERVER_PIDS $!"
   for i in $(seq 100); do
@@ -49,6 +50,18 @@ start_server() {
   done
   PORT=$(cat "$portfile" 2>/dev/null)
   [ -n "$PORT" ]
+}
+
+# mirror_up: the mirror built and its fault server started, or the scenario ends here
+# (skipped without python3)
+mirror_up() {
+  if ! command -v python3 >/dev/null; then
+    skip "downloads from a test mirror" "python3 is not installed (the mirror's server is Python)"
+    done_testing
+    exit 0
+  fi
+  build_mirror || { not_ok "the test mirror is built"; done_testing; exit 1; }
+  start_server || { not_ok "the mirror server starts"; done_testing; exit 1; }
 }
 
 # base MODE: the mirror's URL with that fault (see tests/mirror/server.py)
@@ -64,6 +77,95 @@ for line in open(sys.argv[1]):
     e = json.loads(line)
     n += bool(eval(sys.argv[2]))
 print(n)' "$SERVER_LOG" "$1"
+}
+
+# ---- TLS: a test CA, and nginx serving the mirror with a certificate it signed ----------
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+TLS=$SCRATCH/tls
+ACCESS=$SCRATCH/nginx/access.log
+
+# tls_tools: nginx, openssl and python3 are there (else TLS_MISSING names the first missing)
+tls_tools() {
+  local need
+  for need in "$NGINX" openssl python3; do
+    command -v "$need" >/dev/null || { TLS_MISSING=$(basename "$need"); return 1; }
+  done
+}
+
+# make_tls: $TLS/ca.pem and a server certificate for 127.0.0.1, localhost and NVIDIA's
+# download host (reached through the test proxy); $TLS/other-ca.pem signed nothing here
+make_tls() {
+  local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+  mkdir -p "$TLS"
+  {
+    openssl req -x509 "${ec[@]}" -keyout "$TLS/ca.key" -out "$TLS/ca.pem" -days 2 \
+      -subj "/CN=cdm test CA" &&
+      openssl req -x509 "${ec[@]}" -keyout "$TLS/other-ca.key" -out "$TLS/other-ca.pem" \
+        -days 2 -subj "/CN=cdm other CA" &&
+      openssl req "${ec[@]}" -keyout "$TLS/server.key" -out "$TLS/server.csr" \
+        -subj "/CN=127.0.0.1" &&
+      printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:developer.download.nvidia.com" \
+        "basicConstraints=CA:FALSE" "extendedKeyUsage=serverAuth" >"$TLS/ext" &&
+      openssl x509 -req -in "$TLS/server.csr" -CA "$TLS/ca.pem" -CAkey "$TLS/ca.key" \
+        -CAcreateserial -out "$TLS/server.pem" -days 2 -extfile "$TLS/ext"
+  } >"$TLS/log" 2>&1
+}
+
+# start_nginx [DIRECTIVE...]: nginx serving $MIRROR over TLS on a free port (NPORT), with
+# the directives added to its server block (@PORT@ in them: the fault server's port);
+# access log lines: URI "Range" status bytes
+start_nginx() {
+  local n=$SCRATCH/nginx i extra=$*
+  extra=${extra//@PORT@/${PORT:-}}
+  NPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  mkdir -p "$n/tmp"
+  chmod 755 "$SCRATCH" # nginx's workers run as another user when started by root
+  cat >"$n/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $n/nginx.pid;
+error_log $n/error.log;
+events { worker_connections 64; }
+http {
+  log_format range '\$request_uri "\$http_range" \$status \$body_bytes_sent';
+  access_log $ACCESS range;
+  client_body_temp_path $n/tmp/body;
+  proxy_temp_path $n/tmp/proxy;
+  fastcgi_temp_path $n/tmp/fastcgi;
+  uwsgi_temp_path $n/tmp/uwsgi;
+  scgi_temp_path $n/tmp/scgi;
+  server {
+    listen 127.0.0.1:$NPORT ssl;
+    ssl_certificate $TLS/server.pem;
+    ssl_certificate_key $TLS/server.key;
+    root $MIRROR;
+    autoindex on;
+    $extra
+  }
+}
+EOF
+  "$NGINX" -e "$n/error.log" -p "$n" -c "$n/nginx.conf" &
+  SERVER_PIDS="$SERVER_PIDS $!"
+  for i in $(seq 50); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1', $NPORT), 1)" 2>/dev/null &&
+      return 0
+    sleep 0.1
+  done
+  cat "$n/error.log" >&2
+  return 1
+}
+
+# tls_up [DIRECTIVE...]: mirror_up, a test CA, and nginx serving the mirror over TLS; or
+# the scenario ends here (skipped without nginx or openssl)
+tls_up() {
+  if ! tls_tools; then
+    skip "downloads over TLS" "$TLS_MISSING is not installed (.ci/run installs nginx-light, openssl)"
+    done_testing
+    exit 0
+  fi
+  mirror_up
+  check "a test CA and a server certificate are made" make_tls || diag "$(cat "$TLS/log")"
+  check "nginx serves the mirror over TLS" start_nginx "$@"
 }
 
 # fetch_config KEY=VALUE...: the [fetch] section of the config file

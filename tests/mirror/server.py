@@ -18,12 +18,19 @@ are always served as they are; the mode applies to archives (paths below cudnn/)
   404 403 500  that status; 500-once: 500 the first time, then as ok
 
 Every request is logged to LOG_FILE as one JSON line: mode, path, range, status, bytes.
+
+As a proxy it answers CONNECT, whatever host is named, with a tunnel to
+$MIRROR_TUNNEL_TO (host:port, an https mirror on loopback), so that a client
+configured with https_proxy reaches "developer.download.nvidia.com" there and
+nothing leaves the machine; the CONNECT is logged (mode CONNECT, path the host named).
 Stops on SIGTERM.
 """
 import http.server
 import json
 import os
+import select
 import signal
+import socket
 import socketserver
 import sys
 import threading
@@ -64,6 +71,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         links = "".join(f"<a href='{n}{'/' if os.path.isdir(os.path.join(folder, n)) else ''}'>"
                         f"{n}</a><br>\n" for n in names)
         return f"<html><body><h1>Index</h1>\n{links}</body></html>\n".encode()
+
+    def do_CONNECT(self):
+        target = os.environ.get("MIRROR_TUNNEL_TO")
+        if not target:
+            self.send(405)
+            return self.finish_log("CONNECT", self.path, 405, 0, None)
+        host, port = target.rsplit(":", 1)
+        upstream = socket.create_connection((host, int(port)))
+        self.send_response(200, "Connection established")
+        self.end_headers()
+        self.finish_log("CONNECT", self.path, 200, 0, None)
+        ends = [self.connection, upstream]
+        try:
+            while True:
+                ready, _, _ = select.select(ends, [], [], 30)
+                if not ready:
+                    break
+                for r in ready:
+                    data = r.recv(65536)
+                    if not data:
+                        return
+                    (upstream if r is self.connection else self.connection).sendall(data)
+        finally:
+            upstream.close()
 
     def do_GET(self):
         parts = urllib.parse.unquote(self.path).lstrip("/").split("/", 1)

@@ -5,7 +5,8 @@
 system_dll() {
   case $(printf '%s' "$1" | tr 'A-Z' 'a-z') in
     kernel32.dll | msvcrt.dll | ucrtbase.dll | api-ms-win-*.dll | advapi32.dll | bcrypt.dll | \
-      user32.dll | shell32.dll | ole32.dll | ntdll.dll | ws2_32.dll) return 0 ;;
+      user32.dll | shell32.dll | ole32.dll | ntdll.dll | ws2_32.dll | winhttp.dll | \
+      crypt32.dll) return 0 ;;
     *) return 1 ;;
   esac
 }
@@ -17,5 +18,7 @@ foreign=
 for d in $dlls; do system_dll "$d" || foreign="$foreign $d"; done
 check "every imported DLL is a system DLL${foreign:+ (not:$foreign)}" test -z "$foreign"
 check "SHA-256 comes from bcrypt.dll" sh -c 'printf "%s\n" "$1" | grep -qix bcrypt.dll' _ "$dlls"
+check "downloads go through winhttp.dll (no TLS library is shipped)" \
+  sh -c 'printf "%s\n" "$1" | grep -qix winhttp.dll' _ "$dlls"
 
 done_testing
