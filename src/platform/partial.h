@@ -11,7 +11,8 @@
 #ifndef CDM_PARTIAL_H
 #define CDM_PARTIAL_H
 
-#include "engine/internal.h"
+#include "cdm.h"
+#include "base/error.h"
 
 #include <stdint.h>
 
