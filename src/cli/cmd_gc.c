@@ -10,7 +10,6 @@
 struct partials {
     struct cli *cli;
     struct strbuf paths;
-    unsigned count;
 };
 
 static void on_partial(void *arg, const char *path, uint64_t size)
@@ -23,7 +22,6 @@ static void on_partial(void *arg, const char *path, uint64_t size)
                  text);
     sb_add(&p->paths, path);
     sb_addc(&p->paths, '\0');
-    p->count++;
 }
 
 static int run_gc(struct cli *cli, const struct cli_args *args)
@@ -33,7 +31,7 @@ static int run_gc(struct cli *cli, const struct cli_args *args)
     if (!ctx)
         return EXIT_FAIL;
     unsigned removed = 0, partials = 0;
-    struct partials seen = {cli, STRBUF_INIT, 0};
+    struct partials seen = {cli, STRBUF_INIT};
     if (cdm_gc(ctx, &removed) != CDM_OK ||
         cdm_downloads_clean(ctx, on_partial, &seen, &partials) != CDM_OK) {
         sb_free(&seen.paths);
