@@ -72,6 +72,10 @@ expect_err "NVIDIA publishes no cuDNN 12.0" "says so"
 
 run_cdm install 8.9
 expect_rc 0 "8.9 through the listing and a per-build flat manifest"
+run_cdm install 8 --cuda 11 --json
+expect_rc 0 "8 --cuda 11: the newest 8.x manifest (8.9.7.29) has no cuda11, an older one has"
+check "so 8.8.0.121-cuda11 is installed" test "$(json 'd["id"]')" = 8.8.0.121-cuda11
+"$CDM" remove -q 8.8.0.121-cuda11
 # (another store: install ids do not name the platform)
 run_cdm --root "$SCRATCH/arm" install 9.27 --cuda 13 --platform windows-arm64 --json
 expect_rc 0 "windows-arm64: the mixed flat+variant platform"
@@ -155,10 +159,15 @@ CDM_FETCH_BASE=$(base slow) run_cdm install 8.8.0 --cuda 11 --json
 expect_rc 0 "a slow trickle completes"
 "$CDM" remove -q 8.8.0.121-cuda11
 
-# Two processes, one archive: one download.
+# Two processes, one archive: one download. The second starts once the first is
+# downloading (its partial is there), so that they overlap whatever the machine's load.
 gets=$(archive_gets "$A880_11")
 CDM_FETCH_BASE=$(base slow) "$CDM" install 8.8.0 --cuda 11 --json >"$SCRATCH/p1" 2>"$SCRATCH/e1" &
 p1=$!
+for i in $(seq 200); do
+  [ -e "$DL/$A880_11.partial" ] && break
+  sleep 0.05
+done
 CDM_FETCH_BASE=$(base slow) "$CDM" install 8.8.0 --cuda 11 --json >"$SCRATCH/p2" 2>"$SCRATCH/e2" &
 p2=$!
 wait $p1
@@ -169,7 +178,7 @@ check "two concurrent installs of one archive both succeed" test "$r1,$r2" = "0,
 check "the archive was downloaded once" test "$(($(archive_gets "$A880_11") - gets))" = 1
 check "one installed it, the other found it installed" \
   test "$(cat "$SCRATCH/p1" "$SCRATCH/p2" | grep -c '"changed":false')" = 1
-check "the one that waited said so" grep -q "waiting for another cdm process" "$SCRATCH/e1" "$SCRATCH/e2"
+check "the second waited for the first, and said so" grep -q "waiting for another cdm process" "$SCRATCH/e2"
 
 # ---- network failures --------------------------------------------------------------------
 CDM_FETCH_BASE=http://127.0.0.1:1/ run_cdm install 8.8.0 --cuda 11
