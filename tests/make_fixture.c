@@ -11,8 +11,10 @@
  * platform follow OUT's name as NVIDIA spells it: "cudnn-11.3-linux-x64-v8.2.1.32.tgz" is
  * an old cuda/ archive, "cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip" a current one.
  * KIND: absolute, dotdot, drive, device, fifo, symlink-out, hardlink-out, two-tops,
- * no-header, so-in-windows. --file puts the bytes of the real file PATH (a library built by
- * the tests) at REL below the top folder, in place of that entry's stand-in bytes.
+ * no-header, so-in-windows, and the links of links_evil below; links-first is no attack but
+ * the .so chains with every link before the file it names. --file puts the bytes of the real file
+ * PATH (a library built by the tests) at REL below the top folder, in place of that entry's
+ * stand-in bytes.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -199,12 +201,20 @@ static void linux_chain(struct fixture *f, const char *lib, const char *part)
     char real[256], soname[256], dev[256], name[128];
     snprintf(name, sizeof(name), "libcudnn%s.so.%d.%d.%d", part, f->major, f->minor, f->patch);
     snprintf(real, sizeof(real), "%s/%s", lib, name);
-    add_library(f, real);
+    bool links_first = f->evil && !strcmp(f->evil, "links-first");
+    if (!links_first)
+        add_library(f, real);
     snprintf(soname, sizeof(soname), "%s/libcudnn%s.so.%d", lib, part, f->major);
     add_entry(f, soname, AE_IFLNK, NULL, 0, name);
     snprintf(dev, sizeof(dev), "%s/libcudnn%s.so", lib, part);
-    snprintf(name, sizeof(name), "libcudnn%s.so.%d", part, f->major);
-    add_entry(f, dev, AE_IFLNK, NULL, 0, name);
+    char soname_name[128];
+    snprintf(soname_name, sizeof(soname_name), "libcudnn%s.so.%d", part, f->major);
+    if (links_first) /* the link to a link before the link it names, then the file */
+        add_entry(f, dev, AE_IFLNK, NULL, 0, soname_name);
+    if (links_first)
+        add_library(f, real);
+    else
+        add_entry(f, dev, AE_IFLNK, NULL, 0, soname_name);
 }
 
 static void linux_current(struct fixture *f, const char *lib)
@@ -249,9 +259,55 @@ static void old_layout(struct fixture *f, bool windows)
     add_text(f, "NVIDIA_SLA_cuDNN_Support.txt", "stand-in licence\n");
 }
 
+/* Links that a lexical check of each target alone would let through, or that name no file
+ * beside them: the rule is a link names a file (or link) of its own folder, nothing else. */
+static bool links_evil(struct fixture *f, const char *k)
+{
+    char target[256];
+    if (!strcmp(k, "chain-escape")) { /* each target stays inside, the pair leaves */
+        add_entry(f, "lib/up", AE_IFLNK, NULL, 0, "..");
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "up/../..");
+    } else if (!strcmp(k, "link-drive")) {
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "C:\\Windows\\System32");
+    } else if (!strcmp(k, "link-drive-relative")) {
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "C:evil.dll");
+    } else if (!strcmp(k, "link-unc")) {
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "\\\\server\\share\\x.so");
+    } else if (!strcmp(k, "link-long-path")) {
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "\\\\?\\C:\\x.so");
+    } else if (!strcmp(k, "link-other-install")) {
+        snprintf(target, sizeof(target), "../../%d.%d.%d.0-cuda12/lib/libcudnn.so.%d", f->major,
+                 f->minor, f->patch + 1, f->major);
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, target);
+    } else if (!strcmp(k, "link-subfolder")) { /* stays inside, but is no sibling */
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "../include/cudnn.h");
+    } else if (!strcmp(k, "link-dot")) {
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, ".");
+    } else if (!strcmp(k, "link-nothing")) {
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "libnothing.so.9");
+    } else if (!strcmp(k, "link-folder")) {
+        add_dir(f, "lib/sub");
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "sub");
+    } else if (!strcmp(k, "link-loop")) {
+        add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "evil-loop");
+        add_entry(f, "lib/evil-loop", AE_IFLNK, NULL, 0, "evil-link");
+    } else if (!strcmp(k, "hardlink-other-folder")) {
+        snprintf(target, sizeof(target), "%s/include/cudnn.h", f->top);
+        add_hardlink(f, "lib/evil-hardlink", target);
+    } else if (!strcmp(k, "hardlink-sibling")) { /* accepted: a file beside it */
+        snprintf(target, sizeof(target), "%s/lib/libcudnn_static.a", f->top);
+        add_hardlink(f, "lib/libcudnn_static_copy.a", target);
+    } else {
+        return false;
+    }
+    return true;
+}
+
 static void add_evil(struct fixture *f)
 {
     const char *k = f->evil;
+    if (links_evil(f, k))
+        return;
     if (!strcmp(k, "absolute"))
         add_text(f, "!/tmp/cdm-evil-absolute", "owned\n");
     else if (!strcmp(k, "dotdot"))
@@ -267,13 +323,13 @@ static void add_evil(struct fixture *f)
     else if (!strcmp(k, "symlink-abs"))
         add_entry(f, "lib/evil-link", AE_IFLNK, NULL, 0, "/etc/passwd");
     else if (!strcmp(k, "through-link")) {
-        add_entry(f, "lib/up", AE_IFLNK, NULL, 0, "..");
+        add_entry(f, "lib/up", AE_IFLNK, NULL, 0, "libcudnn_static.a");
         add_text(f, "lib/up/through-link", "owned\n");
     } else if (!strcmp(k, "hardlink-out"))
         add_hardlink(f, "lib/evil-hardlink", "/etc/passwd");
     else if (!strcmp(k, "two-tops"))
         add_text(f, "!other-top/file", "stray\n");
-    else if (strcmp(k, "no-header") && strcmp(k, "so-in-windows")) {
+    else if (strcmp(k, "no-header") && strcmp(k, "so-in-windows") && strcmp(k, "links-first")) {
         fprintf(stderr, "make_fixture: unknown --evil kind '%s'\n", k);
         exit(2);
     }

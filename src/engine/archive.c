@@ -106,6 +106,9 @@ struct walk {
     char *buf;
     size_t file_cap;
     struct entry_checker check;
+    struct strmap file_index; /* a regular file's path -> its place in result->files */
+    struct strmap zip_links;  /* a zip's entries that its central directory calls links */
+    char zip_target[4096];    /* the target of such an entry: its bytes */
 };
 
 static const char *keep_string(struct extract_result *r, const char *s)
@@ -125,6 +128,10 @@ static void add_file(struct walk *w, const char *rel, unsigned long long size, c
         w->file_cap = w->file_cap ? w->file_cap * 2 : 64;
         r->files = xrealloc(r->files, w->file_cap * sizeof(*r->files));
     }
+    if (sha256 && !link_target) {
+        bool added;
+        strmap_put(&w->file_index, rel, strlen(rel), r->file_count, &added);
+    }
     struct db_file *f = &r->files[r->file_count++];
     f->path = keep_string(r, rel);
     f->size = size;
@@ -132,11 +139,18 @@ static void add_file(struct walk *w, const char *rel, unsigned long long size, c
     f->link_target = link_target ? keep_string(r, link_target) : NULL;
 }
 
-static int refuse(struct walk *w, const char *entry, const char *why)
+static int refuse(struct walk *w, const struct entry_verdict *v)
 {
+    if (v->link_target)
+        return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                             "refusing archive '%s': entry '%s' (a %slink to '%s') %s; a cuDNN "
+                             "archive links a library only to a file beside it; nothing was "
+                             "installed",
+                             w->archive_path, v->name, v->hard ? "hard " : "", v->link_target,
+                             v->why);
     return cdm_error_set(w->ctx, CDM_EARCHIVE,
                          "refusing archive '%s': entry '%s' %s; nothing was installed",
-                         w->archive_path, entry, why);
+                         w->archive_path, v->name, v->why);
 }
 
 static int make_parents(struct walk *w, const char *rel)
@@ -224,37 +238,41 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
     return rc;
 }
 
-static int write_symlink(struct walk *w, const char *rel, const char *target)
+/* The links, once every entry has been seen and every link judged: hard links share a
+ * regular file written already, symbolic links name a file beside them. */
+static int write_links(struct walk *w)
 {
-    char *full = path_join(w->dest, rel);
-    int rc = fs_symlink(w->ctx, target, full);
-    free(full);
-    if (!rc)
-        add_file(w, rel, 0, NULL, target);
-    return rc;
-}
-
-/* target_rel: checked, below the top folder */
-static int write_hardlink(struct walk *w, const char *rel, const char *target_rel)
-{
-    char *from = path_join(w->dest, target_rel);
-    char *to = path_join(w->dest, rel);
-    int rc = fs_hardlink(w->ctx, from, to);
-    free(from);
-    free(to);
-    if (rc)
-        return rc;
-    /* the same bytes as the file it links to */
-    for (size_t i = 0; i < w->result->file_count; i++) {
-        const struct db_file *f = &w->result->files[i];
-        if (!strcmp(f->path, target_rel) && f->sha256) {
-            char *sha = xstrdup(f->sha256);
-            add_file(w, rel, f->size, sha, NULL);
-            free(sha);
-            return CDM_OK;
+    struct entry_verdict v;
+    if (entry_links_check(&w->check, &v))
+        return refuse(w, &v);
+    int rc = CDM_OK;
+    for (size_t i = 0; i < w->check.link_count && !rc; i++) {
+        const struct entry_link *link = &w->check.links[i];
+        char *path = path_join(w->dest, link->rel);
+        if ((rc = make_parents(w, link->rel))) {
+        } else if (!link->hard) {
+            if (!(rc = fs_symlink(w->ctx, link->target, path)))
+                add_file(w, link->rel, 0, NULL, link->target);
+        } else {
+            char *from = path_join(w->dest, link->target);
+            size_t *index = strmap_get(&w->file_index, link->target, strlen(link->target));
+            if (!index) /* entry_links_check saw it as a file: it was written */
+                rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
+                                   "cannot install '%s': entry '%s' is a "
+                                   "hard link to a file that was not written",
+                                   w->archive_path, link->rel);
+            else if (!(rc = fs_hardlink(w->ctx, from, path))) {
+                /* the same bytes as the file it links to */
+                const struct db_file *f = &w->result->files[*index];
+                char *sha = xstrdup(f->sha256);
+                add_file(w, link->rel, f->size, sha, NULL);
+                free(sha);
+            }
+            free(from);
         }
+        free(path);
     }
-    return refuse(w, rel, "is a hard link to a file that is not in the archive");
+    return rc;
 }
 
 static enum entry_kind entry_kind_of(struct archive_entry *e)
@@ -296,6 +314,17 @@ static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e
         if (!target)
             target = archive_entry_symlink(e);
     }
+    if (kind == ENTRY_FILE && raw && strmap_get(&w->zip_links, raw, strlen(raw))) {
+        la_ssize_t n = archive_read_data(a, w->zip_target, sizeof(w->zip_target));
+        if (n < 0 || (size_t)n >= sizeof(w->zip_target) || memchr(w->zip_target, 0, (size_t)n))
+            return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                                 "refusing archive '%s': entry '%s' is a link whose target "
+                                 "cannot be read or is not a name; nothing was installed",
+                                 w->archive_path, raw);
+        w->zip_target[n] = '\0';
+        kind = ENTRY_SYMLINK;
+        target = w->zip_target;
+    }
     struct entry_verdict v;
     entry_check(&w->check, raw, kind, target, &v);
     if (v.too_many)
@@ -304,7 +333,7 @@ static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e
                              "([install] max_entries); nothing was installed",
                              w->archive_path, w->limits->max_entries);
     if (v.why)
-        return refuse(w, v.name, v.why);
+        return refuse(w, &v);
     if (!v.rel)
         return CDM_OK; /* the top folder, which is not part of the version folder */
     const char *rel = v.rel;
@@ -316,13 +345,11 @@ static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e
     }
     if (kind != ENTRY_HARDLINK)
         layout_note(&w->result->scan, rel);
+    if (kind == ENTRY_HARDLINK || kind == ENTRY_SYMLINK)
+        return CDM_OK; /* held by the checker, made by write_links */
     int rc = make_parents(w, rel);
     if (rc)
         return rc;
-    if (kind == ENTRY_HARDLINK)
-        return write_hardlink(w, rel, v.target);
-    if (kind == ENTRY_SYMLINK)
-        return write_symlink(w, rel, target);
     return write_regular(w, a, e, rel);
 }
 
@@ -352,6 +379,8 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                      .buf = xmalloc(READ_BLOCK),
                      .check = {.max_entries = limits->max_entries}};
     struct archive *a = archive_read_new();
+    if (str_ends_with_icase(path, ".zip") && (rc = zip_links_find(ctx, path, &w.zip_links)))
+        goto out;
     /* Streaming readers only: a seekable zip reader would jump to the central directory
      * and break the single pass that the hash relies on. */
     archive_read_support_format_zip_streamable(a);
@@ -391,6 +420,8 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty", path);
         goto out;
     }
+    if ((rc = write_links(&w)))
+        goto out;
     if ((rc = stream_drain(&s)))
         goto out;
     sha256_finish_hex(s.hash, result->sha256);
@@ -403,6 +434,8 @@ out:
     sha256_free(w.file_hash);
     free(w.buf);
     entry_checker_free(&w.check);
+    strmap_free(&w.file_index);
+    strmap_free(&w.zip_links);
     return rc;
 }
 

@@ -3,6 +3,7 @@
 #define CDM_CDM_ARCHIVE_H
 
 #include "db.h"
+#include "base/strmap.h"
 
 /* Which folders an extracted tree has: fed every relative path, in any order. */
 struct layout_scan {
@@ -43,6 +44,10 @@ void extract_result_free(struct extract_result *r);
  * dest may hold part of the content: the caller deletes it. */
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result);
+
+/* Put in links the names (as stored) of the entries the zip at path marks as symbolic
+ * links in its central directory (zip_links.c). */
+int zip_links_find(cdm_ctx *ctx, const char *path, struct strmap *links);
 
 /* Only hash the archive (to tell whether it is the one installed already). */
 int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size);

@@ -6,13 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How far a chain of links beside each other is followed (Linux's own limit is 40). */
+#define LINK_HOPS 40
+
+/* The seen map's value: an entry's kind, and a symbolic link's index in c->links. */
+#define SEEN(kind, index) ((size_t)(kind) | (size_t)(index) << 4)
+#define SEEN_KIND(value)  ((enum entry_kind)((value)&15))
+#define SEEN_INDEX(value) ((value) >> 4)
+
+static bool is_drive(const char *s)
+{
+    return isalpha((unsigned char)s[0]) && s[1] == ':';
+}
+
 const char *entry_path_check(const char *raw, char *out, size_t size)
 {
     if (!raw || !*raw)
         return "has an empty name";
     if (raw[0] == '/' || raw[0] == '\\')
         return "is an absolute path";
-    if (isalpha((unsigned char)raw[0]) && raw[1] == ':')
+    if (is_drive(raw))
         return "names a drive";
     struct strbuf sb = STRBUF_INIT;
     const char *p = raw;
@@ -42,51 +55,40 @@ const char *entry_path_check(const char *raw, char *out, size_t size)
     return why;
 }
 
-bool link_target_inside(const char *link_path, const char *target)
+/* The forms of an absolute target: /x, \x, \\server\share, \\?\C:\x, C:\x, C:/x. */
+static const char *absolute_target(const char *target)
 {
-    if (!*target || target[0] == '/' || target[0] == '\\' ||
-        (isalpha((unsigned char)target[0]) && target[1] == ':'))
-        return false;
-    /* depth of the folder holding the link */
-    int depth = 0;
-    for (const char *p = link_path; *p; p++)
-        if (*p == '/')
-            depth++;
-    for (const char *p = target; *p;) {
-        const char *start = p;
-        while (*p && *p != '/' && *p != '\\')
-            p++;
-        size_t n = (size_t)(p - start);
-        if (n == 2 && start[0] == '.' && start[1] == '.') {
-            if (--depth < 0)
-                return false;
-        } else if (n > 0 && !(n == 1 && start[0] == '.')) {
-            depth++;
-        }
-        while (*p == '/' || *p == '\\')
-            p++;
-    }
-    return true;
+    if (target[0] == '/' || target[0] == '\\' ||
+        (is_drive(target) && (target[2] == '/' || target[2] == '\\')))
+        return "points to an absolute path";
+    if (strchr(target, ':')) /* C:x is relative to drive C's current folder */
+        return "points to a drive or an NTFS stream";
+    return NULL;
+}
+
+const char *link_name_check(const char *target)
+{
+    if (!*target)
+        return "has an empty target";
+    const char *why = absolute_target(target);
+    if (why)
+        return why;
+    if (strpbrk(target, "/\\") || !strcmp(target, ".") || !strcmp(target, ".."))
+        return "does not point to a name beside it";
+    return NULL;
 }
 
 void entry_checker_free(struct entry_checker *c)
 {
-    for (size_t i = 0; i < c->link_count; i++)
-        free(c->links[i]);
+    for (size_t i = 0; i < c->link_count; i++) {
+        free(c->links[i].rel);
+        free(c->links[i].stored);
+        free(c->links[i].target);
+    }
     free(c->links);
     c->links = NULL;
-    c->link_count = 0;
-}
-
-/* An entry below a link accepted earlier would be written through that link. */
-static bool below_a_link(const struct entry_checker *c, const char *rel)
-{
-    for (size_t i = 0; i < c->link_count; i++) {
-        size_t n = strlen(c->links[i]);
-        if (!strncmp(rel, c->links[i], n) && (rel[n] == '/' || rel[n] == '\0'))
-            return true;
-    }
-    return false;
+    c->link_count = c->link_cap = 0;
+    strmap_free(&c->seen);
 }
 
 /* Every entry sits below one top folder, which is not part of the version folder. */
@@ -106,40 +108,83 @@ static const char *check_top(struct entry_checker *c, struct entry_verdict *v)
     return NULL;
 }
 
-/* A hard link must name a file of this archive below the top folder, not through a link. */
-static const char *check_hardlink(const struct entry_checker *c, const char *raw_target,
+/* The folders above rel: none may be a file or a link of the archive (nothing is written
+ * through a link), and each is remembered as a folder, so that a link or a file coming
+ * later under a folder's name is refused too. */
+static const char *check_parents(struct entry_checker *c, const char *rel)
+{
+    for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+        bool added;
+        size_t *seen = strmap_put(&c->seen, rel, (size_t)(slash - rel), SEEN(ENTRY_DIR, 0), &added);
+        if (added)
+            continue;
+        switch (SEEN_KIND(*seen)) {
+        case ENTRY_DIR:
+            break;
+        case ENTRY_SYMLINK:
+        case ENTRY_HARDLINK:
+            return "lies below a link of the archive";
+        default:
+            return "lies below a file of the archive";
+        }
+    }
+    return NULL;
+}
+
+static void hold_link(struct entry_checker *c, const char *rel, const char *stored,
+                      const char *target, bool hard)
+{
+    if (c->link_count == c->link_cap)
+        c->links = xrealloc(c->links,
+                            (c->link_cap = c->link_cap ? c->link_cap * 2 : 64) * sizeof(*c->links));
+    c->links[c->link_count++] =
+        (struct entry_link){xstrdup(rel), xstrdup(stored), xstrdup(target), hard};
+}
+
+static size_t folder_len(const char *rel)
+{
+    const char *slash = strrchr(rel, '/');
+    return slash ? (size_t)(slash - rel) : 0;
+}
+
+/* A hard link stores its target as a path of the archive: it must be beside the link. */
+static const char *check_hardlink(struct entry_checker *c, const char *stored,
                                   struct entry_verdict *v)
 {
-    char target[sizeof(v->target)];
-    const char *why = entry_path_check(raw_target, target, sizeof(target));
+    const char *why = absolute_target(stored);
+    if (why)
+        return why;
+    char target[sizeof(v->path)];
     size_t top = strlen(c->top);
-    if (why || strncmp(target, c->top, top) || target[top] != '/')
-        return "is a hard link to a file outside the version folder";
-    if (!copy_str(v->target, sizeof(v->target), target + top + 1))
-        return "is a hard link whose target's name is too long";
-    if (below_a_link(c, v->target))
-        return "is a hard link through a symbolic link";
+    size_t folder = folder_len(v->rel);
+    if (entry_path_check(stored, target, sizeof(target)) || strncmp(target, c->top, top) ||
+        target[top] != '/' || folder_len(target + top + 1) != folder ||
+        strncmp(target + top + 1, v->rel, folder))
+        return "does not point to a name beside it";
+    hold_link(c, v->rel, stored, target + top + 1, true);
     return NULL;
 }
 
 static const char *check_kind(struct entry_checker *c, enum entry_kind kind,
                               const char *link_target, struct entry_verdict *v)
 {
+    const char *why;
     switch (kind) {
     case ENTRY_DIR:
     case ENTRY_FILE:
         return NULL;
     case ENTRY_HARDLINK:
-        v->name = v->rel;
-        return check_hardlink(c, link_target, v);
     case ENTRY_SYMLINK:
+        v->name = v->rel;
         if (!link_target)
             return "is a link without a target";
-        v->name = v->rel;
-        if (!link_target_inside(v->rel, link_target))
-            return "is a link that points outside the version folder";
-        c->links = xrealloc(c->links, (c->link_count + 1) * sizeof(char *));
-        c->links[c->link_count++] = xstrdup(v->rel);
+        v->link_target = link_target;
+        v->hard = kind == ENTRY_HARDLINK;
+        if (v->hard)
+            return check_hardlink(c, link_target, v);
+        if ((why = link_name_check(link_target)))
+            return why;
+        hold_link(c, v->rel, link_target, link_target, false);
         return NULL;
     case ENTRY_DEVICE:
         return "is a device";
@@ -169,8 +214,13 @@ void entry_check(struct entry_checker *c, const char *raw, enum entry_kind kind,
             v->why = "is a file where the top folder should be";
         return;
     }
-    if (below_a_link(c, v->rel)) {
-        v->why = "lies below a symbolic link of the archive";
+    if ((v->why = check_parents(c, v->rel)))
+        return;
+    bool added;
+    size_t *seen = strmap_put(&c->seen, v->rel, strlen(v->rel), SEEN(kind, c->link_count), &added);
+    if (!added && (kind != ENTRY_DIR || SEEN_KIND(*seen) != ENTRY_DIR)) {
+        v->why = SEEN_KIND(*seen) == ENTRY_DIR ? "is also a folder of the archive"
+                                               : "appears twice in the archive";
         return;
     }
     if (++c->entries > c->max_entries) {
@@ -178,4 +228,61 @@ void entry_check(struct entry_checker *c, const char *raw, enum entry_kind kind,
         return;
     }
     v->why = check_kind(c, kind, link_target, v);
+}
+
+/* Follow link i through the links beside it to what it ends at. A hard link's target
+ * becomes that file. */
+static const char *resolve_link(struct entry_checker *c, size_t i, struct strbuf *key)
+{
+    struct entry_link *link = &c->links[i];
+    size_t folder = folder_len(link->rel);
+    const char *name = link->hard ? link->target + (folder ? folder + 1 : 0) : link->target;
+    for (int hop = 0; hop < LINK_HOPS; hop++) {
+        sb_reset(key);
+        sb_addn(key, link->rel, folder);
+        if (folder)
+            sb_addc(key, '/');
+        sb_add(key, name);
+        size_t *seen = strmap_get(&c->seen, key->buf, key->len);
+        if (!seen)
+            return "points to nothing beside it in the archive";
+        switch (SEEN_KIND(*seen)) {
+        case ENTRY_FILE:
+            if (link->hard && strcmp(link->target, key->buf)) {
+                free(link->target);
+                link->target = xstrdup(key->buf);
+            }
+            return NULL;
+        case ENTRY_DIR:
+            return "points to a folder";
+        case ENTRY_SYMLINK:
+            if (link->hard)
+                return "points to a symbolic link";
+            name = c->links[SEEN_INDEX(*seen)].target;
+            break;
+        case ENTRY_HARDLINK: /* the file a hard link shares, which is beside it too */
+            name = c->links[SEEN_INDEX(*seen)].target + (folder ? folder + 1 : 0);
+            break;
+        default:
+            return "points to nothing beside it in the archive";
+        }
+    }
+    return "is part of a loop of links";
+}
+
+const char *entry_links_check(struct entry_checker *c, struct entry_verdict *v)
+{
+    struct strbuf key = STRBUF_INIT;
+    const char *why = NULL;
+    for (size_t i = 0; i < c->link_count && !why; i++) {
+        if ((why = resolve_link(c, i, &key))) {
+            memset(v, 0, sizeof(*v));
+            v->why = why;
+            v->name = c->links[i].rel;
+            v->link_target = c->links[i].stored;
+            v->hard = c->links[i].hard;
+        }
+    }
+    sb_free(&key);
+    return why;
 }

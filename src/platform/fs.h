@@ -51,6 +51,9 @@ struct fs_reader;
 int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size);
 /* Bytes read, 0 at end, negative on error (message set). */
 long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n);
+/* Move to offset from the start (whence 0), the current place (1) or the end (2); the new
+ * place, or negative on error (message set). */
+long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, int whence);
 void fs_reader_close(struct fs_reader *r);
 
 /* An exclusive lock on a file, held until fs_unlock; waits for another holder. */

@@ -269,6 +269,15 @@ long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
     }
 }
 
+long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, int whence)
+{
+    static const int whences[] = {SEEK_SET, SEEK_CUR, SEEK_END};
+    off_t at = lseek(r->fd, (off_t)offset, whences[whence < 0 || whence > 2 ? 0 : whence]);
+    if (at < 0)
+        return cdm_error_set(ctx, CDM_EIO, "cannot seek in '%s': %s", r->path, strerror(errno));
+    return (long long)at;
+}
+
 void fs_reader_close(struct fs_reader *r)
 {
     if (!r)

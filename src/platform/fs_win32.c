@@ -465,6 +465,15 @@ long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
     return (long long)got;
 }
 
+long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, int whence)
+{
+    static const DWORD methods[] = {FILE_BEGIN, FILE_CURRENT, FILE_END};
+    LARGE_INTEGER to = {.QuadPart = offset}, at;
+    if (!SetFilePointerEx(r->h, to, &at, methods[whence < 0 || whence > 2 ? 0 : whence]))
+        return fail(ctx, CDM_EIO, GetLastError(), "cannot seek in '%s': %s", r->path, NULL);
+    return (long long)at.QuadPart;
+}
+
 void fs_reader_close(struct fs_reader *r)
 {
     if (!r)

@@ -26,10 +26,51 @@ check "dotdot: nothing was written above the store" test ! -e "$CDM_ROOT/cdm-evi
 refused drive "entry 'C:/Windows/cdm-evil-drive' names a drive" cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip --platform windows-x86_64
 refused device "lib/evil-device' is a device" "$tx"
 refused fifo "lib/evil-fifo' is a fifo" "$tx"
-refused symlink-out "lib/evil-link' is a link that points outside" "$tx"
-refused symlink-abs "lib/evil-link' is a link that points outside" "$tx"
-refused through-link "lib/up/through-link' lies below a symbolic link" "$tx"
-refused hardlink-out "lib/evil-hardlink' is a hard link to a file outside" "$tx"
+refused symlink-out "lib/evil-link' \\(a link to '../../../etc'\\) does not point to a name beside it" "$tx"
+refused symlink-abs "lib/evil-link' \\(a link to '/etc/passwd'\\) points to an absolute path" "$tx"
+refused through-link "lib/up/through-link' lies below a link of the archive" "$tx"
+refused hardlink-out "lib/evil-hardlink' \\(a hard link to '/etc/passwd'\\) points to an absolute path" "$tx"
+
+# Links: only a name beside the link, naming a file (or a link to one) of the archive, in
+# any order; every other link is refused by name, whatever a lexical check of it alone says.
+refused chain-escape "lib/up' \\(a link to '..'\\) does not point to a name beside it" "$tx"
+check "chain-escape: no link was left above the store" test ! -e "$CDM_ROOT/../evil-link"
+refused link-drive "points to an absolute path" "$tx"
+refused link-drive-relative "points to a drive or an NTFS stream" "$tx"
+refused link-unc "points to an absolute path" "$tx"
+refused link-long-path "points to an absolute path" "$tx"
+refused link-other-install "lib/evil-link' .* does not point to a name beside it" "$tx"
+refused link-subfolder "lib/evil-link' \\(a link to '../include/cudnn.h'\\) does not point" "$tx"
+refused link-dot "lib/evil-link' \\(a link to '.'\\) does not point to a name beside it" "$tx"
+refused link-nothing "lib/evil-link' \\(a link to 'libnothing.so.9'\\) points to nothing beside it in the archive" "$tx"
+refused link-folder "lib/evil-link' \\(a link to 'sub'\\) points to a folder" "$tx"
+refused link-loop "lib/evil-link' \\(a link to 'evil-loop'\\) is part of a loop of links" "$tx"
+refused hardlink-other-folder "lib/evil-hardlink' \\(a hard link to '.*/include/cudnn.h'\\) does not point to a name beside it" "$tx"
+# The same checks on a zip's links (a zip records a link as its target's bytes).
+refused chain-escape "lib/up' \\(a link to '..'\\) does not point to a name beside it" cudnn-linux-x86_64-9.1.0.70_cuda12-archive.zip
+refused link-nothing "points to nothing beside it in the archive" cudnn-linux-x86_64-9.1.0.70_cuda12-archive.zip
+
+zl=$(fixture cudnn-linux-x86_64-9.4.0.58_cuda12-archive.zip --evil links-first)
+run_cdm install "$zl"
+expect_rc 0 "a zip's links beside their files install"
+check "as links, not as files holding their targets" \
+  test "$(readlink "$CDM_ROOT/9.4.0.58-cuda12/lib/libcudnn.so.9")" = libcudnn.so.9.4.0
+run_cdm remove 9.4.0.58
+
+for order in links-first hardlink-sibling; do
+  a=$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz --evil $order)
+  run_cdm install "$a"
+  expect_rc 0 "$order: links beside their files install"
+  check "$order: libcudnn.so reaches the library through libcudnn.so.9" \
+    test "$(readlink "$CDM_ROOT/9.3.0.75-cuda12/lib/libcudnn.so")" = libcudnn.so.9 -a -f "$CDM_ROOT/9.3.0.75-cuda12/lib/libcudnn.so"
+  run_cdm verify 9.3.0.75
+  expect_rc 0 "$order: verify finds the install as recorded"
+  if [ $order = hardlink-sibling ]; then
+    check "hardlink-sibling: the hard link is the file's twin" \
+      test "$CDM_ROOT/9.3.0.75-cuda12/lib/libcudnn_static_copy.a" -ef "$CDM_ROOT/9.3.0.75-cuda12/lib/libcudnn_static.a"
+  fi
+  run_cdm remove 9.3.0.75
+done
 refused two-tops "other-top/file' is not below the archive's top folder" "$tx"
 
 # Truncated and corrupt archives.

@@ -60,25 +60,77 @@ static void names(void)
     entry_checker_free(&c);
 }
 
+/* The verdict of entry_links_check on the links held so far. */
+static const char *links_why(struct entry_checker *c, const char **name)
+{
+    static struct entry_verdict v;
+    const char *why = entry_links_check(c, &v);
+    *name = why ? v.name : NULL;
+    return why;
+}
+
 static void links(void)
 {
     struct entry_checker c;
+    const char *name;
     start(&c);
     struct entry_verdict v;
     entry_check(&c, "top/lib/libx.so", ENTRY_SYMLINK, "libx.so.9", &v);
-    ok(!v.why, "a symbolic link inside the version folder is accepted");
+    ok(!v.why, "a link to a name beside it is accepted, before what it names");
+    entry_check(&c, "top/lib/libx.so.9", ENTRY_SYMLINK, "libx.so.9.1.0", &v);
+    ok(!v.why, "so is a link to a link");
+    entry_check(&c, "top/lib/libx.so.9.1.0", ENTRY_FILE, NULL, &v);
     entry_check(&c, "top/lib/evil", ENTRY_SYMLINK, "../../../etc", &v);
-    ok(v.why && !strcmp(v.name, "lib/evil"), "one pointing outside is refused, named below top");
+    ok(v.why && !strcmp(v.name, "lib/evil") && !strcmp(v.link_target, "../../../etc"),
+       "one pointing outside is refused, named below top with its target");
     is_str(why(&c, "top/lib/none", ENTRY_SYMLINK, NULL), "is a link without a target",
            "one without a target is refused");
-    is_str(why(&c, "top/lib/libx.so/inner", ENTRY_FILE, NULL),
-           "lies below a symbolic link of the archive", "nothing is written through a link");
-    entry_check(&c, "top/lib/hard", ENTRY_HARDLINK, "top/lib/libx.so.9", &v);
-    ok(!v.why && !strcmp(v.target, "lib/libx.so.9"), "a hard link below top is accepted");
-    is_str(why(&c, "top/lib/h2", ENTRY_HARDLINK, "/etc/shadow"),
-           "is a hard link to a file outside the version folder", "one outside is refused");
-    is_str(why(&c, "top/lib/h3", ENTRY_HARDLINK, "top/lib/libx.so/inner"),
-           "is a hard link through a symbolic link", "one through a link is refused");
+    is_str(why(&c, "top/lib/libx.so/inner", ENTRY_FILE, NULL), "lies below a link of the archive",
+           "nothing is written through a link");
+    is_str(why(&c, "top/lib/libx.so.9.1.0/inner", ENTRY_FILE, NULL),
+           "lies below a file of the archive", "nor below a file");
+    entry_check(&c, "top/lib/hard", ENTRY_HARDLINK, "top/lib/libx.so.9.1.0", &v);
+    ok(!v.why, "a hard link to a file beside it is accepted");
+    is_str(why(&c, "top/lib/h2", ENTRY_HARDLINK, "/etc/shadow"), "points to an absolute path",
+           "a hard link outside is refused");
+    is_str(why(&c, "top/lib/h3", ENTRY_HARDLINK, "top/include/x.h"),
+           "does not point to a name beside it", "a hard link to another folder is refused");
+    is_str(why(&c, "top/lib/libx.so", ENTRY_FILE, NULL), "appears twice in the archive",
+           "an entry given twice is refused");
+    ok(!links_why(&c, &name), "at the end, links beside their files pass");
+    is_str(c.links[2].target, "lib/libx.so.9.1.0", "the hard link shares the file");
+    entry_checker_free(&c);
+
+    start(&c);
+    entry_check(&c, "top/lib/a", ENTRY_SYMLINK, "b", &v);
+    entry_check(&c, "top/lib/b", ENTRY_SYMLINK, "a", &v);
+    is_str(links_why(&c, &name), "is part of a loop of links", "a loop is refused");
+    is_str(name, "lib/a", "naming its first link");
+    entry_checker_free(&c);
+
+    start(&c);
+    entry_check(&c, "top/lib/a", ENTRY_SYMLINK, "missing", &v);
+    is_str(links_why(&c, &name), "points to nothing beside it in the archive",
+           "a link to nothing is refused");
+    entry_checker_free(&c);
+
+    start(&c);
+    entry_check(&c, "top/lib/a", ENTRY_SYMLINK, "sub", &v);
+    entry_check(&c, "top/lib/sub/f", ENTRY_FILE, NULL, &v);
+    is_str(links_why(&c, &name), "points to a folder", "a link to a folder is refused");
+    entry_checker_free(&c);
+
+    start(&c);
+    entry_check(&c, "top/lib/f", ENTRY_FILE, NULL, &v);
+    entry_check(&c, "top/lib/s", ENTRY_SYMLINK, "f", &v);
+    entry_check(&c, "top/lib/h", ENTRY_HARDLINK, "top/lib/s", &v);
+    is_str(links_why(&c, &name), "points to a symbolic link", "a hard link to a link is refused");
+    entry_checker_free(&c);
+
+    start(&c);
+    entry_check(&c, "top/lib/up/x", ENTRY_FILE, NULL, &v);
+    is_str(why(&c, "top/lib/up", ENTRY_SYMLINK, "x"), "is also a folder of the archive",
+           "a link where a folder was is refused");
     entry_checker_free(&c);
 }
 

@@ -23,9 +23,10 @@ refused drive "entry 'C:/Windows/cdm-evil-drive' names a drive"
 check "drive: nothing in the Wine prefix's C:\\Windows" test ! -e "$WINEPREFIX/drive_c/windows/cdm-evil-drive"
 refused dotdot "goes up with '\\.\\.'"
 check "dotdot: nothing above the version folder" test ! -e "$CDM_ROOT_POSIX/cdm-evil-dotdot" -a ! -e "$CDM_ROOT_POSIX/.staging/cdm-evil-dotdot"
-# (A zip read in one stream has no link entries: the mode bits sit in the central
-# directory at its end, so a stored link comes out as a small file; links are refused in
-# tar archives, tests/cli/hostile.sh.)
+# A zip marks its links in the central directory at its end: cdm reads it first, and
+# judges them as a tar's (tests/cli/hostile.sh has the rest of the link cases).
+refused chain-escape "lib/up' \\(a link to '..'\\) does not point to a name beside it"
+refused link-unc "lib/evil-link' .* points to an absolute path"
 
 # Backslashes are separators on Windows: entries using them to climb or to name a root.
 with_entry() { # with_entry NAME ENTRY: the good fixture plus one entry, raw
