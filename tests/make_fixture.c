@@ -11,10 +11,10 @@
  * platform follow OUT's name as NVIDIA spells it: "cudnn-11.3-linux-x64-v8.2.1.32.tgz" is
  * an old cuda/ archive, "cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip" a current one.
  * KIND: absolute, dotdot, drive, device, fifo, symlink-out, hardlink-out, two-tops,
- * no-header, so-in-windows, and the links of links_evil below; links-first is no attack but
- * the .so chains with every link before the file it names. --file puts the bytes of the real file
- * PATH (a library built by the tests) at REL below the top folder, in place of that entry's
- * stand-in bytes.
+ * no-header, so-in-windows, the headers of header_evil, the links of links_evil below; links-first
+ * is no attack but the .so chains with every link before the file it names. --file puts the bytes
+ * of the real file PATH (a library built by the tests) at REL below the top folder, in place of
+ * that entry's stand-in bytes.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -140,10 +140,40 @@ static void add_text(struct fixture *f, const char *rel, const char *text)
     add_entry(f, rel, AE_IFREG, text, strlen(text), NULL);
 }
 
+/* Headers that a line-by-line search for the macros misreads: the name's version sits in
+ * a comment, an #if 0 block or a string, and the one the compiler sees is one minor up. */
+static bool header_evil(struct fixture *f, bool version_macros, char *text, size_t size)
+{
+    const char *k = f->evil ? f->evil : "";
+    int ma = f->hmajor, mi = f->hminor, pa = f->hpatch;
+    if (version_macros && !strcmp(k, "header-if0"))
+        snprintf(text, size,
+                 "#if 0\n#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n#define CUDNN_PATCHLEVEL "
+                 "%d\n#else\n#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n#define "
+                 "CUDNN_PATCHLEVEL %d\n#endif\n",
+                 ma, mi, pa, ma, mi + 1, pa);
+    else if (version_macros && !strcmp(k, "header-comment"))
+        snprintf(text, size,
+                 "/*\n#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n#define CUDNN_PATCHLEVEL "
+                 "%d\n*/\n#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n#define "
+                 "CUDNN_PATCHLEVEL %d\n",
+                 ma, mi, pa, ma, mi + 1, pa);
+    else if (!version_macros && !strcmp(k, "header-cudnn-h-disagrees"))
+        snprintf(text, size,
+                 "#pragma once\n#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n"
+                 "#define CUDNN_PATCHLEVEL %d\n",
+                 ma, mi + 1, pa);
+    else
+        return false;
+    return true;
+}
+
 static void add_header(struct fixture *f, const char *rel, bool version_macros)
 {
     char text[1024];
-    if (version_macros)
+    if (header_evil(f, version_macros, text, sizeof(text)))
+        ;
+    else if (version_macros)
         snprintf(text, sizeof(text),
                  "/* stand-in %s */\n#ifndef CUDNN_VERSION_H_\n#define CUDNN_VERSION_H_\n\n"
                  "#define CUDNN_MAJOR %d\n#define CUDNN_MINOR %d\n#define CUDNN_PATCHLEVEL %d\n\n"
@@ -294,6 +324,10 @@ static bool links_evil(struct fixture *f, const char *k)
     } else if (!strcmp(k, "hardlink-other-folder")) {
         snprintf(target, sizeof(target), "%s/include/cudnn.h", f->top);
         add_hardlink(f, "lib/evil-hardlink", target);
+    } else if (!strcmp(k, "header-two-versions")) { /* a second cudnn_version.h, one up */
+        f->hminor++;
+        add_header(f, "targets/x86_64-linux/include/cudnn_version.h", true);
+        f->hminor--;
     } else if (!strcmp(k, "hardlink-sibling")) { /* accepted: a file beside it */
         snprintf(target, sizeof(target), "%s/lib/libcudnn_static.a", f->top);
         add_hardlink(f, "lib/libcudnn_static_copy.a", target);
@@ -329,7 +363,8 @@ static void add_evil(struct fixture *f)
         add_hardlink(f, "lib/evil-hardlink", "/etc/passwd");
     else if (!strcmp(k, "two-tops"))
         add_text(f, "!other-top/file", "stray\n");
-    else if (strcmp(k, "no-header") && strcmp(k, "so-in-windows") && strcmp(k, "links-first")) {
+    else if (strcmp(k, "no-header") && strcmp(k, "so-in-windows") && strcmp(k, "links-first") &&
+             strncmp(k, "header-", 7)) {
         fprintf(stderr, "make_fixture: unknown --evil kind '%s'\n", k);
         exit(2);
     }

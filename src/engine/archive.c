@@ -11,6 +11,7 @@
 
 #include "cdm_archive.h"
 #include "entry_check.h"
+#include "header.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
 #include "version.h"
@@ -109,6 +110,7 @@ struct walk {
     struct strmap file_index; /* a regular file's path -> its place in result->files */
     struct strmap zip_links;  /* a zip's entries that its central directory calls links */
     char zip_target[4096];    /* the target of such an entry: its bytes */
+    char *header_from;        /* the header that gave the version */
 };
 
 static const char *keep_string(struct extract_result *r, const char *s)
@@ -163,25 +165,37 @@ static int make_parents(struct walk *w, const char *rel)
     return rc;
 }
 
+/* Every cudnn_version.h and cudnn.h of the archive is read, wherever it is: a compiler may
+ * be pointed at any of them, so they must all agree. */
 static bool is_version_header(const char *rel)
 {
     const char *base = path_basename(rel);
-    return (!strcmp(base, "cudnn_version.h") || !strcmp(base, "cudnn.h")) &&
-           (str_starts_with(rel, "include/") || str_starts_with(rel, "targets/"));
+    return !strcmp(base, "cudnn_version.h") || !strcmp(base, "cudnn.h");
 }
 
-static void read_header_version(struct walk *w, const char *rel, const char *text, size_t len)
+/* The first header with the version macros gives the version; any other must agree. */
+static int read_header_version(struct walk *w, const char *rel, const char *text, size_t len)
 {
     int major, minor, patch;
+    struct extract_result *r = w->result;
     if (!cudnn_header_version(text, len, &major, &minor, &patch))
-        return;
-    /* cudnn_version.h wins over cudnn.h (v8+ keeps the macros there, not in cudnn.h). */
-    if (w->result->header_found && strcmp(path_basename(rel), "cudnn_version.h"))
-        return;
-    w->result->header_found = true;
-    w->result->major = major;
-    w->result->minor = minor;
-    w->result->patch = patch;
+        return CDM_OK;
+    if (!r->header_found) {
+        r->header_found = true;
+        r->major = major;
+        r->minor = minor;
+        r->patch = patch;
+        w->header_from = xstrdup(rel);
+        return CDM_OK;
+    }
+    if (r->major == major && r->minor == minor && r->patch == patch)
+        return CDM_OK;
+    return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                         "refusing archive '%s': its headers disagree: '%s' says cuDNN "
+                         "%d.%d.%d but '%s' says %d.%d.%d; the archive was altered, get the "
+                         "original; nothing was installed",
+                         w->archive_path, w->header_from, r->major, r->minor, r->patch, rel, major,
+                         minor, patch);
 }
 
 static int write_regular(struct walk *w, struct archive *a, struct archive_entry *e,
@@ -231,7 +245,7 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
         sha256_finish_hex(w->file_hash, hex);
         add_file(w, rel, size, hex, NULL);
         if (keep)
-            read_header_version(w, rel, sb_str(&kept), kept.len);
+            rc = read_header_version(w, rel, sb_str(&kept), kept.len);
     }
     sb_free(&kept);
     free(full);
@@ -436,6 +450,7 @@ out:
     entry_checker_free(&w.check);
     strmap_free(&w.file_index);
     strmap_free(&w.zip_links);
+    free(w.header_from);
     return rc;
 }
 

@@ -1,5 +1,6 @@
 /* cuDNN's library files (cudnn_lib.h). */
 #include "cudnn_lib.h"
+#include "header.h"
 #include "platform/fs.h"
 #include "version.h"
 

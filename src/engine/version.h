@@ -69,7 +69,4 @@ bool archive_has_known_extension(const char *file_name);
 /* The layout a version ships in ('A', 'B' or 'C'). */
 char layout_for_version(const struct version *v);
 
-/* Read CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL from header text. */
-bool cudnn_header_version(const char *text, size_t len, int *major, int *minor, int *patch);
-
 #endif

@@ -73,6 +73,13 @@ for order in links-first hardlink-sibling; do
 done
 refused two-tops "other-top/file' is not below the archive's top folder" "$tx"
 
+# Headers: the version the compiler would see (comments and #if 0 do not count), and every
+# header that gives one agreeing with the others.
+refused header-if0 "its name says cuDNN 9.1.0 but its header says 9.2.0" "$tx"
+refused header-comment "its name says cuDNN 9.1.0 but its header says 9.2.0" "$tx"
+refused header-two-versions "its headers disagree: 'include/cudnn_version.h' says cuDNN 9.1.0 but 'targets/x86_64-linux/include/cudnn_version.h' says 9.2.0" "$tx"
+refused header-cudnn-h-disagrees "its headers disagree: 'include/cudnn.h' says cuDNN 9.2.0 but 'include/cudnn_version.h' says 9.1.0" "$tx"
+
 # Truncated and corrupt archives.
 good=$(fixture cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz --pad 200000)
 mkdir -p "$SCRATCH/cut"
