@@ -361,10 +361,11 @@ typedef void (*cdm_verify_fn)(void *arg, const struct cdm_verify_issue *issue);
 struct cdm_verify_result {
     size_t installs, files; /* checked */
     size_t missing, changed, extra;
+    size_t mode_unchecked; /* files recorded without a mode (an older cdm, or Windows) */
 };
 /* Re-hash every file of the install spec names (NULL: every install) against the sizes,
- * SHA-256 and link targets recorded at install; fn is called for each difference. Returns
- * CDM_OK when the check ran, whatever it found (see the counts). */
+ * SHA-256, permission bits and link targets recorded at install; fn is called for each difference.
+ * Returns CDM_OK when the check ran, whatever it found (see the counts). */
 int cdm_verify(cdm_ctx *ctx, const char *spec, int cuda, cdm_verify_fn fn, void *arg,
                struct cdm_verify_result *result);
 

@@ -52,6 +52,12 @@ static int run_verify(struct cli *cli, const struct cli_args *args)
         return cli_fail(cli);
     }
     bool ok = !r.missing && !r.changed && !r.extra;
+    if (r.mode_unchecked && cli->verbose && !cli->json)
+        fprintf(stderr,
+                "cdm: %u file(s) have no mode recorded (installed by a cdm before modes were "
+                "kept, or on Windows, which has none): their size and hash were checked, their "
+                "mode was not; 'cdm install --force ARCHIVE' records it\n",
+                (unsigned)r.mode_unchecked);
     if (cli->json) {
         json_array_end(&j);
         json_kv_bool(&j, "ok", ok);
@@ -60,6 +66,7 @@ static int run_verify(struct cli *cli, const struct cli_args *args)
         json_kv_int(&j, "missing", (long long)r.missing);
         json_kv_int(&j, "changed", (long long)r.changed);
         json_kv_int(&j, "extra", (long long)r.extra);
+        json_kv_int(&j, "mode_unchecked", (long long)r.mode_unchecked);
         json_object_end(&j);
         json_print(&j, stdout);
     } else if (ok) {

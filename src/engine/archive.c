@@ -123,7 +123,7 @@ static const char *keep_string(struct extract_result *r, const char *s)
 }
 
 static void add_file(struct walk *w, const char *rel, unsigned long long size, const char *sha256,
-                     const char *link_target)
+                     const char *link_target, int mode)
 {
     struct extract_result *r = w->result;
     if (r->file_count == w->file_cap) {
@@ -139,6 +139,7 @@ static void add_file(struct walk *w, const char *rel, unsigned long long size, c
     f->size = size;
     f->sha256 = sha256 ? keep_string(r, sha256) : NULL;
     f->link_target = link_target ? keep_string(r, link_target) : NULL;
+    f->mode = mode;
 }
 
 static int refuse(struct walk *w, const struct entry_verdict *v)
@@ -243,7 +244,7 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
     if (!rc) {
         char hex[65];
         sha256_finish_hex(w->file_hash, hex);
-        add_file(w, rel, size, hex, NULL);
+        add_file(w, rel, size, hex, NULL, fs_file_mode(full));
         if (keep)
             rc = read_header_version(w, rel, sb_str(&kept), kept.len);
     }
@@ -266,7 +267,7 @@ static int write_links(struct walk *w)
         if ((rc = make_parents(w, link->rel))) {
         } else if (!link->hard) {
             if (!(rc = fs_symlink(w->ctx, link->target, path)))
-                add_file(w, link->rel, 0, NULL, link->target);
+                add_file(w, link->rel, 0, NULL, link->target, -1);
         } else {
             char *from = path_join(w->dest, link->target);
             size_t *index = strmap_get(&w->file_index, link->target, strlen(link->target));
@@ -279,7 +280,7 @@ static int write_links(struct walk *w)
                 /* the same bytes as the file it links to */
                 const struct db_file *f = &w->result->files[*index];
                 char *sha = xstrdup(f->sha256);
-                add_file(w, link->rel, f->size, sha, NULL);
+                add_file(w, link->rel, f->size, sha, NULL, f->mode);
                 free(sha);
             }
             free(from);

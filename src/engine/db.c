@@ -53,6 +53,9 @@ static const char *const migrations[] = {
     /* 2: a link change is recorded "pending" before the link is switched and "ok" after, so
      * the next writer can tell a crash in between from a hand-edited link */
     "ALTER TABLE generations ADD COLUMN state TEXT NOT NULL DEFAULT 'ok';",
+    /* 3: a file's permission bits as installed, for cdm verify (NULL: installed before, or
+     * on a system without them) */
+    "ALTER TABLE files ADD COLUMN mode INTEGER;",
 };
 
 int db_fail(cdm_ctx *ctx, const char *what)

@@ -68,6 +68,7 @@ struct db_file {
     unsigned long long size;
     const char *sha256;      /* NULL for links and folders */
     const char *link_target; /* NULL unless a symbolic link */
+    int mode;                /* permission bits as installed (07777); -1: not recorded */
 };
 /* Add files to an install inside a transaction; reuses one prepared statement. */
 int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *files, size_t n);

@@ -5,8 +5,8 @@ int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *fil
 {
     sqlite3_stmt *st = NULL;
     int rc = db_prepare(ctx,
-                        "INSERT INTO files (install_id, path, size, sha256, link_target) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5)",
+                        "INSERT INTO files (install_id, path, size, sha256, link_target, mode) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                         &st);
     if (rc)
         return rc;
@@ -16,6 +16,10 @@ int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *fil
         sqlite3_bind_int64(st, 3, (sqlite3_int64)files[i].size);
         db_bind_text_or_null(st, 4, files[i].sha256);
         db_bind_text_or_null(st, 5, files[i].link_target);
+        if (files[i].mode >= 0)
+            sqlite3_bind_int(st, 6, files[i].mode);
+        else
+            sqlite3_bind_null(st, 6);
         if (sqlite3_step(st) != SQLITE_DONE)
             rc = db_fail(ctx, "cannot record a file");
         sqlite3_reset(st);
@@ -28,7 +32,7 @@ int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg
 {
     sqlite3_stmt *st = NULL;
     int rc = db_prepare_key(ctx,
-                            "SELECT path, size, sha256, link_target FROM files "
+                            "SELECT path, size, sha256, link_target, mode FROM files "
                             "WHERE install_id = ?1 ORDER BY path",
                             install_id, &st);
     if (rc)
@@ -40,6 +44,7 @@ int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg
             .size = (unsigned long long)sqlite3_column_int64(st, 1),
             .sha256 = (const char *)sqlite3_column_text(st, 2),
             .link_target = (const char *)sqlite3_column_text(st, 3),
+            .mode = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4),
         };
         rc = fn(arg, &f);
     }

@@ -1,7 +1,7 @@
 /*
  * cdm verify: an install's folder against what was recorded when it was installed.
- * Regular files are compared by size, then SHA-256; links by target. Folders are not
- * recorded (they are implied by the files), so only files and links count as extra.
+ * Regular files are compared by size, then SHA-256, then permission bits; links by target. Folders
+ * are not recorded (they are implied by the files), so only files and links count as extra.
  */
 #include "db.h"
 #include "store.h"
@@ -61,6 +61,20 @@ static int hash_file(struct verify *v, const char *path, unsigned long long *siz
     return CDM_OK;
 }
 
+/* The permission bits (the executable bit above all) against those recorded at install;
+ * a file recorded without them (by an older cdm, or on Windows) is counted, not judged. */
+static void check_mode(struct verify *v, const struct db_file *f, const char *path)
+{
+    int mode = f->mode < 0 ? -1 : fs_file_mode(path);
+    if (f->mode < 0 || mode < 0) {
+        v->result->mode_unchecked++;
+    } else if (mode != f->mode) {
+        char *why = xasprintf("mode %04o, was %04o", (unsigned)mode, (unsigned)f->mode);
+        report(v, f->path, CDM_VERIFY_CHANGED, why);
+        free(why);
+    }
+}
+
 static int check_recorded(void *arg, const struct db_file *f)
 {
     struct verify *v = arg;
@@ -98,6 +112,8 @@ static int check_recorded(void *arg, const struct db_file *f)
                 char *why = xasprintf("SHA-256 %.12s..., was %.12s...", hex, f->sha256);
                 report(v, f->path, CDM_VERIFY_CHANGED, why);
                 free(why);
+            } else {
+                check_mode(v, f, path);
             }
         }
     }

@@ -42,6 +42,10 @@ int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n);
 int fs_file_close(cdm_ctx *ctx, struct fs_file *f);
 void fs_file_abort(struct fs_file *f);
 
+/* The permission bits (07777) of the file at path, not following a link; -1 where the
+ * system has none (Windows) or the file cannot be examined. */
+int fs_file_mode(const char *path);
+
 /* A symbolic link inside a store folder (archives carry .so chains). */
 int fs_symlink(cdm_ctx *ctx, const char *target, const char *path);
 int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path);

@@ -216,6 +216,12 @@ void fs_file_abort(struct fs_file *f)
     free(f);
 }
 
+int fs_file_mode(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
 int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
 {
     if (symlink(target, path) == 0)

@@ -384,6 +384,12 @@ void fs_file_abort(struct fs_file *f)
     free(f);
 }
 
+int fs_file_mode(const char *path)
+{
+    (void)path; /* NTFS keeps no executable bit: nothing to record or compare */
+    return -1;
+}
+
 int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
 {
     /* Only Linux archives carry links (the .so chains), unpacked here for --platform. */

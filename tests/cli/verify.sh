@@ -69,4 +69,40 @@ run_cdm --json verify
 expect_rc 1 "--json: problems found in one install, then a failure on the next"
 check "leave stdout empty: no half document" test -z "$OUT"
 
+# The file mode (the executable bit) recorded at install is compared too.
+c=$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)
+run_cdm install "$c"
+w=$CDM_ROOT/9.3.0.75-cuda12
+chmod a-x "$w/lib/libcudnn.so.9.3.0"
+chmod a+x "$w/LICENSE"
+run_cdm verify 9.3
+expect_rc 1 "a library that lost its executable bit fails verify"
+check "reported as changed, with both modes" \
+  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/lib/libcudnn.so.9.3.0: mode 0644, was 0755"' _ "$OUT"
+check "a file that gained one too" \
+  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/LICENSE: mode 0755, was 0644"' _ "$OUT"
+chmod a+x "$w/lib/libcudnn.so.9.3.0"
+chmod a-x "$w/LICENSE"
+run_cdm verify 9.3 --verbose
+expect_rc 0 "modes put back: verify passes"
+check "and --verbose has no note on unchecked modes" sh -c '! printf "%s" "$1" | grep -q "no mode recorded"' _ "$ERR"
+
+# An index written before modes were kept (schema 2): the migration adds the column, the
+# old rows have none, and those files are checked as before, which --verbose says.
+python3 - "$CDM_ROOT/cdm.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("ALTER TABLE files DROP COLUMN mode")
+db.execute("PRAGMA user_version = 2")
+db.commit()
+PY
+chmod a-x "$w/lib/libcudnn.so.9.3.0"
+run_cdm verify 9.3 --verbose
+expect_rc 0 "an old install verifies by size and hash as before"
+expect_err "[0-9]+ file\\(s\\) have no mode recorded" "--verbose says the modes were not checked"
+run_cdm verify 9.3 --json
+check "--json counts them" test "$(json 'd["mode_unchecked"] > 10')" = True
+check "the migration added the column" \
+  test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA user_version").fetchone()[0])' "$CDM_ROOT/cdm.db")" -ge 3
+
 done_testing
