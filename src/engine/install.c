@@ -278,8 +278,13 @@ static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_instal
     char *old = store_staging_path(ctx, in->id, "old");
     char *final = store_install_path(ctx, in->id);
     char *staging = store_staging_dir(ctx);
+    /* The files' data first: a power cut after the rename or the record must not leave
+     * empty libraries in a folder the index calls complete. */
+    int rc = fs_sync_written(ctx, tmp);
+    if (rc)
+        goto out;
     fs_crash_point("extracted");
-    int rc = fs_rename(ctx, tmp, ready);
+    rc = fs_rename(ctx, tmp, ready);
     if (rc)
         goto out;
     fs_sync_dir(staging);

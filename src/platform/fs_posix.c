@@ -114,6 +114,24 @@ void fs_sync_dir(const char *dir)
     }
 }
 
+int fs_sync_written(cdm_ctx *ctx, const char *dir)
+{
+#ifdef __linux__
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || syncfs(fd) != 0) {
+        int rc = cdm_error_set(ctx, CDM_EIO, "cannot flush '%s' to disk: %s", dir, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    close(fd);
+#else
+    (void)ctx;
+    fs_sync_dir(dir); /* the files were flushed as they were closed */
+#endif
+    return CDM_OK;
+}
+
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -200,7 +218,11 @@ int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
 int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
 {
     int rc = CDM_OK;
-    if (close(f->fd) != 0)
+#ifndef __linux__ /* no syncfs: each file is flushed as it is closed */
+    if (fsync(f->fd) != 0)
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
+#endif
+    if (close(f->fd) != 0 && !rc)
         rc = cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
     free(f->path);
     free(f);
