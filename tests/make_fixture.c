@@ -5,7 +5,7 @@
  *
  *   make_fixture OUT [--version A.B.C.D] [--header A.B.C] [--evil KIND] [--pad BYTES]
  *                    [--lib-dir lib|lib/x64] [--bin-dir bin|bin/x64] [--zeros BYTES]
- *                    [--file REL=PATH]...
+ *                    [--file REL=PATH]... [--many-links N] [--many-files N]
  *
  * The format follows OUT's extension (.zip, .tar.xz, .tgz/.tar.gz), the layout and
  * platform follow OUT's name as NVIDIA spells it: "cudnn-11.3-linux-x64-v8.2.1.32.tgz" is
@@ -33,6 +33,7 @@ struct fixture {
     const char *evil;
     const char *file_rel[8], *file_path[8]; /* --file REL=PATH */
     size_t nfiles;
+    unsigned long many_links, many_files; /* --many-links N, --many-files N */
 };
 
 static void die(const char *what, struct archive *a)
@@ -391,6 +392,25 @@ static void add_zeros(struct fixture *f)
     archive_entry_free(e);
 }
 
+/* Many entries in one folder with long names sharing a long prefix: the case where a check
+ * that scans the entries (or links) seen so far for each new one turns quadratic. Links
+ * name a library beside them, as NVIDIA's do; files are as small. */
+static void add_many(struct fixture *f)
+{
+    char rel[256], target[64];
+    snprintf(target, sizeof(target), "libcudnn.so.%d.%d.%d", f->major, f->minor, f->patch);
+    for (unsigned long i = 0; i < f->many_links + f->many_files; i++) {
+        bool link = i < f->many_links;
+        snprintf(rel, sizeof(rel),
+                 "lib/libcudnn_%s_with_a_long_name_that_shares_its_prefix_%08lu.so",
+                 link ? "link" : "file", i);
+        if (link)
+            add_entry(f, rel, AE_IFLNK, NULL, 0, target);
+        else
+            add_entry(f, rel, AE_IFREG, "x", 1, NULL);
+    }
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -420,6 +440,10 @@ int main(int argc, char **argv)
             f.zeros = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--lib-dir"))
             lib_dir = argv[i + 1];
+        else if (!strcmp(argv[i], "--many-links"))
+            f.many_links = strtoul(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--many-files"))
+            f.many_files = strtoul(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--bin-dir"))
             bin_dir = argv[i + 1];
         else if (!strcmp(argv[i], "--file") &&
@@ -506,6 +530,7 @@ int main(int argc, char **argv)
     }
     if (f.zeros)
         add_zeros(&f);
+    add_many(&f);
     if (f.evil)
         add_evil(&f);
     for (size_t i = 0; i < f.nfiles; i++)
