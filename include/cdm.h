@@ -65,6 +65,17 @@ const char *cdm_link_name(const cdm_ctx *ctx); /* [link] name, default "cuda_lin
 
 /* ---- installs ---------------------------------------------------------------- */
 
+/* Where an install stands. Only a writer holding the store's lock changes it; a reader that
+ * finds work interrupted by a kill finishes it first (taking the lock without waiting), so
+ * it sees anything but OK only while another cdm is at work, or when a folder was deleted
+ * by hand. */
+enum cdm_install_state {
+    CDM_INSTALL_OK,         /* recorded, and its folder is in place */
+    CDM_INSTALL_INSTALLING, /* an install or reinstall (--force) is under way */
+    CDM_INSTALL_REMOVING,   /* a remove is under way: its folder is set aside */
+    CDM_INSTALL_MISSING,    /* recorded, but its folder is gone */
+};
+
 struct cdm_install_info {
     char id[64];          /* 8.8.0.121-cuda11 */
     char version[32];     /* 8.8.0.121 */
@@ -81,7 +92,11 @@ struct cdm_install_info {
     int64_t installed_at; /* seconds since the epoch */
     uint64_t size;        /* bytes of regular files in the store folder */
     char path[4096];      /* <root>/<id> */
+    enum cdm_install_state state;
 };
+
+/* "ok", "installing", "removing", "missing". */
+const char *cdm_install_state_name(enum cdm_install_state state);
 
 struct cdm_install_request {
     const char *what;     /* an archive path, or a version spec: found in [install] sources,
@@ -215,13 +230,14 @@ struct cdm_generation {
 
 /* What a project uses, read from the file system and compared with the index. */
 struct cdm_which_info {
-    struct cdm_project project; /* path is the recorded one when the folder is gone */
-    bool gone;                  /* the folder no longer exists; its history remains */
-    char version[32];           /* of linked_id ("" without one) */
-    bool installed;             /* linked_id is an install of this store */
-    long long generation;       /* the current generation, 0 when there is none */
-    char index_id[64];          /* the install id the current generation names */
-    bool drift;                 /* the link on disk and the index disagree */
+    struct cdm_project project;           /* path is the recorded one when the folder is gone */
+    bool gone;                            /* the folder no longer exists; its history remains */
+    char version[32];                     /* of linked_id ("" without one) */
+    bool installed;                       /* linked_id is an install of this store */
+    enum cdm_install_state install_state; /* where it stands, when installed */
+    long long generation;                 /* the current generation, 0 when there is none */
+    char index_id[64];                    /* the install id the current generation names */
+    bool drift;                           /* the link on disk and the index disagree */
 };
 
 struct cdm_link_request {

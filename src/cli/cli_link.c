@@ -25,6 +25,8 @@ void cli_json_which(struct json *j, const struct cdm_which_info *w)
     kv_string_or_null(j, "index_id", w->index_id);
     kv_string_or_null(j, "pinned", p->has_pin ? p->pinned_id : NULL);
     json_kv_bool(j, "installed", w->installed);
+    kv_string_or_null(j, "install_state",
+                      w->installed ? cdm_install_state_name(w->install_state) : NULL);
     json_kv_bool(j, "drift", w->drift);
     json_kv_bool(j, "gone", w->gone);
 }
@@ -60,6 +62,14 @@ void cli_warn_which(struct cli *cli, const struct cdm_which_info *w)
     if (*p->linked_id && !w->installed)
         fprintf(stderr, "cdm: warning: %s is not installed in this store; run 'cdm install %s'\n",
                 p->linked_id, p->linked_id);
+    else if (*p->linked_id && w->install_state == CDM_INSTALL_MISSING)
+        fprintf(stderr,
+                "cdm: warning: the store folder of %s is missing; run 'cdm install --force "
+                "ARCHIVE' to put it back\n",
+                p->linked_id);
+    else if (*p->linked_id && w->install_state != CDM_INSTALL_OK)
+        fprintf(stderr, "cdm: warning: another cdm is %s %s now\n",
+                cdm_install_state_name(w->install_state), p->linked_id);
 }
 
 void cli_print_which(struct cli *cli, const struct cdm_which_info *w)

@@ -59,8 +59,10 @@ static int run_list(struct cli *cli, const struct cli_args *args)
             format_size(size, sizeof(size), in->size);
             cli_format_time(in->installed_at, when, sizeof(when));
             when[10] = '\0'; /* the date is enough in a table */
-            printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s\n", in->id, in->version, in->cuda,
-                   in->platform, size, in->official ? "yes" : "no", when, in->path);
+            printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s%s%s%s\n", in->id, in->version,
+                   in->cuda, in->platform, size, in->official ? "yes" : "no", when, in->path,
+                   in->state ? " (" : "", in->state ? cdm_install_state_name(in->state) : "",
+                   in->state ? ")" : "");
             for (char **p = projects; p && *p; p++)
                 printf("    used by %s%s\n", *p, cdm_project_gone(*p) ? " (gone)" : "");
         }

@@ -21,6 +21,36 @@ static int no_link(cdm_ctx *ctx, const struct cdm_project *p)
                          p->path, p->link_name, p->path);
 }
 
+/* The install p links to, in place. The prompt hook runs this at every prompt: when the
+ * record says "ok" and the folder is there (one stat) nothing else is read; only then is
+ * work a kill interrupted finished, or found under way in another cdm. */
+static int installed(cdm_ctx *ctx, const struct cdm_project *p, struct cdm_install_info *in)
+{
+    int rc = db_install_get(ctx, p->linked_id, in);
+    if (!rc)
+        store_install_state(ctx, in);
+    if (!rc && in->state != CDM_INSTALL_OK && !(rc = store_open_settled(ctx)) &&
+        !(rc = db_install_get(ctx, p->linked_id, in)))
+        store_install_state(ctx, in);
+    if (rc == CDM_ENOTFOUND)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate '%s': it links to %s, which is not installed; run "
+                             "'cdm install %s' or 'cdm link %s VERSION'",
+                             p->path, p->linked_id, p->linked_id, p->path);
+    if (rc || in->state == CDM_INSTALL_OK)
+        return rc;
+    if (in->state == CDM_INSTALL_MISSING)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate '%s': the folder '%s' of %s is missing; run 'cdm "
+                             "install --force ARCHIVE' to put it back, or 'cdm link %s VERSION'",
+                             p->path, in->path, in->id, p->path);
+    return cdm_error_set(ctx, CDM_EBUSY,
+                         "cannot activate '%s' yet: another cdm is %s %s; try again when it "
+                         "is done",
+                         p->path, in->state == CDM_INSTALL_REMOVING ? "removing" : "installing",
+                         in->id);
+}
+
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out)
 {
     memset(out, 0, sizeof(*out));
@@ -36,15 +66,7 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
                              "'%s'; run 'cdm link %s VERSION' (or pass that store's --root)",
                              p.path, p.target, cdm_root(ctx), p.path);
     struct cdm_install_info in;
-    if ((rc = store_open(ctx, false)))
-        return rc;
-    rc = db_install_get(ctx, p.linked_id, &in, NULL);
-    if (rc == CDM_ENOTFOUND)
-        return cdm_error_set(ctx, CDM_ENOTFOUND,
-                             "cannot activate '%s': it links to %s, which is not installed; run "
-                             "'cdm install %s' or 'cdm link %s VERSION'",
-                             p.path, p.linked_id, p.linked_id, p.path);
-    if (rc)
+    if ((rc = store_open(ctx, false)) || (rc = installed(ctx, &p, &in)))
         return rc;
     COPY_ARRAY(out->project, p.path);
     COPY_ARRAY(out->link_path, p.link_path);

@@ -273,3 +273,20 @@ int db_integrity(cdm_ctx *ctx, struct strbuf *problems)
     sqlite3_finalize(st);
     return CDM_OK;
 }
+
+int db_work_pending(cdm_ctx *ctx, bool *pending)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx,
+                        "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok') OR "
+                        "EXISTS (SELECT 1 FROM generations WHERE state <> 'ok')",
+                        &st);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *pending = sqlite3_column_int(st, 0) != 0;
+    else
+        rc = db_fail(ctx, "cannot read the index");
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -47,16 +47,20 @@ typedef int (*db_row_fn)(cdm_ctx *ctx, sqlite3_stmt *st, void *elem);
 int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, const char *what,
                void **out, size_t *count);
 
+/* Is an install or a link change recorded as pending (under way, or interrupted)? */
+int db_work_pending(cdm_ctx *ctx, bool *pending);
+
 /* ---- db_install.c: installs ------------------------------------------------------- */
 
-/* An install's state: "ok", or "pending" while its folder is being moved into place.
- * CDM_ENOTFOUND without a message. */
-int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out, char state[16]);
+/* An install's record, in any state: ->state is CDM_INSTALL_OK for a record marked "ok",
+ * else CDM_INSTALL_INSTALLING (its folder is being moved into place); the disk tells the
+ * rest (store_install_state). CDM_ENOTFOUND without a message. */
+int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out);
 /* Insert or replace the install's record (and drop its old file list). */
 int db_install_put(cdm_ctx *ctx, const struct cdm_install_info *in, const char *state);
 int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state);
 int db_install_delete(cdm_ctx *ctx, const char *id);
-/* All installs in state ok, ordered by version. */
+/* Every install in any state, as db_install_get reads one, ordered by version. */
 int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count);
 /* Ids of installs in state pending (NULL-terminated, strv_free). */
 int db_install_pending(cdm_ctx *ctx, char ***ids);

@@ -30,6 +30,10 @@ static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     in->official = sqlite3_column_int(st, 11) != 0;
     in->installed_at = sqlite3_column_int64(st, 12);
     in->size = (uint64_t)sqlite3_column_int64(st, 13);
+    /* The record alone knows "pending": the disk tells the rest (store_install_state). */
+    const unsigned char *state = sqlite3_column_text(st, 14);
+    in->state =
+        state && !strcmp((const char *)state, "ok") ? CDM_INSTALL_OK : CDM_INSTALL_INSTALLING;
     char *path = store_install_path(ctx, in->id);
     fits &= copy_str(in->path, sizeof(in->path), path);
     free(path);
@@ -41,22 +45,19 @@ static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     return CDM_OK;
 }
 
-int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out, char state[16])
+int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out)
 {
     sqlite3_stmt *st = NULL;
     int rc = db_prepare_key(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE id = ?1", id, &st);
     if (rc)
         return rc;
     int step = sqlite3_step(st);
-    if (step == SQLITE_ROW) {
+    if (step == SQLITE_ROW)
         rc = read_install(ctx, st, out);
-        if (!rc && state && !db_column_text(st, 14, state, 16))
-            state[0] = '\0'; /* no state cdm knows */
-    } else if (step == SQLITE_DONE) {
+    else if (step == SQLITE_DONE)
         rc = CDM_ENOTFOUND;
-    } else {
+    else
         rc = db_fail(ctx, "cannot read an install");
-    }
     sqlite3_finalize(st);
     return rc;
 }
@@ -123,7 +124,7 @@ static int compare_installs(const void *a, const void *b)
 int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE state = 'ok'", &st);
+    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs", &st);
     if (rc)
         return rc;
     struct cdm_install_info *v = NULL;

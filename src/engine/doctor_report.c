@@ -43,11 +43,10 @@ void cdm_doctor_report_free(struct cdm_doctor_report *r)
 bool doctor_installed(struct doctor *d, const char *id, struct cdm_install_info *out)
 {
     struct cdm_install_info tmp;
-    char state[16] = "";
+    struct cdm_install_info *in = out ? out : &tmp;
     if (!d->store_exists || !*id)
         return false;
-    int rc = db_install_get(d->ctx, id, out ? out : &tmp, state);
-    return rc == CDM_OK && !strcmp(state, "ok");
+    return db_install_get(d->ctx, id, in) == CDM_OK && in->state == CDM_INSTALL_OK;
 }
 
 bool doctor_need_install(struct doctor *d, const char *name)

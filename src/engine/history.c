@@ -32,11 +32,14 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
     const char *id = out->project.linked_id;
     if (*id) {
         struct cdm_install_info in;
-        out->installed = db_install_get(ctx, id, &in, NULL) == CDM_OK;
-        if (out->installed)
+        out->installed = db_install_get(ctx, id, &in) == CDM_OK;
+        if (out->installed) {
+            store_install_state(ctx, &in);
+            out->install_state = in.state;
             COPY_ARRAY(out->version, in.version);
-        else
+        } else {
             id_version(id, out->version, sizeof(out->version));
+        }
     }
     out->drift = !out->gone && strcmp(out->index_id, id) != 0;
     return CDM_OK;
@@ -45,7 +48,7 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
 int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out)
 {
     memset(out, 0, sizeof(*out));
-    int rc = store_open(ctx, false);
+    int rc = store_open_settled(ctx);
     if (rc)
         return rc;
     if (!project) {
@@ -80,7 +83,7 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
 {
     *out = NULL;
     *count = 0;
-    int rc = store_open(ctx, false);
+    int rc = store_open_settled(ctx);
     if (rc)
         return rc;
     char *key = project_key(project);

@@ -92,7 +92,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     if ((rc = describe_name(ctx, archive, file_name, &name, &in)))
         goto out;
     struct cdm_install_info existing;
-    if (db_install_get(ctx, in.id, &existing, NULL) == CDM_OK) {
+    if (db_install_get(ctx, in.id, &existing) == CDM_OK) {
         /* Hash first: the same archive again is not an error, and costs no extraction. */
         char sha[65];
         uint64_t size;

@@ -33,6 +33,7 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
         db_generation_add(ctx, p->path, in ? in->id : NULL, action, link_name, "pending", &number);
     if (rc)
         return rc;
+    fs_crash_point("link-recorded");
     char *link_path = path_join(p->path, link_name);
     rc = in ? link_set(ctx, link_path, in->path) : link_remove(ctx, link_path);
     free(link_path);
@@ -41,6 +42,7 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
         db_generation_settle(ctx, p->path, number, NULL);
         return error_restore(ctx, &saved);
     }
+    fs_crash_point("link-switched");
     if (in && project_pin_write(ctx, p, in->id) != CDM_OK)
         cdm_warn(ctx, "the link was switched but the pin file was not written: %s",
                  cdm_error_message(ctx));
@@ -78,8 +80,7 @@ static int finish(cdm_ctx *ctx, const char *path, bool changed, struct cdm_link_
 /* An install that exists in the store, for a link. */
 static int installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_install_info *in)
 {
-    char state[16] = "";
-    if (db_install_get(ctx, id, in, state) != CDM_OK || strcmp(state, "ok")) {
+    if (db_install_get(ctx, id, in) != CDM_OK || in->state != CDM_INSTALL_OK) {
         cdm_error_set(ctx, CDM_ENOTFOUND, "%s: %s was removed since; run 'cdm install %s' first",
                       why, id, id);
         sources_hint(ctx, id);

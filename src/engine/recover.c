@@ -104,7 +104,7 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
         /* A remove that crashed before its record was deleted: put the folder back. */
         struct cdm_install_info in;
         char *final = store_install_path(ctx, id);
-        if (db_install_get(ctx, id, &in, NULL) == CDM_OK && fs_kind(final) == FS_NONE) {
+        if (db_install_get(ctx, id, &in) == CDM_OK && fs_kind(final) == FS_NONE) {
             rc = fs_rename(ctx, path, final);
             free(final);
             free(path);

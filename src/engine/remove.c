@@ -34,6 +34,7 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_in
     strv_free(users);
     if (rc)
         return rc;
+    fs_crash_point("remove-unlinked");
     char *final = store_install_path(ctx, removed->id);
     char *aside = store_staging_path(ctx, removed->id, "removing");
     bool present = fs_kind(final) == FS_DIR;

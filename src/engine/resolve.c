@@ -5,10 +5,25 @@
 
 #include <stdlib.h>
 
+const char *cdm_install_state_name(enum cdm_install_state state)
+{
+    static const char *const names[] = {
+        [CDM_INSTALL_OK] = "ok",
+        [CDM_INSTALL_INSTALLING] = "installing",
+        [CDM_INSTALL_REMOVING] = "removing",
+        [CDM_INSTALL_MISSING] = "missing",
+    };
+    return (size_t)state < CDM_ARRAY_LEN(names) ? names[state] : "?";
+}
+
 int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
 {
-    int rc = store_open(ctx, false);
-    return rc ? rc : db_install_list(ctx, out, count);
+    int rc = store_open_settled(ctx);
+    if (rc || (rc = db_install_list(ctx, out, count)))
+        return rc;
+    for (size_t i = 0; i < *count; i++)
+        store_install_state(ctx, &(*out)[i]);
+    return CDM_OK;
 }
 
 int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)

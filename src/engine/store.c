@@ -40,6 +40,55 @@ int store_open(cdm_ctx *ctx, bool for_writing)
     return rc;
 }
 
+/* Anything a kill may have left half done, or a writer is doing now? */
+static int work_visible(cdm_ctx *ctx, bool *visible)
+{
+    *visible = false;
+    char *staging = store_staging_dir(ctx);
+    char **names = NULL;
+    int rc = fs_list_dir(ctx, staging, &names);
+    free(staging);
+    if (rc == CDM_ENOTFOUND)
+        return CDM_OK; /* no store yet, nothing ever written */
+    if (rc)
+        return rc;
+    *visible = names[0] != NULL;
+    strv_free(names);
+    return *visible ? CDM_OK : db_work_pending(ctx, visible);
+}
+
+int store_open_settled(cdm_ctx *ctx)
+{
+    bool visible = false;
+    int rc = store_open(ctx, false);
+    if (rc || ctx->lock || ctx->recovered || (rc = work_visible(ctx, &visible)) || !visible)
+        return rc;
+    char *lock_path = store_lock_path(ctx);
+    rc = fs_lock_try(ctx, lock_path, &ctx->lock);
+    free(lock_path);
+    if (rc == CDM_EBUSY)
+        return CDM_OK; /* a writer is at work, and finishes what it finds first */
+    if (rc) {
+        /* A store this user may read but not write: say so, and read it as it is. */
+        cdm_warn(ctx, "%s; interrupted work in '%s' is left for a cdm that may write there",
+                 cdm_error_message(ctx), ctx->root);
+        return CDM_OK;
+    }
+    rc = recover_once(ctx);
+    fs_unlock(ctx->lock);
+    ctx->lock = NULL;
+    return rc;
+}
+
+void store_install_state(cdm_ctx *ctx, struct cdm_install_info *in)
+{
+    if (in->state != CDM_INSTALL_OK || fs_kind(in->path) == FS_DIR)
+        return;
+    char *aside = store_staging_path(ctx, in->id, "removing");
+    in->state = fs_kind(aside) == FS_DIR ? CDM_INSTALL_REMOVING : CDM_INSTALL_MISSING;
+    free(aside);
+}
+
 /* The record of a project folder that no longer exists: the history stays, and a "gone"
  * generation says the project no longer uses anything. */
 static int drop_if_gone(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)

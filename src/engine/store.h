@@ -9,4 +9,15 @@
  * process; what was done is reported as a warning). */
 int store_open(cdm_ctx *ctx, bool for_writing);
 
+/* Open the store for reading, and first finish work a kill interrupted when there is any
+ * (a pending record, anything in .staging/): under the lock, taken without waiting and
+ * released after. When a writer holds the lock, its work is left to it: readers then see
+ * its installs as CDM_INSTALL_INSTALLING or _REMOVING (store_install_state). */
+int store_open_settled(cdm_ctx *ctx);
+
+/* Refine in->state, read from the index, by the disk: a recorded install whose folder is
+ * set aside is being removed, one whose folder is gone is missing. One stat when it is
+ * in place. */
+void store_install_state(cdm_ctx *ctx, struct cdm_install_info *in);
+
 #endif

@@ -151,6 +151,12 @@ static int find_extra(struct verify *v, const char *rel)
 
 static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct verify *v)
 {
+    if (in->state == CDM_INSTALL_INSTALLING || in->state == CDM_INSTALL_REMOVING) {
+        /* Another cdm holds the store's lock and is moving this folder: nothing to judge. */
+        cdm_warn(ctx, "%s not verified: another cdm is %s it; verify it when that is done", in->id,
+                 cdm_install_state_name(in->state));
+        return CDM_OK;
+    }
     v->id = in->id;
     v->dir = in->path;
     v->result->installs++;

@@ -68,6 +68,8 @@ void fs_reader_close(struct fs_reader *r);
 /* An exclusive lock on a file, held until fs_unlock; waits for another holder. */
 struct fs_lock_handle;
 int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out);
+/* The same lock without waiting: CDM_EBUSY (no message) when another process holds it. */
+int fs_lock_try(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out);
 void fs_unlock(struct fs_lock_handle *lock);
 
 /* Per-platform defaults. */

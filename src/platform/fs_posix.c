@@ -319,15 +319,17 @@ struct fs_lock_handle {
     int fd;
 };
 
-int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+static int lock_with(cdm_ctx *ctx, const char *path, int how, struct fs_lock_handle **out)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot open lock file '%s': %s", path, strerror(errno));
-    while (flock(fd, LOCK_EX) != 0) {
+    while (flock(fd, how) != 0) {
         if (errno != EINTR) {
             int e = errno;
             close(fd);
+            if (e == EWOULDBLOCK)
+                return CDM_EBUSY;
             return cdm_error_set(ctx, CDM_EIO, "cannot lock '%s': %s", path, strerror(e));
         }
     }
@@ -335,6 +337,16 @@ int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
     lock->fd = fd;
     *out = lock;
     return CDM_OK;
+}
+
+int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+{
+    return lock_with(ctx, path, LOCK_EX, out);
+}
+
+int fs_lock_try(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+{
+    return lock_with(ctx, path, LOCK_EX | LOCK_NB, out);
 }
 
 void fs_unlock(struct fs_lock_handle *lock)

@@ -500,7 +500,7 @@ struct fs_lock_handle {
     HANDLE h;
 };
 
-int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+static int lock_with(cdm_ctx *ctx, const char *path, DWORD flags, struct fs_lock_handle **out)
 {
     wchar_t *w = win_path(path);
     HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
@@ -510,18 +510,30 @@ int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
     free(w);
     if (h == INVALID_HANDLE_VALUE)
         return fail(ctx, CDM_EIO, e, "cannot open lock file '%s': %s", path, NULL);
-    /* The whole range, waiting for another holder; Windows drops it if the process dies. */
+    /* The whole range; Windows drops it if the process dies. */
     OVERLAPPED ov;
     memset(&ov, 0, sizeof(ov));
-    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK, 0, MAXDWORD, MAXDWORD, &ov)) {
+    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | flags, 0, MAXDWORD, MAXDWORD, &ov)) {
         e = GetLastError();
         CloseHandle(h);
+        if (e == ERROR_LOCK_VIOLATION && (flags & LOCKFILE_FAIL_IMMEDIATELY))
+            return CDM_EBUSY;
         return fail(ctx, CDM_EIO, e, "cannot lock '%s': %s", path, NULL);
     }
     struct fs_lock_handle *lock = xmalloc(sizeof(*lock));
     lock->h = h;
     *out = lock;
     return CDM_OK;
+}
+
+int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+{
+    return lock_with(ctx, path, 0, out);
+}
+
+int fs_lock_try(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
+{
+    return lock_with(ctx, path, LOCKFILE_FAIL_IMMEDIATELY, out);
 }
 
 void fs_unlock(struct fs_lock_handle *lock)
