@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A SHA256SUMS of a whole download folder is some kilobytes; this is far past any. */
+#define SUMS_MAX (16u << 20)
+
 static bool is_sha256_hex(const char *s)
 {
     size_t n = 0;
@@ -30,16 +33,11 @@ static bool line_names(const char *name, size_t len, const char *base)
     return len == b || name[len - b - 1] == '/';
 }
 
-/* The hash on a line "HEX  name" or "HEX *name" whose name is base (or any name when base
- * is NULL, for a .sha256 file that holds only the hash). */
-static bool sums_lookup(const char *file, const char *base, char out[65])
+/* The hash on a line "HEX  name" or "HEX *name" of text whose name is base (or any name
+ * when base is NULL, for a .sha256 file that holds only the hash). */
+static bool sums_lookup(const char *text, const char *base, char out[65])
 {
-    FILE *f = fs_fopen(file, "r");
-    if (!f)
-        return false;
-    char line[4096];
-    bool found = false;
-    while (!found && fgets(line, sizeof(line), f)) {
+    for (const char *line = text; *line; line += strcspn(line, "\n"), line += *line == '\n') {
         char hex[65];
         size_t i = 0;
         while (i < 64 && isxdigit((unsigned char)line[i]))
@@ -57,10 +55,26 @@ static bool sums_lookup(const char *file, const char *base, char out[65])
             continue;
         lower(hex);
         memcpy(out, hex, 65);
-        found = true;
+        return true;
     }
-    fclose(f);
-    return found;
+    return false;
+}
+
+/* A checksum file's text. Fails closed: a file that is there (a link, even to nothing)
+ * but cannot be read stops the install rather than letting it go on unverified. */
+static int read_sums(cdm_ctx *ctx, const char *file, const char *archive, struct strbuf *text,
+                     bool *present)
+{
+    *present = fs_kind(file) != FS_NONE;
+    if (!*present)
+        return CDM_OK;
+    int rc = fs_read_regular(ctx, file, SUMS_MAX, text);
+    if (rc)
+        rc = cdm_error_set(ctx, CDM_ECHECKSUM,
+                           "%s; it should hold the checksum of '%s': fix or delete it, nothing "
+                           "was installed",
+                           cdm_error_message(ctx), archive);
+    return rc;
 }
 
 /* Keep the next one: its hex is filled, source is taken (malloc'd). */
@@ -81,29 +95,33 @@ int checksums_find(cdm_ctx *ctx, const char *archive, const char *given, struct 
         keep(out, xstrdup("--sha256"));
     }
     char *side = xasprintf("%s.sha256", archive);
-    if (fs_kind(side) == FS_FILE) {
-        if (!sums_lookup(side, NULL, out->want[out->count].hex)) {
-            int rc =
-                cdm_error_set(ctx, CDM_ECHECKSUM,
-                              "cannot read a SHA-256 from '%s'; fix or delete that file", side);
-            free(side);
-            checksums_free(out);
-            return rc;
-        }
-        keep(out, side);
-        side = NULL;
-    }
-    free(side);
     char *dir = path_dirname(archive);
     char *sums = path_join(dir, "SHA256SUMS");
-    if (fs_kind(sums) == FS_FILE &&
-        sums_lookup(sums, path_basename(archive), out->want[out->count].hex)) {
+    struct strbuf text = STRBUF_INIT;
+    bool present;
+    int rc = read_sums(ctx, side, archive, &text, &present);
+    if (!rc && present) {
+        if (!sums_lookup(sb_str(&text), NULL, out->want[out->count].hex)) {
+            rc = cdm_error_set(ctx, CDM_ECHECKSUM,
+                               "cannot read a SHA-256 from '%s'; fix or delete that file", side);
+        } else {
+            keep(out, side);
+            side = NULL;
+        }
+    }
+    sb_reset(&text);
+    if (!rc && !(rc = read_sums(ctx, sums, archive, &text, &present)) && present &&
+        sums_lookup(sb_str(&text), path_basename(archive), out->want[out->count].hex)) {
         keep(out, sums);
         sums = NULL;
     }
+    if (rc)
+        checksums_free(out);
+    sb_free(&text);
     free(sums);
     free(dir);
-    return CDM_OK;
+    free(side);
+    return rc;
 }
 
 void checksums_add(struct checksums *c, const char *hex, const char *source)

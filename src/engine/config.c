@@ -1,9 +1,11 @@
-/* The configuration file: INI, read with inih. */
+/* The configuration file: INI (inifile.c), each value checked as it is read. */
 #include "config.h"
 #include "cdm.h"
+#include "inifile.h"
 #include "platform/fs.h"
 
-#include <ini.h>
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,39 +16,52 @@
 #define DEFAULT_RETRY_WAIT     1
 
 struct parse_state {
-    cdm_ctx *ctx; /* for warnings */
+    cdm_ctx *ctx;
     struct cdm_config *config;
     const char *path;
-    FILE *file;
-    int line;           /* inih builds without line numbers in handlers: count them as we feed it */
-    int bad_value_line; /* set when a value is malformed (inih only knows syntax errors) */
-    char *bad_value;
-    const char *bad_value_hint; /* what a good value looks like */
+    char *dir; /* the file's folder: relative paths in it start there */
 };
 
-static bool parse_size(const char *s, unsigned long long *out)
+/* The error of a value, naming the file, the line and the key; stops the reading. */
+static int bad_value(struct parse_state *ps, int line, const char *section, const char *name,
+                     const char *value, const char *why)
 {
+    cdm_error_set(ps->ctx, CDM_ECONFIG, "config '%s' line %d: [%s] %s = '%s': %s", ps->path, line,
+                  section, name, value, why);
+    return 1;
+}
+
+/* A size: digits and an optional K, M, G or T (KiB, KB ...); NULL when it is one, else why
+ * not. Zero, a sign and a value past 2^64 - 1 are refused rather than read as something else. */
+static const char *parse_size(const char *s, unsigned long long *out)
+{
+    if (*s == '-')
+        return "a size cannot be negative; give one such as 16G";
+    if (*s < '0' || *s > '9')
+        return "not a size; give one such as 16G";
+    errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s)
-        return false;
-    unsigned long long unit = 1;
-    if (*end == 'K' || *end == 'k')
-        unit = 1ULL << 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        unit = 1ULL << 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        unit = 1ULL << 30, end++;
-    else if (*end == 'T' || *end == 't')
-        unit = 1ULL << 40, end++;
-    if (*end == 'i' && unit > 1)
+    if (errno == ERANGE)
+        return "too large: at most 18446744073709551615 (15E and a little more)";
+    static const char units[] = "KMGTPE";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    unsigned shift = u ? 10 * (unsigned)(u - units + 1) : 0;
+    if (u) {
         end++;
-    if (*end == 'B' && unit > 1)
-        end++;
-    if (*end != '\0' || v == 0)
-        return false;
-    *out = v * unit;
-    return true;
+        if (*end == 'i')
+            end++;
+        if (*end == 'B')
+            end++;
+    }
+    if (*end)
+        return "not a size; give one such as 16G (K, M, G, T, P or E)";
+    if (v == 0)
+        return "zero would refuse every archive; give a size such as 16G";
+    if (shift && v > (~0ULL >> shift))
+        return "too large: at most 18446744073709551615 (15E and a little more)";
+    *out = v << shift;
+    return NULL;
 }
 
 /* A whole number of at most max (seconds, a count). */
@@ -60,88 +75,169 @@ static bool parse_count(const char *s, unsigned min, unsigned max, unsigned *out
     return true;
 }
 
-/* The [fetch] settings; false for a malformed value. */
-static bool fetch_setting(struct cdm_config *c, const char *name, const char *value, bool *known)
+static bool is_absolute(const char *p)
 {
-    *known = true;
-    if (!strcmp(name, "base")) {
+    bool drive = ((p[0] | 0x20) >= 'a' && (p[0] | 0x20) <= 'z' && p[1] == ':' &&
+                  (p[2] == '/' || p[2] == '\\'));
+    return p[0] == '/' || p[0] == '\\' || drive;
+}
+
+/* A path as the file gives it: '~' at its start is the home folder, ${VAR} the variable's
+ * value, and a relative path starts at the file's folder. NULL with the error set. */
+static char *expand_path(struct parse_state *ps, int line, const char *section, const char *name,
+                         const char *value)
+{
+    struct strbuf sb = STRBUF_INIT;
+    const char *p = value;
+    char *why = NULL;
+    if (p[0] == '~' && (p[1] == '\0' || p[1] == '/' || p[1] == '\\')) {
+        char *home = fs_getenv("HOME");
+        if (!home || !*home) {
+            free(home);
+            home = fs_getenv("USERPROFILE");
+        }
+        if (!home || !*home)
+            why = xasprintf("it starts with '~' but HOME is not set");
+        else
+            sb_add(&sb, home);
+        free(home);
+        p++;
+    }
+    while (!why && *p) {
+        if (p[0] != '$' || p[1] != '{') {
+            sb_addc(&sb, *p++);
+            continue;
+        }
+        const char *close = strchr(p + 2, '}');
+        if (!close) {
+            why = xasprintf("'${' has no closing '}'");
+            break;
+        }
+        char *var = xstrndup(p + 2, (size_t)(close - p - 2));
+        char *v = *var ? fs_getenv(var) : NULL;
+        if (!v)
+            why = xasprintf("${%s} is not set in the environment", var);
+        else
+            sb_add(&sb, v);
+        free(v);
+        free(var);
+        p = close + 1;
+    }
+    if (why) {
+        bad_value(ps, line, section, name, value, why);
+        free(why);
+        sb_free(&sb);
+        return NULL;
+    }
+    char *out = sb_detach(&sb);
+    if (!out)
+        out = xstrdup("");
+    if (*out && !is_absolute(out)) {
+        char *joined = path_join(ps->dir, out);
+        free(out);
+        out = joined;
+    }
+    return out;
+}
+
+static int on_entry(void *user, const char *section, const char *name, const char *value, int line)
+{
+    struct parse_state *ps = user;
+    struct cdm_config *c = ps->config;
+    if (!strcmp(section, "fetch") && !strcmp(name, "base")) {
         free(c->fetch_base);
         c->fetch_base = xstrdup(value);
-    } else if (!strcmp(name, "ca_file")) {
+    } else if (!strcmp(section, "fetch") && !strcmp(name, "ca_file")) {
+        char *file = *value ? expand_path(ps, line, section, name, value) : NULL;
+        if (*value && !file)
+            return 1;
         free(c->ca_file);
-        c->ca_file = *value ? xstrdup(value) : NULL;
-    } else if (!strcmp(name, "timeout")) {
-        return parse_count(value, 1, 3600, &c->fetch_timeout);
-    } else if (!strcmp(name, "retries")) {
-        return parse_count(value, 0, 20, &c->fetch_retries);
-    } else if (!strcmp(name, "retry_wait")) {
-        return parse_count(value, 0, 600, &c->fetch_retry_wait);
-    } else {
-        *known = false;
-    }
-    return true;
-}
-
-static char *read_line(char *buf, int size, void *user)
-{
-    struct parse_state *ps = user;
-    char *line = fgets(buf, size, ps->file);
-    if (line)
-        ps->line++;
-    return line;
-}
-
-/* Remember the first malformed value: inih only knows syntax errors. */
-static void bad_value(struct parse_state *ps, int lineno, const char *name, const char *value,
-                      const char *hint)
-{
-    if (ps->bad_value_line)
-        return;
-    ps->bad_value_line = lineno;
-    ps->bad_value = xasprintf("%s = %s", name, value);
-    ps->bad_value_hint = hint;
-}
-
-static int on_entry(void *user, const char *section, const char *name, const char *value)
-{
-    struct parse_state *ps = user;
-    int lineno = ps->line;
-    struct cdm_config *c = ps->config;
-    bool known = true;
-    if (!strcmp(section, "fetch") && !fetch_setting(c, name, value, &known)) {
-        bad_value(ps, lineno, name, value,
-                  "give a whole number of seconds (timeout, retry_wait) or of tries (retries)");
-    } else if (!strcmp(section, "fetch") && known) {
-        /* taken by fetch_setting */
+        c->ca_file = file;
+    } else if (!strcmp(section, "fetch") && (!strcmp(name, "timeout") || !strcmp(name, "retries") ||
+                                             !strcmp(name, "retry_wait"))) {
+        bool good = !strcmp(name, "timeout")   ? parse_count(value, 1, 3600, &c->fetch_timeout)
+                    : !strcmp(name, "retries") ? parse_count(value, 0, 20, &c->fetch_retries)
+                                               : parse_count(value, 0, 600, &c->fetch_retry_wait);
+        if (!good)
+            return bad_value(ps, line, section, name, value,
+                             "give a whole number of seconds (timeout, retry_wait) or of tries "
+                             "(retries)");
     } else if (!strcmp(section, "store") && !strcmp(name, "root")) {
+        char *root = expand_path(ps, line, section, name, value);
+        if (!root)
+            return 1;
         free(c->root);
-        c->root = xstrdup(value);
+        c->root = *root ? root : NULL;
+        if (!*root)
+            free(root);
     } else if (!strcmp(section, "install") && !strcmp(name, "sources")) {
         /* one folder per line: repeat the key, or indent continuation lines */
-        if (*value) {
-            c->sources = xrealloc(c->sources, (c->source_count + 2) * sizeof(char *));
-            c->sources[c->source_count++] = xstrdup(value);
-            c->sources[c->source_count] = NULL;
-        }
+        if (!*value)
+            return 0;
+        char *dir = expand_path(ps, line, section, name, value);
+        if (!dir)
+            return 1;
+        c->sources = xrealloc(c->sources, (c->source_count + 2) * sizeof(char *));
+        c->sources[c->source_count++] = dir;
+        c->sources[c->source_count] = NULL;
     } else if (!strcmp(section, "install") &&
                (!strcmp(name, "max_size") || !strcmp(name, "max_entries"))) {
         unsigned long long v;
-        if (!parse_size(value, &v)) {
-            bad_value(ps, lineno, name, value, "give a size such as 16G");
-            return 1;
-        }
+        const char *why = parse_size(value, &v);
+        if (why)
+            return bad_value(ps, line, section, name, value, why);
         if (!strcmp(name, "max_size"))
             c->max_total_size = v;
         else
             c->max_entries = v;
     } else if (!strcmp(section, "link") && !strcmp(name, "name")) {
+        const char *why = config_link_name_problem(value);
+        if (why) {
+            char *msg = xasprintf("%s; give a plain file name such as cuda_link", why);
+            bad_value(ps, line, section, name, value, msg);
+            free(msg);
+            return 1;
+        }
         free(c->link_name);
         c->link_name = xstrdup(value);
     } else {
-        cdm_warn(ps->ctx, "%s:%d: unknown setting '%s' in section [%s], ignored", ps->path, lineno,
+        cdm_warn(ps->ctx, "%s:%d: unknown setting '%s' in section [%s], ignored", ps->path, line,
                  name, section);
     }
-    return 1;
+    return 0;
+}
+
+const char *config_link_name_problem(const char *name)
+{
+    static const char *const devices[] = {"CON", "PRN", "AUX", "NUL"};
+    size_t n = strlen(name);
+    if (!n)
+        return "it is empty";
+    if (!strcmp(name, ".") || !strcmp(name, ".."))
+        return "'.' and '..' name folders, not links";
+    if (strpbrk(name, "/\\"))
+        return "it holds a path separator";
+    if (!strcmp(name, CDM_PIN_FILE))
+        return "it is the pin file's name";
+    if (n > 255)
+        return "it is longer than 255 bytes";
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || strchr("<>:\"|?*", *p))
+            return "it holds a character Windows refuses in a file name (<>:\"|?* or a "
+                   "control character), and a store may be shared with Windows";
+    if (name[n - 1] == '.' || name[n - 1] == ' ')
+        return "it ends with a dot or a space, which Windows drops";
+    /* Windows' device names, with or without an extension: "NUL.txt" is the device too. */
+    size_t base = strcspn(name, ".");
+    while (base && name[base - 1] == ' ')
+        base--;
+    bool device = false;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(devices); i++)
+        device |= base == 3 && str_starts_with_icase(name, devices[i]);
+    if (base == 4 && (str_starts_with_icase(name, "COM") || str_starts_with_icase(name, "LPT")) &&
+        name[3] >= '1' && name[3] <= '9')
+        device = true;
+    return device ? "it is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)" : NULL;
 }
 
 int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
@@ -163,21 +259,21 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
         free(path);
         return rc;
     }
-    struct parse_state ps = {ctx, c, path, f, 0, 0, NULL, NULL};
-    int line = ini_parse_stream(read_line, &ps, on_entry, &ps);
+    char *abs = fs_absolute(path);
+    struct parse_state ps = {ctx, c, path, path_dirname(abs)};
+    free(abs);
+    int bad_line = 0;
+    int got = inifile_read(f, on_entry, &ps, &bad_line);
     fclose(f);
-    int rc = CDM_OK;
-    if (line > 0)
-        rc = cdm_error_set(ctx, CDM_ECONFIG,
-                           "cannot parse config '%s' at line %d: expected 'name = value' or "
-                           "'[section]'",
-                           path, line);
-    else if (line < 0)
-        rc = cdm_error_set(ctx, CDM_ECONFIG, "cannot read config '%s'", path);
-    else if (ps.bad_value_line)
-        rc = cdm_error_set(ctx, CDM_ECONFIG, "config '%s' line %d: bad value in '%s'; %s", path,
-                           ps.bad_value_line, ps.bad_value, ps.bad_value_hint);
-    free(ps.bad_value);
+    int rc = got ? CDM_ECONFIG : CDM_OK;
+    if (got == -1)
+        cdm_error_set(ctx, CDM_ECONFIG,
+                      "cannot parse config '%s' at line %d: expected 'name = value', "
+                      "'[section]', an indented continuation line or a comment",
+                      path, bad_line);
+    else if (got == -2)
+        cdm_error_set(ctx, CDM_ECONFIG, "cannot read config '%s'", path);
+    free(ps.dir);
     c->path = path;
     return rc;
 }

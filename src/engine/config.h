@@ -1,4 +1,4 @@
-/* The configuration file (INI, read with inih): what it may set, and reading it. */
+/* The configuration file (INI, inifile.h): what it may set, and reading it. */
 #ifndef CDM_CONFIG_H
 #define CDM_CONFIG_H
 
@@ -24,5 +24,10 @@ struct cdm_config {
  * error and the warnings (unknown keys). */
 int config_load(cdm_ctx *ctx, struct cdm_config *config, const char *explicit_path);
 void config_free(struct cdm_config *config);
+
+/* Why name cannot name a project's link, on any platform (a store may be shared with
+ * Windows): a path, '.', '..', the pin file, a Windows device name (CON, NUL.txt, COM1...),
+ * a character Windows refuses, a trailing dot or space. NULL when it can. */
+const char *config_link_name_problem(const char *name);
 
 #endif

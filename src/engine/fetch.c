@@ -20,11 +20,11 @@
 static int in_store(cdm_ctx *ctx, const struct manifest_entry *e, bool force,
                     struct cdm_install_info *out)
 {
-    char id[64], state[16];
+    char id[64];
     snprintf(id, sizeof(id), "%s-cuda%d", e->version, e->cuda);
     db_close(ctx); /* a fresh look: another process may have installed it meanwhile */
     int rc = db_open_read(ctx);
-    if (rc || db_install_get(ctx, id, out, state) != CDM_OK || strcmp(state, "ok"))
+    if (rc || db_install_get(ctx, id, out) != CDM_OK || out->state != CDM_INSTALL_OK)
         return rc;
     if (!strcmp(out->sha256, e->sha256))
         return force || fs_kind(out->path) != FS_DIR ? 0 : 1;

@@ -136,8 +136,9 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         return rc;
     if (req->name && !project_link_name_valid(req->name))
         return cdm_error_set(ctx, CDM_EINVAL,
-                             "'%s' cannot name a link: give a plain file name such as cuda_link",
-                             req->name);
+                             "'%s' cannot name a link: %s; give a plain file name such as "
+                             "cuda_link",
+                             req->name, config_link_name_problem(req->name));
     const char *name = req->name ? req->name : p.link_name;
     const char *spec = req->spec;
     if (!spec && !p.has_pin)

@@ -147,8 +147,7 @@ char *project_key(const char *path)
 
 bool project_link_name_valid(const char *name)
 {
-    return *name && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/') &&
-           !strchr(name, '\\') && strcmp(name, CDM_PIN_FILE) && strlen(name) < 256;
+    return config_link_name_problem(name) == NULL;
 }
 
 int project_pin_write(cdm_ctx *ctx, const struct cdm_project *p, const char *id)

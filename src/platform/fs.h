@@ -87,6 +87,11 @@ FILE *fs_fopen(const char *path, const char *mode);
 /* Append at most max bytes of the file at path to out (binary-safe; out stays
  * NUL-terminated). False when it cannot be opened or read (fs_common.c). */
 bool fs_read_file(const char *path, size_t max, struct strbuf *out);
+/* Append a small regular file (a link to one is followed) to out, opening nothing that can
+ * block: a fifo, a device, a folder, a link to nothing or to one of these, a file that
+ * cannot be read or one past max bytes is refused, the message naming path and what it
+ * is (CDM_EIO). CDM_ENOTFOUND, with a message, when nothing is at path. */
+int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out);
 /* An environment variable in UTF-8, malloc'd; NULL when unset. */
 char *fs_getenv(const char *name);
 

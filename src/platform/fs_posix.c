@@ -414,3 +414,63 @@ char *fs_getenv(const char *name)
     const char *v = getenv(name);
     return v ? xstrdup(v) : NULL;
 }
+
+static const char *kind_name(mode_t mode)
+{
+    return S_ISFIFO(mode)   ? "a fifo"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISDIR(mode)  ? "a folder"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT || errno == ENOTDIR
+                   ? cdm_error_set(ctx, CDM_ENOTFOUND, "'%s': no such file", path)
+                   : cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
+    bool link = S_ISLNK(st.st_mode);
+    if (link && stat(path, &st) != 0)
+        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is a link to nothing (%s)", path,
+                             strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %s%s", path,
+                             link ? "a link to " : "", kind_name(st.st_mode));
+    if ((unsigned long long)st.st_size > max)
+        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %lld bytes, more than %zu",
+                             path, (long long)st.st_size, max);
+    /* O_NONBLOCK: a fifo swapped in after the stat is not waited on either. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
+    int rc = CDM_OK;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it changed while cdm read it", path);
+        goto out;
+    }
+    char buf[4096];
+    size_t total = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
+            break;
+        }
+        if (n == 0)
+            break;
+        if ((total += (size_t)n) > max) {
+            rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is more than %zu bytes", path,
+                               max);
+            break;
+        }
+        sb_addn(out, buf, (size_t)n);
+    }
+out:
+    close(fd);
+    return rc;
+}

@@ -582,3 +582,49 @@ void fs_crash_point(const char *name)
     if (hit)
         TerminateProcess(GetCurrentProcess(), 137);
 }
+
+int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out)
+{
+    wchar_t *w = win_path(path);
+    DWORD attr = GetFileAttributesW(w);
+    DWORD e = GetLastError();
+    if (attr == INVALID_FILE_ATTRIBUTES) {
+        free(w);
+        return not_found_or(e, CDM_EIO) == CDM_ENOTFOUND
+                   ? cdm_error_set(ctx, CDM_ENOTFOUND, "'%s': no such file", path)
+                   : fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
+    }
+    if (attr & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_DEVICE)) {
+        free(w);
+        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %s", path,
+                             attr & FILE_ATTRIBUTE_DEVICE ? "a device" : "a folder");
+    }
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    e = GetLastError();
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
+    int rc = CDM_OK;
+    LARGE_INTEGER size;
+    /* A pipe or a console opened by name is no disk file: never read from it. */
+    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &size)) {
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is not a regular file", path);
+    } else if ((unsigned long long)size.QuadPart > max) {
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %lld bytes, more than %zu", path,
+                           (long long)size.QuadPart, max);
+    } else {
+        char buf[4096];
+        size_t total = 0;
+        DWORD n;
+        while (!rc && ReadFile(h, buf, sizeof(buf), &n, NULL) && n > 0) {
+            if ((total += n) > max)
+                rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is more than %zu bytes",
+                                   path, max);
+            else
+                sb_addn(out, buf, n);
+        }
+    }
+    CloseHandle(h);
+    return rc;
+}

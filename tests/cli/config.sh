@@ -29,13 +29,13 @@ expect_err "config '.*config.ini' at line 3" "naming the file and the line"
 printf '[install]\nmax_size = lots\n' >"$CDM_CONFIG"
 run_cdm list
 expect_rc 1 "a bad size is an error"
-expect_err "line 2: bad value in 'max_size = lots'" "naming the line and the value"
+expect_err "line 2: \\[install\\] max_size = 'lots': not a size" "naming the line and the value"
 
 mkdir -p "$SCRATCH/proj"
 printf '[link]\nname = sub/link\n' >"$CDM_CONFIG"
 run_cdm which "$SCRATCH/proj"
 expect_rc 1 "a [link] name that is no plain file name is an error"
-expect_err "\\[link\\] name 'sub/link' in config '.*config.ini' cannot name a link" "naming the value and the file"
+expect_err "config '.*config.ini' line 2: \\[link\\] name = 'sub/link': it holds a path separator" "naming the file, the line and the value"
 long=$(printf 'x%.0s' $(seq 300))
 printf '[link]\nname = %s\n' "$long" >"$CDM_CONFIG"
 run_cdm which "$SCRATCH/proj"

@@ -195,7 +195,7 @@ expect_err "downloads are off" "downloads can be turned off"
 fetch_config retries=many
 run_cdm available
 expect_rc 1 "a malformed [fetch] value"
-expect_err "line 2: bad value in 'retries = many'; give a whole number" "is named with its line"
+expect_err "line 2: \\[fetch\\] retries = 'many': give a whole number" "is named with its line"
 fetch_config retries=0 timeout=5
 CDM_FETCH_BASE=gopher://x/ run_cdm install 8.8.0 --cuda 11
 expect_err "cdm downloads from https://, http://, file:// URLs or a folder" "an unknown scheme is refused"
