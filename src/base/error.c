@@ -42,10 +42,20 @@ static void tell(void (*fn)(void *, const char *), void *arg, const char *fmt, v
 void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
 {
     struct error_state *e = state_of(ctx);
+    if (!e->warn)
+        return;
+    struct strbuf sb = STRBUF_INIT;
     va_list ap;
     va_start(ap, fmt);
-    tell(e->warn, e->warn_arg, fmt, ap);
+    sb_vaddf(&sb, fmt, ap);
     va_end(ap);
+    if (e->last_warning && !strcmp(e->last_warning, sb_str(&sb))) {
+        sb_free(&sb);
+        return;
+    }
+    e->warn(e->warn_arg, sb_str(&sb));
+    free(e->last_warning);
+    e->last_warning = sb_detach(&sb);
 }
 
 void cdm_note(cdm_ctx *ctx, const char *fmt, ...)
@@ -77,6 +87,8 @@ void error_state_free(struct error_state *state)
 {
     free(state->message);
     state->message = NULL;
+    free(state->last_warning);
+    state->last_warning = NULL;
 }
 
 int copy_path(cdm_ctx *ctx, char *dst, size_t size, const char *path)

@@ -23,6 +23,7 @@ struct error_state {
     void *warn_arg; /* for notes too */
     /* where notes go (cdm_options.note), NULL to drop them */
     void (*note)(void *arg, const char *message);
+    char *last_warning; /* a warning found again by another path is given once */
 };
 
 /* Set the context's error and return code, so callers can write

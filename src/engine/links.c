@@ -125,6 +125,36 @@ static int refuse_unlink(cdm_ctx *ctx, const struct cdm_project *p, const char *
                          p->link_path, then);
 }
 
+/* Is path dir itself or below it? Both canonical (or both as given). */
+static bool within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
+        n--;
+    return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
+}
+
+/* A project inside the store would be listed, removed and gc'd with it; a link whose path
+ * holds the store would put the store out of reach when switched. */
+static int refuse_nested(cdm_ctx *ctx, const struct cdm_project *p, const char *link_path)
+{
+    char *root = fs_realpath(ctx->root);
+    const char *store = root ? root : ctx->root;
+    int rc = CDM_OK;
+    if (within(p->path, store))
+        rc = cdm_error_set(ctx, CDM_EINVAL,
+                           "cannot link '%s': it is inside the store '%s'; a project lives "
+                           "outside it",
+                           p->path, store);
+    else if (within(ctx->root, link_path) || within(store, link_path))
+        rc = cdm_error_set(ctx, CDM_EINVAL,
+                           "cannot link '%s': the store '%s' is reached through that path; "
+                           "pass another --name, or move the store",
+                           link_path, ctx->root);
+    free(root);
+    return rc;
+}
+
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
@@ -163,7 +193,9 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     char *link_path = path_join(p.path, name);
     enum link_kind kind;
     char *target = NULL;
-    rc = link_read(ctx, link_path, &kind, &target);
+    rc = refuse_nested(ctx, &p, link_path);
+    if (!rc)
+        rc = link_read(ctx, link_path, &kind, &target);
     if (!rc && kind == LINK_FOREIGN)
         rc = refuse_foreign(ctx, link_path);
     bool same = !rc && kind == LINK_OURS && store_path_is_install(ctx, target, in.id) && has_cur &&

@@ -9,26 +9,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first line of the pin file, trimmed; false when there is none. */
-static bool read_pin(const char *dir, char *out, size_t size)
+/* A pin file holds an install id and a line break; anything past this is not one. */
+#define PIN_MAX 4096
+
+/* The first line of dir's pin file, trimmed; false when there is none. The prompt hook
+ * reads it at every prompt, so nothing that could block is opened (fs_read_regular): a
+ * fifo, a device, a huge or unreadable file, or a link to one, is skipped with a warning. */
+static bool read_pin(cdm_ctx *ctx, const char *dir, char *out, size_t size)
 {
     char *path = path_join(dir, CDM_PIN_FILE);
-    FILE *f = fs_fopen(path, "r");
+    struct strbuf text = STRBUF_INIT;
+    int rc = fs_kind(path) == FS_NONE ? CDM_ENOTFOUND : fs_read_regular(ctx, path, PIN_MAX, &text);
+    if (rc && rc != CDM_ENOTFOUND)
+        cdm_warn(ctx, "ignoring the pin file: %s", cdm_error_message(ctx));
     free(path);
-    if (!f)
-        return false;
-    char line[256];
-    bool ok = fgets(line, sizeof(line), f) != NULL;
-    fclose(f);
-    if (!ok)
-        return false;
-    char *p = line;
+    sb_add(&text, ""); /* a buffer to cut, also when nothing was read */
+    char *p = text.buf;
+    p[strcspn(p, "\r\n")] = '\0';
     while (isspace((unsigned char)*p))
         p++;
     size_t n = strlen(p);
     while (n && isspace((unsigned char)p[n - 1]))
         p[--n] = '\0';
-    return n > 0 && copy_str(out, size, p);
+    bool ok = !rc && n > 0 && copy_str(out, size, p);
+    sb_free(&text);
+    return ok;
 }
 
 /* The link name a project uses: the one its newest generation recorded, else the config's
@@ -78,16 +83,16 @@ int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
         if (rc)
             return rc;
     }
-    out->has_pin = read_pin(out->path, out->pinned_id, sizeof(out->pinned_id));
+    out->has_pin = read_pin(ctx, out->path, out->pinned_id, sizeof(out->pinned_id));
     return CDM_OK;
 }
 
+/* A folder with a link, or a pin file that can be read (one that cannot is warned about). */
 static bool looks_like_project(cdm_ctx *ctx, const char *dir)
 {
     char *link = path_join(dir, cdm_link_name(ctx));
-    char *pin = path_join(dir, CDM_PIN_FILE);
-    bool found = fs_kind(link) == FS_LINK || fs_kind(pin) == FS_FILE;
-    free(pin);
+    char pinned[64];
+    bool found = fs_kind(link) == FS_LINK || read_pin(ctx, dir, pinned, sizeof(pinned));
     free(link);
     return found;
 }

@@ -33,9 +33,11 @@ int fs_mkdir(cdm_ctx *ctx, const char *path)
 {
     if (mkdir(path, 0755) == 0)
         return CDM_OK;
-    if (errno == EEXIST && fs_kind(path) == FS_DIR)
+    int e = errno;
+    struct stat st; /* a link to a folder is a folder here: a store may be reached through one */
+    if (e == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot create folder '%s': %s", path, strerror(errno));
+    return cdm_error_set(ctx, CDM_EIO, "cannot create folder '%s': %s", path, strerror(e));
 }
 
 int fs_mkdir_p(cdm_ctx *ctx, const char *path)

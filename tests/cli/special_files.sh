@@ -63,4 +63,80 @@ expect_rc 1 "and a link to a wrong hash fails"
 expect_err "checksum mismatch" "as a mismatch"
 rm -f "$a.sha256"
 
+# ---- the prompt hook: pin files and link names that could block ------------------------
+run_cdm install "$a"
+P=$SCRATCH/proj
+mkdir -p "$P"
+run_cdm link "$P" "$id"
+expect_rc 0 "a linked project"
+hook() { # the prompt hook's call, in the project, from a shell where another is active
+  OUT=$(cd "$P" && CDM_ACTIVE=other timeout "$T" "$CDM" activate --auto --shell bash 2>"$SCRATCH/stderr")
+  RC=$?
+  ERR=$(cat "$SCRATCH/stderr")
+}
+pin_case() { # DESCRIPTION: the pin is in place
+  hook
+  local warnings
+  warnings=$(printf '%s\n' "$ERR" | grep -c "ignoring the pin file: cannot read '$P/.cudnn-version'")
+  if [ "$RC" -ne 124 ] && [ "$warnings" -eq 1 ]; then
+    ok "a pin file that is $1: the hook does not block and warns once"
+  else
+    not_ok "a pin file that is $1: the hook does not block and warns once (status $RC, $warnings warnings)"
+    diag "$ERR"
+  fi
+  check "and still activates the link" sh -c 'printf "%s" "$1" | grep -q "^export CDM_ACTIVE=.$2.$"' _ "$OUT" "$id"
+}
+pin=$P/.cudnn-version
+rm -f "$pin" && mkfifo "$pin"
+pin_case "a fifo"
+rm -f "$pin" && mkfifo "$SCRATCH/fifo" && ln -s "$SCRATCH/fifo" "$pin"
+pin_case "a link to a fifo"
+rm -f "$pin" && ln -s /dev/zero "$pin"
+pin_case "a link to an endless device"
+rm -f "$pin" && ln -s "$SCRATCH/nothing-here" "$pin"
+pin_case "a link to nothing"
+rm -f "$pin" && mkdir "$pin"
+pin_case "a folder"
+rmdir "$pin"
+{ echo "$id"; head -c 5000000 /dev/zero; } >"$pin"
+pin_case "5 MB long"
+rm -f "$pin"
+if [ "$(id -u)" = 0 ]; then
+  skip "an unreadable pin file" "running as root, who reads every file"
+else
+  echo "$id" >"$pin" && chmod 000 "$pin"
+  pin_case "unreadable"
+  rm -f "$pin"
+fi
+mkfifo "$pin"
+OUT=$(cd "$SCRATCH" && timeout "$T" "$CDM" link "$P" 2>&1)
+check "cdm link with a fifo for a pin does not block either" test $? -ne 124
+rm -f "$pin"
+
+# A link name that is a fifo, or a link to one: nothing opens it.
+rm -f "$P/cuda_link" && mkfifo "$P/cuda_link"
+hook
+check "a fifo where the link should be: the hook does not block" test "$RC" -ne 124
+OUT=$(timeout "$T" "$CDM" activate "$P" --shell bash 2>&1)
+check "nor does activate, which says what is wrong" \
+  sh -c 'printf "%s" "$1" | grep -q "is not a link cdm made"' _ "$OUT"
+rm -f "$P/cuda_link" && ln -s "$SCRATCH/fifo" "$P/cuda_link"
+hook
+check "a link to a fifo: the hook does not block" test "$RC" -ne 124
+rm -f "$P/cuda_link"
+
+# ---- projects and the store inside each other --------------------------------------------
+mkdir -p "$CDM_ROOT/inner"
+run_cdm link "$CDM_ROOT/inner" "$id"
+expect_rc 2 "a project inside the store is refused"
+expect_err "it is inside the store" "saying so"
+check "and nothing was made there" test ! -e "$CDM_ROOT/inner/cuda_link"
+mkdir -p "$SCRATCH/outer/real"
+ln -s real "$SCRATCH/outer/via"
+CDM_ROOT=$SCRATCH/outer/via/store run_cdm install "$a"
+CDM_ROOT=$SCRATCH/outer/via/store run_cdm link "$SCRATCH/outer" "$id" --name via
+expect_rc 2 "a link whose path holds the store is refused"
+expect_err "the store '.*/outer/via/store' is reached through that path" "saying so"
+check "and the store's way stays" test -L "$SCRATCH/outer/via"
+
 done_testing
