@@ -585,23 +585,16 @@ void fs_crash_point(const char *name)
 
 int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out)
 {
-    wchar_t *w = win_path(path);
-    DWORD attr = GetFileAttributesW(w);
-    DWORD e = GetLastError();
-    if (attr == INVALID_FILE_ATTRIBUTES) {
-        free(w);
-        return not_found_or(e, CDM_EIO) == CDM_ENOTFOUND
-                   ? cdm_error_set(ctx, CDM_ENOTFOUND, "'%s': no such file", path)
-                   : fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
-    }
-    if (attr & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_DEVICE)) {
-        free(w);
+    enum fs_kind kind = fs_kind(path);
+    if (kind == FS_NONE)
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "'%s': no such file", path);
+    if (kind == FS_DIR || kind == FS_OTHER)
         return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %s", path,
-                             attr & FILE_ATTRIBUTE_DEVICE ? "a device" : "a folder");
-    }
+                             kind == FS_DIR ? "a folder" : "a device");
+    wchar_t *w = win_path(path);
     HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                            NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
-    e = GetLastError();
+    DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
         return fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
