@@ -4,6 +4,7 @@
 
 #include "cdm.h"
 #include "json.h"
+#include "text.h"
 #include "base/util.h"
 
 #include <stdbool.h>

@@ -38,38 +38,34 @@ void cli_warn_which(struct cli *cli, const struct cdm_which_info *w)
         return;
     const struct cdm_project *p = &w->project;
     if (w->gone) {
-        fprintf(stderr,
-                "cdm: warning: project folder '%s' is gone; its history stays, and 'cdm gc' "
-                "drops its record\n",
-                p->path);
+        cli_eprintf("cdm: warning: project folder '%s' is gone; its history stays, and 'cdm gc' "
+                    "drops its record\n",
+                    p->path);
         return;
     }
     if (p->link_foreign)
-        fprintf(stderr, "cdm: warning: '%s' is a real folder or file, not a link\n", p->link_path);
+        cli_eprintf("cdm: warning: '%s' is a real folder or file, not a link\n", p->link_path);
     if (w->drift && *p->linked_id)
-        fprintf(stderr,
-                "cdm: warning: '%s' points to %s but the index says %s (generation %lld); was "
-                "it changed by hand? 'cdm link %s %s' records it\n",
-                p->link_path, p->linked_id, *w->index_id ? w->index_id : "no link", w->generation,
-                p->path, p->linked_id);
+        cli_eprintf("cdm: warning: '%s' points to %s but the index says %s (generation %lld); was "
+                    "it changed by hand? 'cdm link %s %s' records it\n",
+                    p->link_path, p->linked_id, *w->index_id ? w->index_id : "no link",
+                    w->generation, p->path, p->linked_id);
     else if (w->drift)
-        fprintf(stderr,
-                "cdm: warning: the index says '%s' links to %s (generation %lld) but %s; "
-                "'cdm link %s %s' puts it back\n",
-                p->path, w->index_id, w->generation,
-                p->has_link ? "the link points outside the store" : "there is no link", p->path,
-                w->index_id);
+        cli_eprintf("cdm: warning: the index says '%s' links to %s (generation %lld) but %s; "
+                    "'cdm link %s %s' puts it back\n",
+                    p->path, w->index_id, w->generation,
+                    p->has_link ? "the link points outside the store" : "there is no link", p->path,
+                    w->index_id);
     if (*p->linked_id && !w->installed)
-        fprintf(stderr, "cdm: warning: %s is not installed in this store; run 'cdm install %s'\n",
-                p->linked_id, p->linked_id);
+        cli_eprintf("cdm: warning: %s is not installed in this store; run 'cdm install %s'\n",
+                    p->linked_id, p->linked_id);
     else if (*p->linked_id && w->install_state == CDM_INSTALL_MISSING)
-        fprintf(stderr,
-                "cdm: warning: the store folder of %s is missing; run 'cdm install --force "
-                "ARCHIVE' to put it back\n",
-                p->linked_id);
+        cli_eprintf("cdm: warning: the store folder of %s is missing; run 'cdm install --force "
+                    "ARCHIVE' to put it back\n",
+                    p->linked_id);
     else if (*p->linked_id && w->install_state != CDM_INSTALL_OK)
-        fprintf(stderr, "cdm: warning: another cdm is %s %s now\n",
-                cdm_install_state_name(w->install_state), p->linked_id);
+        cli_eprintf("cdm: warning: another cdm is %s %s now\n",
+                    cdm_install_state_name(w->install_state), p->linked_id);
 }
 
 void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
@@ -83,17 +79,18 @@ void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
         json_object_end(&j);
         json_print(&j, stdout);
     } else {
-        printf("project     %s%s\n", p->path, w->gone ? " (gone)" : "");
-        printf("link        %s\n", p->link_path);
-        printf("target      %s\n", *p->target ? p->target : "-");
-        printf("id          %s\n", *p->linked_id ? p->linked_id : "-");
-        printf("version     %s\n", *w->version ? w->version : "-");
+        cli_printf("project     %s%s\n", p->path, w->gone ? " (gone)" : "");
+        cli_printf("link        %s\n", p->link_path);
+        cli_printf("target      %s\n", *p->target ? p->target : "-");
+        cli_printf("id          %s\n", *p->linked_id ? p->linked_id : "-");
+        cli_printf("version     %s\n", *w->version ? w->version : "-");
         if (w->generation)
-            printf("generation  %lld%s\n", w->generation, w->drift ? " (the link disagrees)" : "");
+            cli_printf("generation  %lld%s\n", w->generation,
+                       w->drift ? " (the link disagrees)" : "");
         else
-            printf("generation  -\n");
+            cli_printf("generation  -\n");
         if (p->has_pin)
-            printf("pinned      %s\n", p->pinned_id);
+            cli_printf("pinned      %s\n", p->pinned_id);
     }
     cli_warn_which(cli, w);
 }

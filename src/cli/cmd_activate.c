@@ -54,10 +54,9 @@ int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_pl
     char *text;
     const char *bad = cdm_shell_render(sh, plan, &text);
     if (bad) {
-        fprintf(stderr,
-                "cdm: cannot write %s for %s: its value holds a quote or line break, "
-                "which %s cannot set; use another shell\n",
-                bad, cdm_shell_name(sh), cdm_shell_name(sh));
+        cli_eprintf("cdm: cannot write %s for %s: its value holds a quote or line break, "
+                    "which %s cannot set; use another shell\n",
+                    bad, cdm_shell_name(sh), cdm_shell_name(sh));
         return EXIT_FAIL;
     }
     fputs(text, stdout);
@@ -82,11 +81,11 @@ static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start
         cdm_deactivation_plan(&plan);
     } else if (cdm_activation_find(ctx, project.path, false, &a) != CDM_OK) {
         if (!cli->quiet)
-            fprintf(stderr, "cdm: %s\n", cdm_error_message(ctx));
+            cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
         cdm_deactivation_plan(&plan);
         rc = EXIT_FAIL;
     } else if (!cdm_activation_is_current(&a) && cdm_activation_plan(ctx, &a, &plan) != CDM_OK) {
-        fprintf(stderr, "cdm: %s\n", cdm_error_message(ctx));
+        cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
         cdm_deactivation_plan(&plan);
         rc = EXIT_FAIL;
     }

@@ -28,7 +28,7 @@ static int run_available(struct cli *cli, const struct cli_args *args)
                  spec ? spec : "", platform ? platform : cdm_host_platform(),
                  cuda ? " with that CUDA variant" : "");
     else
-        printf("%-12s %-5s %-15s %10s  %s\n", "VERSION", "CUDA", "PLATFORM", "SIZE", "ARCHIVE");
+        cli_printf("%-12s %-5s %-15s %10s  %s\n", "VERSION", "CUDA", "PLATFORM", "SIZE", "ARCHIVE");
     for (size_t i = 0; i < n; i++) {
         const struct cdm_offer *o = &offers[i];
         if (cli->json) {
@@ -44,7 +44,8 @@ static int run_available(struct cli *cli, const struct cli_args *args)
         } else {
             char size[32];
             format_size(size, sizeof(size), o->size);
-            printf("%-12s %-5d %-15s %10s  %s\n", o->version, o->cuda, o->platform, size, o->name);
+            cli_printf("%-12s %-5d %-15s %10s  %s\n", o->version, o->cuda, o->platform, size,
+                       o->name);
         }
     }
     if (cli->json) {

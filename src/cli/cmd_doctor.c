@@ -43,16 +43,16 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
         json_print(&j, stdout);
     } else {
         if (*r.project || *r.install_id)
-            printf("project %s, cuDNN %s\n", *r.project ? r.project : "(none)",
-                   *r.install_id ? r.install_id : "(none)");
+            cli_printf("project %s, cuDNN %s\n", *r.project ? r.project : "(none)",
+                       *r.install_id ? r.install_id : "(none)");
         for (size_t i = 0; i < r.count; i++) {
             const struct cdm_check *c = &r.checks[i];
-            printf("%-5s %-24s %s\n", cdm_check_status_name(c->status), c->name, c->detail);
+            cli_printf("%-5s %-24s %s\n", cdm_check_status_name(c->status), c->name, c->detail);
             if (c->fix)
-                printf("      %-24s fix: %s\n", "", c->fix);
+                cli_printf("      %-24s fix: %s\n", "", c->fix);
         }
         if (!ok)
-            fprintf(stderr, "cdm: doctor found problems; see the fixes above\n");
+            cli_eprintf("cdm: doctor found problems; see the fixes above\n");
     }
     cdm_doctor_report_free(&r);
     return ok ? EXIT_OK : EXIT_FAIL;

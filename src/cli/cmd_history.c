@@ -27,7 +27,7 @@ static int run_history(struct cli *cli, const struct cli_args *args)
     if (cli->json)
         json_array_begin(&j);
     else
-        printf("   %-4s %-9s %-22s %-20s %s\n", "GEN", "ACTION", "ID", "TIME", "LINK");
+        cli_printf("   %-4s %-9s %-22s %-20s %s\n", "GEN", "ACTION", "ID", "TIME", "LINK");
     for (size_t i = 0; i < n; i++) {
         char when[32];
         cli_format_time(g[i].time, when, sizeof(when));
@@ -42,8 +42,9 @@ static int run_history(struct cli *cli, const struct cli_args *args)
             json_kv_string(&j, "link_name", g[i].link_name);
             json_object_end(&j);
         } else {
-            printf("%s  %-4lld %-9s %-22s %-20s %s\n", g[i].current ? "*" : " ", g[i].number,
-                   g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when, g[i].link_name);
+            cli_printf("%s  %-4lld %-9s %-22s %-20s %s\n", g[i].current ? "*" : " ", g[i].number,
+                       g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when,
+                       g[i].link_name);
         }
     }
     if (cli->json) {

@@ -40,8 +40,8 @@ static int run_list(struct cli *cli, const struct cli_args *args)
         cli_info(cli, "no cuDNN installed in '%s'; add one with 'cdm install ARCHIVE'\n",
                  cdm_root(ctx));
     else
-        printf("%-22s %-12s %-5s %-15s %10s %-8s %-10s %s\n", "ID", "VERSION", "CUDA", "PLATFORM",
-               "SIZE", "OFFICIAL", "INSTALLED", "PATH");
+        cli_printf("%-22s %-12s %-5s %-15s %10s %-8s %-10s %s\n", "ID", "VERSION", "CUDA",
+                   "PLATFORM", "SIZE", "OFFICIAL", "INSTALLED", "PATH");
     for (size_t i = 0; i < n && rc == EXIT_OK; i++) {
         const struct cdm_install_info *in = &all[i];
         char **projects = NULL;
@@ -59,12 +59,12 @@ static int run_list(struct cli *cli, const struct cli_args *args)
             format_size(size, sizeof(size), in->size);
             cli_format_time(in->installed_at, when, sizeof(when));
             when[10] = '\0'; /* the date is enough in a table */
-            printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s%s%s%s\n", in->id, in->version,
-                   in->cuda, in->platform, size, in->official ? "yes" : "no", when, in->path,
-                   in->state ? " (" : "", in->state ? cdm_install_state_name(in->state) : "",
-                   in->state ? ")" : "");
+            cli_printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s%s%s%s\n", in->id, in->version,
+                       in->cuda, in->platform, size, in->official ? "yes" : "no", when, in->path,
+                       in->state ? " (" : "", in->state ? cdm_install_state_name(in->state) : "",
+                       in->state ? ")" : "");
             for (char **p = projects; p && *p; p++)
-                printf("    used by %s%s\n", *p, cdm_project_gone(*p) ? " (gone)" : "");
+                cli_printf("    used by %s%s\n", *p, cdm_project_gone(*p) ? " (gone)" : "");
         }
         cdm_strv_free(projects);
     }

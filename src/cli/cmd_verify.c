@@ -24,8 +24,8 @@ static void on_issue(void *arg, const struct cdm_verify_issue *issue)
         json_kv_string(s->j, "detail", issue->detail);
         json_object_end(s->j);
     } else {
-        printf("%-8s %s/%s: %s\n", kind_names[issue->kind], issue->install_id, issue->path,
-               issue->detail);
+        cli_printf("%-8s %s/%s: %s\n", kind_names[issue->kind], issue->install_id, issue->path,
+                   issue->detail);
     }
 }
 
@@ -73,11 +73,10 @@ static int run_verify(struct cli *cli, const struct cli_args *args)
         cli_info(cli, "%u install(s), %u file(s): all as installed\n", (unsigned)r.installs,
                  (unsigned)r.files);
     } else {
-        fprintf(stderr,
-                "cdm: %u install(s), %u file(s): %u missing, %u changed, %u extra; "
-                "install the archive again with 'cdm install ARCHIVE --force'\n",
-                (unsigned)r.installs, (unsigned)r.files, (unsigned)r.missing, (unsigned)r.changed,
-                (unsigned)r.extra);
+        cli_eprintf("cdm: %u install(s), %u file(s): %u missing, %u changed, %u extra; "
+                    "install the archive again with 'cdm install ARCHIVE --force'\n",
+                    (unsigned)r.installs, (unsigned)r.files, (unsigned)r.missing,
+                    (unsigned)r.changed, (unsigned)r.extra);
     }
     return ok ? EXIT_OK : EXIT_FAIL;
 }

@@ -182,7 +182,7 @@ static int cmd_help(struct cli *cli, const struct cli_args *args)
     }
     const struct cli_command *c = cli_find_command(name);
     if (!c) {
-        fprintf(stderr, "cdm: no command '%s'; see 'cdm help'\n", name);
+        cli_eprintf("cdm: no command '%s'; see 'cdm help'\n", name);
         return EXIT_USAGE;
     }
     cli_print_command_help(stdout, c);

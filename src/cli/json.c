@@ -1,4 +1,5 @@
 #include "json.h"
+#include "text.h"
 
 void json_init(struct json *j)
 {
@@ -68,10 +69,13 @@ void json_array_end(struct json *j)
     close_(j, ']');
 }
 
-static void write_string(struct strbuf *out, const char *s)
+/* s as a JSON string; false when s was not UTF-8 (text_utf8 replaced what was not). */
+static bool write_string(struct strbuf *out, const char *s)
 {
+    struct strbuf utf8 = STRBUF_INIT;
+    bool valid = text_utf8(&utf8, s);
     sb_addc(out, '"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)sb_str(&utf8); *p; p++) {
         switch (*p) {
         case '"':
             sb_add(out, "\\\"");
@@ -96,6 +100,8 @@ static void write_string(struct strbuf *out, const char *s)
         }
     }
     sb_addc(out, '"');
+    sb_free(&utf8);
+    return valid;
 }
 
 void json_key(struct json *j, const char *key)
@@ -134,10 +140,25 @@ void json_null(struct json *j)
     sb_add(&j->text, "null");
 }
 
+/* A value that is not UTF-8 (a path is bytes on POSIX) reads with U+FFFD where a byte was
+ * not, and comes whole beside it as "<key>_bytes": its bytes in hex. */
 void json_kv_string(struct json *j, const char *key, const char *s)
 {
     json_key(j, key);
-    json_string(j, s);
+    if (!s) {
+        json_null(j);
+        return;
+    }
+    before_value(j);
+    if (write_string(&j->text, s))
+        return;
+    char *bytes_key = xasprintf("%s_bytes", key);
+    char *hex = xmalloc(2 * strlen(s) + 1);
+    hex_encode((const unsigned char *)s, strlen(s), hex);
+    json_key(j, bytes_key);
+    json_string(j, hex);
+    free(hex);
+    free(bytes_key);
 }
 
 void json_kv_int(struct json *j, const char *key, long long v)

@@ -124,7 +124,7 @@ static void on_warning(void *arg, const char *message)
     struct cli *cli = arg;
     if (!cli->quiet) {
         end_progress_line();
-        fprintf(stderr, "cdm: warning: %s\n", message);
+        cli_eprintf("cdm: warning: %s\n", message);
     }
 }
 
@@ -134,7 +134,7 @@ static void on_note(void *arg, const char *message)
     struct cli *cli = arg;
     if (!cli->quiet) {
         end_progress_line();
-        fprintf(stderr, "cdm: %s\n", message);
+        cli_eprintf("cdm: %s\n", message);
     }
 }
 
@@ -159,7 +159,7 @@ cdm_ctx *cli_ctx(struct cli *cli)
 
 int cli_fail(struct cli *cli)
 {
-    fprintf(stderr, "cdm: %s\n", cdm_error_message(cli->ctx));
+    cli_eprintf("cdm: %s\n", cdm_error_message(cli->ctx));
     int code = cdm_error_code(cli->ctx);
     return code == CDM_EINVAL ? EXIT_USAGE : EXIT_FAIL;
 }
@@ -169,7 +169,7 @@ int cli_usage_error(struct cli *cli, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fputs("cdm: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    cli_vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
     if (cli->command)
@@ -183,7 +183,7 @@ void cli_info(struct cli *cli, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_vfprintf(stderr, fmt, ap);
     va_end(ap);
 }
 
@@ -220,7 +220,7 @@ void cli_json_install(struct json *j, const struct cdm_install_info *in)
 static int finish_output(int rc)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "cdm: cannot write to standard output\n");
+        cli_eprintf("cdm: cannot write to standard output\n");
         return EXIT_FAIL;
     }
     return rc;
@@ -250,7 +250,7 @@ int cli_main(int argc, char **argv)
     }
     const struct cli_command *c = cli_find_command(argv[0]);
     if (!c) {
-        fprintf(stderr, "cdm: '%s' is not a command; see 'cdm help'\n", argv[0]);
+        cli_eprintf("cdm: '%s' is not a command; see 'cdm help'\n", argv[0]);
         return EXIT_USAGE;
     }
     cli.command = c;

@@ -1,0 +1,88 @@
+/* Escaping untrusted text for terminals and JSON (text.h). */
+#include "text.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one: no
+ * overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629). */
+static size_t utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (!n || p[0] > 0xF4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) ||
+        (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] > 0x8F))
+        return 0;
+    return n;
+}
+
+void text_escape(struct strbuf *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n == 0 || (n == 1 && ((*p < 0x20 && *p != '\t') || *p == 0x7f))) {
+            sb_addf(out, "\\x%02x", *p);
+            p++;
+        } else if (n == 2 && p[0] == 0xC2 && p[1] < 0xA0) {
+            sb_addf(out, "\\u%04x", p[1]); /* C1: 0x9b is a CSI to some terminals */
+            p += 2;
+        } else {
+            sb_addn(out, (const char *)p, n);
+            p += n;
+        }
+    }
+}
+
+bool text_utf8(struct strbuf *out, const char *s)
+{
+    bool valid = true;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n) {
+            sb_addn(out, (const char *)p, n);
+            p += n;
+        } else {
+            sb_add(out, "\xEF\xBF\xBD");
+            valid = false;
+            p++;
+        }
+    }
+    return valid;
+}
+
+void cli_vfprintf(FILE *out, const char *fmt, va_list ap)
+{
+    struct strbuf raw = STRBUF_INIT, shown = STRBUF_INIT;
+    sb_vaddf(&raw, fmt, ap);
+    bool newline = raw.len && raw.buf[raw.len - 1] == '\n';
+    if (newline)
+        raw.buf[--raw.len] = '\0';
+    text_escape(&shown, sb_str(&raw));
+    if (newline)
+        sb_addc(&shown, '\n');
+    fputs(sb_str(&shown), out);
+    sb_free(&shown);
+    sb_free(&raw);
+}
+
+void cli_eprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+void cli_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_vfprintf(stdout, fmt, ap);
+    va_end(ap);
+}
