@@ -608,14 +608,13 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
                            (long long)size.QuadPart, max);
     } else {
         char buf[4096];
-        size_t total = 0;
+        size_t start = out->len;
         DWORD n;
         while (!rc && ReadFile(h, buf, sizeof(buf), &n, NULL) && n > 0) {
-            if ((total += n) > max)
-                rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is more than %zu bytes",
-                                   path, max);
-            else
-                sb_addn(out, buf, n);
+            sb_addn(out, buf, n);
+            if (out->len - start > max)
+                rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it grew past %zu bytes", path,
+                                   max);
         }
     }
     CloseHandle(h);
