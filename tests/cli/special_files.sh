@@ -7,7 +7,7 @@ a=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)
 id=9.1.0.70-cuda12
 sha=$(sha256sum "$a" | cut -d' ' -f1)
 D=$(dirname "$a")
-T=10 # seconds: a command that blocks on a fifo is killed, and fails the check
+LIMIT=10 # seconds: a command that blocks on a fifo is killed, and fails the check
 
 not_installed() { [ ! -e "$CDM_ROOT/$id" ] && ! "$CDM" list 2>/dev/null | grep -q "$id"; }
 
@@ -23,7 +23,7 @@ sums_case() { # DESCRIPTION FILE: FILE is in place; the install must fail naming
   check "and nothing was installed" not_installed
 }
 run_cdm_t() { # run_cdm under a time limit
-  OUT=$(timeout "$T" "$CDM" "$@" 2>"$SCRATCH/stderr")
+  OUT=$(timeout "$LIMIT" "$CDM" "$@" 2>"$SCRATCH/stderr")
   RC=$?
   ERR=$(cat "$SCRATCH/stderr")
 }
@@ -70,7 +70,7 @@ mkdir -p "$P"
 run_cdm link "$P" "$id"
 expect_rc 0 "a linked project"
 hook() { # the prompt hook's call, in the project, from a shell where another is active
-  OUT=$(cd "$P" && CDM_ACTIVE=other timeout "$T" "$CDM" activate --auto --shell bash 2>"$SCRATCH/stderr")
+  OUT=$(cd "$P" && CDM_ACTIVE=other timeout "$LIMIT" "$CDM" activate --auto --shell bash 2>"$SCRATCH/stderr")
   RC=$?
   ERR=$(cat "$SCRATCH/stderr")
 }
@@ -109,7 +109,7 @@ else
   rm -f "$pin"
 fi
 mkfifo "$pin"
-OUT=$(cd "$SCRATCH" && timeout "$T" "$CDM" link "$P" 2>&1)
+OUT=$(cd "$SCRATCH" && timeout "$LIMIT" "$CDM" link "$P" 2>&1)
 check "cdm link with a fifo for a pin does not block either" test $? -ne 124
 rm -f "$pin"
 
@@ -117,7 +117,7 @@ rm -f "$pin"
 rm -f "$P/cuda_link" && mkfifo "$P/cuda_link"
 hook
 check "a fifo where the link should be: the hook does not block" test "$RC" -ne 124
-OUT=$(timeout "$T" "$CDM" activate "$P" --shell bash 2>&1)
+OUT=$(timeout "$LIMIT" "$CDM" activate "$P" --shell bash 2>&1)
 check "nor does activate, which says what is wrong" \
   sh -c 'printf "%s" "$1" | grep -q "is not a link cdm made"' _ "$OUT"
 rm -f "$P/cuda_link" && ln -s "$SCRATCH/fifo" "$P/cuda_link"
