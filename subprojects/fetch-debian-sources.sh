@@ -5,8 +5,7 @@
 #
 # The sources come from Debian source packages:
 #   libarchive 3.6.2  bookworm's libarchive_3.6.2.orig.tar.xz == upstream tarball
-#   inih r59          trixie's libinih_59.orig.tar.gz == GitHub's r59 archive
-#                     (bookworm's libinih 55 source is gone from the mirror)
+#   (inih r59 is kept in the tree: subprojects/inih)
 #   cJSON 1.7.15      bookworm's cjson_1.7.15.orig.tar.gz == GitHub's v1.7.15
 #                     archive; Debian's security patches are in
 #                     packagefiles/cjson-debian-patches (cjson.wrap applies them)
@@ -29,7 +28,6 @@ trixie_src=/etc/apt/sources.list.d/cdm-trixie-src.sources
 # newer libarchive and sqlite3)
 tarballs=(
 	"libarchive-3.6.2.tar.xz|libarchive/bookworm|libarchive_3.6.2.orig.tar.xz|9e2c1b80d5fbe59b61308fdfab6c79b5021d7ff4ff2489fb12daf0a96a83551d"
-	"inih-r59.tar.gz|libinih/trixie|libinih_59.orig.tar.gz|062279922805f5e9a369551a08d5ddb506140fe50774183ffdbb7c22bb97e3f4"
 	"cJSON-1.7.15.tar.gz|cjson/bookworm|cjson_1.7.15.orig.tar.gz|5308fd4bd90cef7aa060558514de6a1a4a0819974a26e6ed13973c5f624c24b2"
 )
 sqlite_dir=sqlite-amalgamation-3400100

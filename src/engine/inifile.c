@@ -1,109 +1,60 @@
-/* The INI reader of inifile.h: one line at a time, each as long as it is. */
+/* The INI reader of inifile.h: inih, fed by a reader that refuses a line above
+ * INIFILE_MAX_LINE (inih would cut it short and read on). */
 #include "inifile.h"
-#include "base/util.h"
-
+#include <ini.h>
 #include <string.h>
 
-/* The next line into sb, without its line break. 0 at the end of the file, 1 for a line,
- * -1 for one longer than INIFILE_MAX_LINE, -2 on a read error. */
-static int next_line(FILE *f, struct strbuf *sb)
+struct ini_source {
+    FILE *f;
+    size_t line_len; /* bytes of the current line read so far */
+    int line;        /* the current line's number */
+    int too_long;    /* the number of a line above INIFILE_MAX_LINE, or 0 */
+    inifile_fn fn;
+    void *arg;
+    int fn_rc; /* fn's positive return, which stops the reading */
+};
+
+/* inih's reader (fgets' contract), counting lines and their length. */
+static char *read_part(char *buf, int size, void *stream)
 {
-    sb_reset(sb);
-    char chunk[4096];
-    bool any = false;
-    while (fgets(chunk, sizeof(chunk), f)) {
-        any = true;
-        size_t n = strlen(chunk);
-        bool end = n && chunk[n - 1] == '\n';
-        sb_addn(sb, chunk, end ? n - 1 : n);
-        if (sb->len > INIFILE_MAX_LINE)
-            return -1;
-        if (end)
-            break;
+    struct ini_source *src = stream;
+    if (src->too_long || !fgets(buf, size, src->f))
+        return NULL;
+    if (src->line_len == 0)
+        src->line++;
+    size_t n = strlen(buf);
+    src->line_len += n;
+    if (src->line_len > INIFILE_MAX_LINE + 1) { /* + 1: the line break */
+        src->too_long = src->line;
+        return NULL;
     }
-    if (ferror(f))
-        return -2;
-    if (sb->len && sb->buf[sb->len - 1] == '\r')
-        sb->buf[--sb->len] = '\0';
-    return any ? 1 : 0;
+    if (n && buf[n - 1] == '\n')
+        src->line_len = 0;
+    return buf;
 }
 
-static bool is_blank(char c)
+static int on_value(void *user, const char *section, const char *name, const char *value, int line)
 {
-    return c == ' ' || c == '\t';
-}
-
-static char *trim(char *s)
-{
-    while (is_blank(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n && (is_blank(s[n - 1]) || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
-
-/* Cut a comment that starts after a blank: "x ; y" -> "x". */
-static void cut_comment(char *s)
-{
-    for (char *p = s; *p; p++)
-        if ((*p == ';' || *p == '#') && p > s && is_blank(p[-1])) {
-            *p = '\0';
-            return;
-        }
+    struct ini_source *src = user;
+    src->fn_rc = src->fn(src->arg, section, name, value, line);
+    return src->fn_rc == 0; /* inih goes on while the handler returns non-zero */
 }
 
 int inifile_read(FILE *f, inifile_fn fn, void *arg, int *bad_line)
 {
-    struct strbuf line = STRBUF_INIT;
-    char *section = xstrdup("");
-    char *name = NULL; /* the value a continuation line adds to */
-    int rc = 0, n = 0, got;
-    while (!rc && (got = next_line(f, &line)) > 0) {
-        n++;
-        char *text = line.buf ? line.buf : "";
-        if (n == 1 && !strncmp(text, "\xEF\xBB\xBF", 3))
-            text += 3;
-        bool indented = is_blank(*text);
-        char *s = trim(text);
-        if (!*s || *s == ';' || *s == '#')
-            continue; /* blank lines and comments end no value: configparser's rule */
-        if (*s == '[') {
-            char *close = strchr(s, ']');
-            char *rest = close ? trim(close + 1) : NULL;
-            if (!rest || (*rest && *rest != ';' && *rest != '#')) {
-                rc = -1;
-                break;
-            }
-            *close = '\0';
-            free(section);
-            section = xstrdup(trim(s + 1));
-            free(name);
-            name = NULL;
-            continue;
-        }
-        cut_comment(s);
-        s = trim(s);
-        if (indented && name) {
-            rc = fn(arg, section, name, s, n);
-            continue;
-        }
-        char *eq = s + strcspn(s, "=:");
-        if (!*eq || eq == s) {
-            rc = -1;
-            break;
-        }
-        *eq = '\0';
-        free(name);
-        name = xstrdup(trim(s));
-        rc = fn(arg, section, name, trim(eq + 1), n);
+    struct ini_source src = {.f = f, .fn = fn, .arg = arg};
+    int got = ini_parse_stream(read_part, &src, on_value, &src);
+    if (src.fn_rc > 0)
+        return src.fn_rc;
+    if (got == -2 || ferror(f)) /* -2: inih could not allocate its line */
+        return -2;
+    if (src.too_long) {
+        *bad_line = src.too_long;
+        return -1;
     }
-    if (!rc && got < 0)
-        rc = got == -1 ? -1 : -2;
-    if (rc == -1)
-        *bad_line = n + (got == -1);
-    free(name);
-    free(section);
-    sb_free(&line);
-    return rc;
+    if (got != 0) {
+        *bad_line = got;
+        return -1;
+    }
+    return 0;
 }

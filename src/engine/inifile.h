@@ -1,6 +1,6 @@
 /*
  * Reading an INI file, the dialect cdm's configuration is written in (Python configparser's
- * shape, as inih reads it, without inih's 200-byte line limit):
+ * shape, as inih reads it; inih is built for cdm by subprojects/packagefiles/inih):
  *
  *   [section]
  *   name = value        ; a comment
