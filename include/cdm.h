@@ -135,6 +135,16 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req,
 int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects);
 void cdm_strv_free(char **v);
 
+/* One project whose current generation links to an install. */
+struct cdm_usage {
+    char *install_id;
+    char *project;
+};
+/* Every project's current install, in one read of the index: sorted by install id, then
+ * project (free with cdm_usage_free). For listing many installs at once. */
+int cdm_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count);
+void cdm_usage_free(struct cdm_usage *v, size_t count);
+
 /* Finish or undo interrupted work (.staging, unfinished link changes) and mark the records
  * of project folders that are gone; *removed counts both. Mutating commands do the first
  * on their own. */

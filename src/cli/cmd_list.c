@@ -5,19 +5,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void print_projects_json(struct json *j, char **projects)
+#include <string.h>
+
+/* The projects using one install: a run of the usage list, which is sorted by install id. */
+struct usage_run {
+    const struct cdm_usage *first;
+    size_t count;
+};
+
+static struct usage_run usage_of(const struct cdm_usage *usage, size_t n, const char *id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first row whose id is not below id */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(usage[mid].install_id, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    struct usage_run run = {usage + lo, 0};
+    while (lo + run.count < n && strcmp(usage[lo + run.count].install_id, id) == 0)
+        run.count++;
+    return run;
+}
+
+static void print_projects_json(struct json *j, struct usage_run run, const bool *gone)
 {
     json_key(j, "projects");
     json_array_begin(j);
-    for (char **p = projects; p && *p; p++)
-        json_string(j, *p);
+    for (size_t i = 0; i < run.count; i++)
+        json_string(j, run.first[i].project);
     json_array_end(j);
     /* Recorded projects whose folder is gone; 'cdm gc' drops them. */
     json_key(j, "projects_gone");
     json_array_begin(j);
-    for (char **p = projects; p && *p; p++)
-        if (cdm_project_gone(*p))
-            json_string(j, *p);
+    for (size_t i = 0; i < run.count; i++)
+        if (gone[i])
+            json_string(j, run.first[i].project);
     json_array_end(j);
 }
 
@@ -32,6 +56,13 @@ static int run_list(struct cli *cli, const struct cli_args *args)
     size_t n = 0;
     if (cdm_list(ctx, &all, &n) != CDM_OK)
         return cli_fail(cli);
+    /* Who uses what, read once for all installs rather than once per install. */
+    struct cdm_usage *usage = NULL;
+    size_t usage_count = 0;
+    if (cdm_usage_list(ctx, &usage, &usage_count) != CDM_OK) {
+        free(all);
+        return cli_fail(cli);
+    }
     struct json j;
     json_init(&j);
     if (cli->json)
@@ -42,17 +73,16 @@ static int run_list(struct cli *cli, const struct cli_args *args)
     else
         cli_printf("%-22s %-12s %-5s %-15s %10s %-8s %-10s %s\n", "ID", "VERSION", "CUDA",
                    "PLATFORM", "SIZE", "OFFICIAL", "INSTALLED", "PATH");
-    for (size_t i = 0; i < n && rc == EXIT_OK; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct cdm_install_info *in = &all[i];
-        char **projects = NULL;
-        if (cdm_projects_using(ctx, in->id, &projects) != CDM_OK) {
-            rc = cli_fail(cli);
-            break;
-        }
+        struct usage_run run = usage_of(usage, usage_count, in->id);
+        bool *gone = xcalloc(run.count ? run.count : 1, sizeof(*gone));
+        for (size_t k = 0; k < run.count; k++)
+            gone[k] = cdm_project_gone(run.first[k].project);
         if (cli->json) {
             json_object_begin(&j);
             cli_json_install(&j, in);
-            print_projects_json(&j, projects);
+            print_projects_json(&j, run, gone);
             json_object_end(&j);
         } else {
             char size[32], when[32];
@@ -63,16 +93,17 @@ static int run_list(struct cli *cli, const struct cli_args *args)
                        in->cuda, in->platform, size, in->official ? "yes" : "no", when, in->path,
                        in->state ? " (" : "", in->state ? cdm_install_state_name(in->state) : "",
                        in->state ? ")" : "");
-            for (char **p = projects; p && *p; p++)
-                cli_printf("    used by %s%s\n", *p, cdm_project_gone(*p) ? " (gone)" : "");
+            for (size_t k = 0; k < run.count; k++)
+                cli_printf("    used by %s%s\n", run.first[k].project, gone[k] ? " (gone)" : "");
         }
-        cdm_strv_free(projects);
+        free(gone);
     }
-    if (cli->json && rc == EXIT_OK) {
+    if (cli->json) {
         json_array_end(&j);
         json_print(&j, stdout);
     }
-    json_free(&j); /* a failure leaves nothing half-written on stdout */
+    json_free(&j);
+    cdm_usage_free(usage, usage_count);
     free(all);
     return rc;
 }

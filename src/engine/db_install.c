@@ -111,14 +111,36 @@ int db_install_delete(cdm_ctx *ctx, const char *id)
     return db_run(ctx, st, "cannot delete an install");
 }
 
-static int compare_installs(const void *a, const void *b)
+/* An install's place in the list: its version parsed once, not at every comparison, and
+ * small enough to sort (an install's record holds whole paths). */
+struct install_key {
+    struct version version;
+    int cuda;
+    size_t index;
+};
+
+static int compare_keys(const void *a, const void *b)
 {
-    const struct cdm_install_info *x = a, *y = b;
-    struct version vx, vy;
-    version_parse(x->version, &vx);
-    version_parse(y->version, &vy);
-    int c = version_compare(&vx, &vy);
+    const struct install_key *x = a, *y = b;
+    int c = version_compare(&x->version, &y->version);
     return c ? c : (x->cuda > y->cuda) - (x->cuda < y->cuda);
+}
+
+/* Oldest version first, then by CUDA variant. */
+static void sort_installs(struct cdm_install_info **v, size_t n)
+{
+    struct install_key *keys = xmalloc((n ? n : 1) * sizeof(*keys));
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = (struct install_key){.cuda = (*v)[i].cuda, .index = i};
+        version_parse((*v)[i].version, &keys[i].version);
+    }
+    qsort(keys, n, sizeof(*keys), compare_keys);
+    struct cdm_install_info *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = (*v)[keys[i].index];
+    free(keys);
+    free(*v);
+    *v = sorted;
 }
 
 int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
@@ -132,7 +154,7 @@ int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
     rc = db_collect(ctx, st, sizeof(*v), read_install, "cannot list installs", (void **)&v, &n);
     if (rc)
         return rc;
-    qsort(v, n, sizeof(*v), compare_installs);
+    sort_installs(&v, n);
     *out = v;
     *count = n;
     return CDM_OK;

@@ -129,6 +129,11 @@ int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
 
 bool cdm_project_gone(const char *project)
 {
+    /* Recorded projects are canonical paths, so one lstat answers (cdm list asks it of
+     * every project); a path through a link is resolved first. */
+    enum fs_kind kind = fs_kind(project);
+    if (kind == FS_DIR || kind == FS_NONE)
+        return kind == FS_NONE;
     char *real = fs_realpath(project);
     bool gone = !real || fs_kind(real) != FS_DIR;
     free(real);

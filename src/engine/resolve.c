@@ -32,6 +32,21 @@ int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
     return rc ? rc : db_projects_using(ctx, install_id, projects);
 }
 
+int cdm_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count)
+{
+    int rc = store_open(ctx, false);
+    return rc ? rc : db_usage_list(ctx, out, count);
+}
+
+void cdm_usage_free(struct cdm_usage *v, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free(v[i].install_id);
+        free(v[i].project);
+    }
+    free(v);
+}
+
 int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_install_info *out)
 {
     struct version_spec spec;

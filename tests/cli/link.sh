@@ -189,6 +189,9 @@ run_cdm install "$SCRATCH/archives/cudnn-linux-x86_64-9.3.0.75_cuda12-archive.ta
 run_cdm link "$P" --json
 expect_rc 0 "after installing it again, link works"
 check "to the reinstalled version" test "$(readlink "$P/cuda_link")" = "$CDM_ROOT/$C"
+run_cdm list --json
+check "list leaves out a project whose newest generation is an unlink" \
+  test "$(json '[i["projects"] for i in d if i["id"] == "'$C'"][0]')" = "['$P']"
 
 # ---- a project folder that is gone ------------------------------------------------------------
 G=$SCRATCH/projects/gone
