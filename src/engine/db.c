@@ -58,7 +58,7 @@ static const char *const migrations[] = {
     "ALTER TABLE files ADD COLUMN mode INTEGER;",
     /* 4: every writer looks for pending link changes first; without an index that read
      * goes through the whole history (10,000 projects: most of a link switch's time) */
-    "CREATE INDEX generations_pending ON generations(project, generation) "
+    "CREATE INDEX IF NOT EXISTS generations_pending ON generations(project, generation) "
     "WHERE state = 'pending';",
 };
 
