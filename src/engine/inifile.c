@@ -1,6 +1,7 @@
 /* The INI reader of inifile.h: inih, fed by a reader that refuses a line above
  * INIFILE_MAX_LINE (inih would cut it short and read on). */
 #include "inifile.h"
+#include "base/util.h"
 #include <ini.h>
 #include <string.h>
 

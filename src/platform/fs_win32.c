@@ -28,14 +28,6 @@ static bool transient(DWORD e)
            e == ERROR_DIR_NOT_EMPTY;
 }
 
-static int fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b)
-{
-    char *why = win_error_text(e);
-    int rc = b ? cdm_error_set(ctx, code, fmt, a, b, why) : cdm_error_set(ctx, code, fmt, a, why);
-    free(why);
-    return rc;
-}
-
 static int not_found_or(DWORD e, int code)
 {
     return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? CDM_ENOTFOUND : code;
@@ -80,7 +72,7 @@ int fs_mkdir(cdm_ctx *ctx, const char *path)
     free(w);
     if (ok || (e == ERROR_ALREADY_EXISTS && fs_kind(path) == FS_DIR))
         return CDM_OK;
-    return fail(ctx, CDM_EIO, e, "cannot create folder '%s': %s", path, NULL);
+    return win_fail(ctx, CDM_EIO, e, "cannot create folder '%s': %s", path, NULL);
 }
 
 int fs_mkdir_p(cdm_ctx *ctx, const char *path)
@@ -164,17 +156,17 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
         DWORD e = GetLastError();
         if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
             return CDM_OK;
-        return fail(ctx, CDM_EIO, e, "cannot inspect '%s': %s", shown, NULL);
+        return win_fail(ctx, CDM_EIO, e, "cannot inspect '%s': %s", shown, NULL);
     }
     /* Any reparse point is removed as itself: RemoveDirectoryW on a junction deletes the
      * junction, never what it points to. Entering it has wiped real data in other tools. */
     if (attr & FILE_ATTRIBUTE_REPARSE_POINT) {
         DWORD e = (attr & FILE_ATTRIBUTE_DIRECTORY) ? remove_dir_w(w) : delete_file_w(w, attr);
-        return e ? fail(ctx, CDM_EIO, e, "cannot delete link '%s': %s", shown, NULL) : CDM_OK;
+        return e ? win_fail(ctx, CDM_EIO, e, "cannot delete link '%s': %s", shown, NULL) : CDM_OK;
     }
     if (!(attr & FILE_ATTRIBUTE_DIRECTORY)) {
         DWORD e = delete_file_w(w, attr);
-        return e ? fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", shown, NULL) : CDM_OK;
+        return e ? win_fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", shown, NULL) : CDM_OK;
     }
     size_t n = wcslen(w);
     wchar_t *pattern = xmalloc((n + 3) * sizeof(wchar_t));
@@ -187,7 +179,7 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
     if (h == INVALID_HANDLE_VALUE) {
         DWORD e = GetLastError();
         if (e != ERROR_FILE_NOT_FOUND)
-            return fail(ctx, CDM_EIO, e, "cannot read folder '%s': %s", shown, NULL);
+            return win_fail(ctx, CDM_EIO, e, "cannot read folder '%s': %s", shown, NULL);
     } else {
         int rc = CDM_OK;
         do {
@@ -210,7 +202,7 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
             return rc;
     }
     DWORD e = remove_dir_w(w);
-    return e ? fail(ctx, CDM_EIO, e, "cannot delete folder '%s': %s", shown, NULL) : CDM_OK;
+    return e ? win_fail(ctx, CDM_EIO, e, "cannot delete folder '%s': %s", shown, NULL) : CDM_OK;
 }
 
 int fs_remove_tree(cdm_ctx *ctx, const char *path)
@@ -227,7 +219,7 @@ int fs_remove_file(cdm_ctx *ctx, const char *path)
     DWORD attr = GetFileAttributesW(w);
     DWORD e = attr == INVALID_FILE_ATTRIBUTES ? 0 : delete_file_w(w, attr);
     free(w);
-    return e ? fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", path, NULL) : CDM_OK;
+    return e ? win_fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", path, NULL) : CDM_OK;
 }
 
 int fs_sync_written(cdm_ctx *ctx, const char *dir)
@@ -261,7 +253,8 @@ int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names)
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return fail(ctx, not_found_or(e, CDM_EIO), e, "cannot read folder '%s': %s", path, NULL);
+        return win_fail(ctx, not_found_or(e, CDM_EIO), e, "cannot read folder '%s': %s", path,
+                        NULL);
     size_t count = 0, cap = 16;
     char **v = xmalloc(cap * sizeof(*v));
     do {
@@ -349,7 +342,7 @@ int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_fi
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return fail(ctx, CDM_EIO, e, "cannot create '%s': %s", path, NULL);
+        return win_fail(ctx, CDM_EIO, e, "cannot create '%s': %s", path, NULL);
     struct fs_file *f = xmalloc(sizeof(*f));
     f->h = h;
     f->path = xstrdup(path);
@@ -363,7 +356,7 @@ int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
     while (n) {
         DWORD chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n, wrote = 0;
         if (!WriteFile(f->h, p, chunk, &wrote, NULL))
-            return fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+            return win_fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
         p += wrote;
         n -= wrote;
     }
@@ -374,9 +367,9 @@ int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
 {
     int rc = CDM_OK;
     if (!FlushFileBuffers(f->h))
-        rc = fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+        rc = win_fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
     if (!CloseHandle(f->h) && !rc)
-        rc = fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+        rc = win_fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
     free(f->path);
     free(f);
     return rc;
@@ -423,7 +416,7 @@ int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
                              "cannot create symbolic link '%s': Windows allows it only with "
                              "Developer Mode on or as administrator; turn on Developer Mode",
                              path);
-    return fail(ctx, CDM_EIO, e, "cannot create link '%s': %s", path, NULL);
+    return win_fail(ctx, CDM_EIO, e, "cannot create link '%s': %s", path, NULL);
 }
 
 int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
@@ -433,7 +426,7 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
     DWORD e = GetLastError();
     free(we);
     free(wp);
-    return ok ? CDM_OK : fail(ctx, CDM_EIO, e, "cannot create hard link '%s': %s", path, NULL);
+    return ok ? CDM_OK : win_fail(ctx, CDM_EIO, e, "cannot create hard link '%s': %s", path, NULL);
 }
 
 struct fs_reader {
@@ -454,7 +447,7 @@ int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint6
     if (h == INVALID_HANDLE_VALUE) {
         if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY))
             return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
-        return fail(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s': %s", path, NULL);
+        return win_fail(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s': %s", path, NULL);
     }
     LARGE_INTEGER li;
     if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &li)) {
@@ -474,7 +467,7 @@ long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
 {
     DWORD chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
     if (!ReadFile(r->h, buf, chunk, &got, NULL))
-        return fail(ctx, CDM_EIO, GetLastError(), "cannot read '%s': %s", r->path, NULL);
+        return win_fail(ctx, CDM_EIO, GetLastError(), "cannot read '%s': %s", r->path, NULL);
     return (long long)got;
 }
 
@@ -483,7 +476,7 @@ long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, in
     static const DWORD methods[] = {FILE_BEGIN, FILE_CURRENT, FILE_END};
     LARGE_INTEGER to = {.QuadPart = offset}, at;
     if (!SetFilePointerEx(r->h, to, &at, methods[whence < 0 || whence > 2 ? 0 : whence]))
-        return fail(ctx, CDM_EIO, GetLastError(), "cannot seek in '%s': %s", r->path, NULL);
+        return win_fail(ctx, CDM_EIO, GetLastError(), "cannot seek in '%s': %s", r->path, NULL);
     return (long long)at.QuadPart;
 }
 
@@ -494,57 +487,6 @@ void fs_reader_close(struct fs_reader *r)
     CloseHandle(r->h);
     free(r->path);
     free(r);
-}
-
-struct fs_lock_handle {
-    HANDLE h;
-};
-
-static int lock_with(cdm_ctx *ctx, const char *path, DWORD flags, struct fs_lock_handle **out)
-{
-    wchar_t *w = win_path(path);
-    HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
-                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
-    DWORD e = GetLastError();
-    free(w);
-    if (h == INVALID_HANDLE_VALUE)
-        return fail(ctx, CDM_EIO, e, "cannot open lock file '%s': %s", path, NULL);
-    /* The whole range; Windows drops it if the process dies. */
-    OVERLAPPED ov;
-    memset(&ov, 0, sizeof(ov));
-    if (!LockFileEx(h, LOCKFILE_EXCLUSIVE_LOCK | flags, 0, MAXDWORD, MAXDWORD, &ov)) {
-        e = GetLastError();
-        CloseHandle(h);
-        if (e == ERROR_LOCK_VIOLATION && (flags & LOCKFILE_FAIL_IMMEDIATELY))
-            return CDM_EBUSY;
-        return fail(ctx, CDM_EIO, e, "cannot lock '%s': %s", path, NULL);
-    }
-    struct fs_lock_handle *lock = xmalloc(sizeof(*lock));
-    lock->h = h;
-    *out = lock;
-    return CDM_OK;
-}
-
-int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
-{
-    return lock_with(ctx, path, 0, out);
-}
-
-int fs_lock_try(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out)
-{
-    return lock_with(ctx, path, LOCKFILE_FAIL_IMMEDIATELY, out);
-}
-
-void fs_unlock(struct fs_lock_handle *lock)
-{
-    if (!lock)
-        return;
-    OVERLAPPED ov;
-    memset(&ov, 0, sizeof(ov));
-    UnlockFileEx(lock->h, 0, MAXDWORD, MAXDWORD, &ov);
-    CloseHandle(lock->h);
-    free(lock);
 }
 
 char *fs_default_root(void)
@@ -597,7 +539,7 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
+        return win_fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
     int rc = CDM_OK;
     LARGE_INTEGER size;
     /* A pipe or a console opened by name is no disk file: never read from it. */

@@ -1,5 +1,6 @@
 /* UTF-8 <-> UTF-16, the \\?\ path form, error texts: see win32_util.h. */
 #include "win32_util.h"
+#include "base/error.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -237,4 +238,12 @@ bool win_is_wine(void)
 {
     HMODULE ntdll = GetModuleHandleW(L"ntdll.dll");
     return ntdll && GetProcAddress(ntdll, "wine_get_version") != NULL;
+}
+
+int win_fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b)
+{
+    char *why = win_error_text(e);
+    int rc = b ? cdm_error_set(ctx, code, fmt, a, b, why) : cdm_error_set(ctx, code, fmt, a, why);
+    free(why);
+    return rc;
 }

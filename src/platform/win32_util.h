@@ -5,6 +5,8 @@
 #ifndef CDM_WIN32_UTIL_H
 #define CDM_WIN32_UTIL_H
 
+#include "cdm.h"
+
 #include <stdbool.h>
 #include <wchar.h>
 #include <windows.h>
@@ -29,6 +31,9 @@ bool win_is_root(const char *path);
 /* The system's text for a Win32 error, lower case, without the full stop, with the
  * number: "access is denied (error 5)". malloc'd. */
 char *win_error_text(DWORD code);
+/* cdm_error_set with fmt, its one or two strings (b may be NULL) and, last, the text of
+ * Windows error e. */
+int win_fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b);
 
 /* True when running under Wine (ntdll exports wine_get_version). */
 bool win_is_wine(void);
