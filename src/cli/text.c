@@ -24,19 +24,31 @@ static size_t utf8_len(const unsigned char *p)
 
 void text_escape(struct strbuf *out, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
-        if (n == 0 || (n == 1 && ((*p < 0x20 && *p != '\t') || *p == 0x7f))) {
-            sb_addf(out, "\\x%02x", *p);
+    /* Runs of bytes that need no escape are copied whole: cdm list prints thousands of
+     * lines through here. */
+    const unsigned char *p = (const unsigned char *)s, *run = p;
+    while (*p) {
+        if (*p >= 0x20 && *p < 0x7f) {
             p++;
-        } else if (n == 2 && p[0] == 0xC2 && p[1] < 0xA0) {
-            sb_addf(out, "\\u%04x", p[1]); /* C1: 0x9b is a CSI to some terminals */
-            p += 2;
-        } else {
-            sb_addn(out, (const char *)p, n);
-            p += n;
+            continue;
         }
+        size_t n = utf8_len(p);
+        bool control = n == 0 || (n == 1 && ((*p < 0x20 && *p != '\t') || *p == 0x7f));
+        bool c1 = n == 2 && p[0] == 0xC2 && p[1] < 0xA0; /* 0x9b is a CSI to some terminals */
+        if (!control && !c1) {
+            p += n;
+            continue;
+        }
+        sb_addn(out, (const char *)run, (size_t)(p - run));
+        if (control)
+            sb_addf(out, "\\x%02x", *p++);
+        else {
+            sb_addf(out, "\\u%04x", p[1]);
+            p += 2;
+        }
+        run = p;
     }
+    sb_addn(out, (const char *)run, (size_t)(p - run));
 }
 
 bool text_utf8(struct strbuf *out, const char *s)
