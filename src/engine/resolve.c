@@ -3,6 +3,7 @@
 #include "store.h"
 #include "version.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 const char *cdm_install_state_name(enum cdm_install_state state)
@@ -60,6 +61,19 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
                              spec.cuda, cuda);
     if (cuda)
         spec.cuda = cuda;
+    const struct version *v = &spec.version;
+    if (!spec.latest && v->count == 4 && spec.cuda) {
+        /* A whole id names at most one install: read just its row (cdm link with thousands
+         * of installs), and leave the messages for a miss to the search below. */
+        char id[64];
+        snprintf(id, sizeof(id), "%d.%d.%d.%d-cuda%d", v->part[0], v->part[1], v->part[2],
+                 v->part[3], spec.cuda);
+        int rc = store_open(ctx, false);
+        if (!rc)
+            rc = db_install_get(ctx, id, out);
+        if (rc != CDM_ENOTFOUND)
+            return rc;
+    }
     struct cdm_install_info *all = NULL;
     size_t n = 0;
     int rc = cdm_list(ctx, &all, &n);
