@@ -350,6 +350,11 @@ bool cdm_activation_is_current(const struct cdm_activation *a);
 /* The plan that undoes activation; empty when none is on. Needs no context: deactivating
  * works without a store or a readable configuration. */
 void cdm_deactivation_plan(struct cdm_env_plan *out);
+/* Whether the activation this process's environment holds (CDM_PROJECT, CDM_ACTIVE,
+ * CDM_PATH_ENTRY) is still the nearest project's from dir (NULL: the current folder), its
+ * link pointing at the same install. Opens no index: prompt hooks ask it at every prompt,
+ * so that a link, rollback or unlink in the current project shows at the next one. */
+bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir);
 
 /* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
 typedef struct cdm_shell cdm_shell;

@@ -64,15 +64,19 @@ int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_pl
     return EXIT_OK;
 }
 
-/* --auto, for the prompt hooks: follow the working folder. Outside any project deactivate;
- * in the project already active (same install, same entry) do nothing; in another activate it (or,
- * when it cannot be, say why and deactivate, since the old project's cuDNN no longer belongs here).
- */
+/* --auto, for the prompt hooks: follow the working folder and the current project's link.
+ * Outside any project deactivate; in the project already active (same install, same entry)
+ * do nothing; in another, or after its link changed, activate it (or, when it cannot be,
+ * say why unless --quiet and deactivate, since the old cuDNN no longer belongs here). The
+ * hooks call it at every prompt, --quiet when the folder did not change, so a project that
+ * cannot be activated is reported once, when the user arrives. */
 static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start)
 {
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
+    if (cdm_activation_unchanged(ctx, start))
+        return EXIT_OK;
     struct cdm_env_plan plan = {.n = 0};
     struct cdm_project project;
     struct cdm_activation a;

@@ -1,7 +1,12 @@
 /*
  * cdm hook SHELL: a snippet for the shell's profile that makes the active cuDNN follow the
- * working folder. Each snippet calls `cdm activate --auto` only when the folder changed, and
- * hooks the prompt or the shell's own directory-change event; none replaces `cd`.
+ * working folder and the current project's link. Each snippet calls `cdm activate --auto`
+ * at every prompt (and on the shell's own directory-change event where it has one), so a
+ * `cdm link`, `rollback` or `unlink` in the current project shows at the next prompt; when
+ * nothing changed, that call reads only the environment, a stat per folder and one link
+ * (cdm_activation_unchanged). It is --quiet unless the folder changed, so a project that
+ * cannot be activated is reported once. None replaces `cd`: in bash, `cd p && cmd` runs cmd
+ * before the prompt, so before the activation (README, "Shells").
  */
 #include "cli.h"
 
@@ -11,11 +16,12 @@
 static const char hook_bash[] =
     "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook bash)\"\n"
     "_cdm_hook() {\n"
-    "  local status=$?\n"
+    "  local status=$? quiet=--quiet\n"
     "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n"
     "    _CDM_HOOK_PWD=$PWD\n"
-    "    eval \"$(command cdm activate --auto --shell bash)\"\n"
+    "    quiet=\n"
     "  fi\n"
+    "  eval \"$(command cdm activate --auto $quiet --shell bash)\"\n"
     "  return $status\n"
     "}\n"
     "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
@@ -29,10 +35,12 @@ static const char hook_bash[] =
 static const char hook_zsh[] =
     "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook zsh)\"\n"
     "_cdm_hook() {\n"
+    "  local quiet=--quiet\n"
     "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n"
     "    _CDM_HOOK_PWD=$PWD\n"
-    "    eval \"$(command cdm activate --auto --shell zsh)\"\n"
+    "    quiet=\n"
     "  fi\n"
+    "  eval \"$(command cdm activate --auto $quiet --shell zsh)\"\n"
     "}\n"
     "typeset -ag precmd_functions chpwd_functions\n"
     "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
@@ -48,6 +56,9 @@ static const char hook_fish[] =
     "function __cdm_hook --on-variable PWD --description 'cdm: follow the working folder'\n"
     "    command cdm activate --auto --shell fish | source\n"
     "end\n"
+    "function __cdm_hook_prompt --on-event fish_prompt --description 'cdm: follow the link'\n"
+    "    command cdm activate --auto --quiet --shell fish | source\n"
+    "end\n"
     "__cdm_hook\n";
 
 /* PowerShell: wrap the prompt (Set-Location stays untouched); keep $LASTEXITCODE; pass
@@ -62,8 +73,10 @@ static const char hook_pwsh[] =
     "    if ($here -cne $global:__cdm_pwd) {\n"
     "        $global:__cdm_pwd = $here\n"
     "        $text = (& cdm activate --auto --shell pwsh -- $here) | Out-String\n"
-    "        if ($text.Trim()) { Invoke-Expression $text }\n"
+    "    } else {\n"
+    "        $text = (& cdm activate --auto --quiet --shell pwsh -- $here) | Out-String\n"
     "    }\n"
+    "    if ($text.Trim()) { Invoke-Expression $text }\n"
     "    $global:LASTEXITCODE = $code\n"
     "    & $global:__cdm_prompt\n"
     "}\n";

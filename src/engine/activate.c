@@ -1,7 +1,12 @@
 /* Finding what to activate: a project, its link, the install it points to. */
 #include "db.h"
+#include "project.h"
 #include "store.h"
+#include "store_paths.h"
+#include "platform/fs.h"
+#include "platform/link.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int no_link(cdm_ctx *ctx, const struct cdm_project *p)
@@ -74,4 +79,38 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     COPY_ARRAY(out->bin_dir, in.bin_dir);
     COPY_ARRAY(out->lib_dir, in.lib_dir);
     return CDM_OK;
+}
+
+/*
+ * The prompt hooks call `cdm activate --auto` at every prompt, so this answers the common
+ * case, nothing changed, from the environment and the file system alone: a stat per folder
+ * from dir up to the active project (none nearer may hold a link or pin) and one readlink
+ * of the link that CDM_PATH_ENTRY goes through (<project>/<link name>/<lib folder>).
+ */
+bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir)
+{
+    char *project = fs_getenv("CDM_PROJECT"), *active = fs_getenv("CDM_ACTIVE");
+    char *entry = fs_getenv("CDM_PATH_ENTRY");
+    char *near = NULL, *link_path = NULL, *target = NULL;
+    bool same = false;
+    if (!project || !active || !entry || !*project || !*active)
+        goto out;
+    near = project_nearest(ctx, dir);
+    size_t n = strlen(project);
+    if (!near || strcmp(near, project) || strncmp(entry, project, n) || !strchr("/\\", entry[n]) ||
+        !entry[n])
+        goto out;
+    const char *name = entry + n + 1;
+    link_path = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
+    enum link_kind kind;
+    if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS)
+        same = store_path_is_install(ctx, target, active);
+out:
+    free(target);
+    free(link_path);
+    free(near);
+    free(entry);
+    free(active);
+    free(project);
+    return same;
 }

@@ -97,33 +97,36 @@ static bool looks_like_project(cdm_ctx *ctx, const char *dir)
     return found;
 }
 
-int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
+char *project_nearest(cdm_ctx *ctx, const char *start)
 {
     char *dir = start ? fs_realpath(start) : fs_getcwd();
-    if (!dir)
-        return cdm_error_set(ctx, CDM_ENOTFOUND, "no project folder '%s': no such folder", start);
-    char *first = xstrdup(dir);
-    for (;;) {
-        if (looks_like_project(ctx, dir)) {
-            int rc = cdm_project_open(ctx, dir, out);
-            free(first);
-            free(dir);
-            return rc;
-        }
+    while (dir && !looks_like_project(ctx, dir)) {
         char *parent = path_dirname(dir);
-        if (!strcmp(parent, dir)) {
-            free(parent);
-            break;
-        }
+        bool top = !strcmp(parent, dir);
         free(dir);
-        dir = parent;
+        dir = top ? NULL : parent;
+        if (top)
+            free(parent);
     }
+    return dir;
+}
+
+int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
+{
+    char *dir = project_nearest(ctx, start);
+    if (dir) {
+        int rc = cdm_project_open(ctx, dir, out);
+        free(dir);
+        return rc;
+    }
+    char *first = start ? fs_realpath(start) : fs_getcwd();
+    if (!first)
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "no project folder '%s': no such folder", start);
     int rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "no project in '%s' or above: no '%s' link or %s pin file; run "
                            "'cdm link %s VERSION'",
                            first, cdm_link_name(ctx), CDM_PIN_FILE, start ? start : ".");
     free(first);
-    free(dir);
     return rc;
 }
 

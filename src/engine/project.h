@@ -12,6 +12,10 @@
  * the canonical path of its parent joined with its name. malloc'd. */
 char *project_key(const char *path);
 
+/* The nearest folder from start (NULL: the current one) upwards that holds a link of the
+ * configured name or a pin file, canonical and malloc'd; NULL when none does. Only stats. */
+char *project_nearest(cdm_ctx *ctx, const char *start);
+
 /* A name a link may have: one plain file name, not the pin file's. */
 bool project_link_name_valid(const char *name);
 

@@ -20,6 +20,7 @@ echo 9.1.0.70-cuda12 >"$P1/.cudnn-version"
 ln -s "$CDM_ROOT/8.2.1.32-cuda11" "$P2/cuda_link"
 echo 8.2.1.32-cuda11 >"$P2/.cudnn-version"
 echo 9.1.0.70-cuda12 >"$P3/.cudnn-version"
+"$CDM" link "$P2" 8.2.1.32-cuda11 >/dev/null 2>&1 # its first generation, for rollback
 export P1 P2 P3 NONE
 
 # dump FILE: what a child process sees
@@ -41,6 +42,10 @@ expected() { # expected STAGE: the dump a correct shell produces
     "CDM_PROJECT=$P2" "CDM_SAVED_CUDA_PATH=unset" "CDM_SAVED_CUDNN_PATH=set:" \
     "CDM_SAVED_LD_LIBRARY_PATH=set:/orig/x" "CUDA_PATH=$P2/cuda_link" "CUDNN_PATH=$P2/cuda_link" \
     "LD_LIBRARY_PATH=$P2/cuda_link/lib64:/orig/x" ;;
+  two91) printf '%s\n' "CDM_ACTIVE=9.1.0.70-cuda12" "CDM_PATH_ENTRY=$P2/cuda_link/lib" \
+    "CDM_PROJECT=$P2" "CDM_SAVED_CUDA_PATH=unset" "CDM_SAVED_CUDNN_PATH=set:" \
+    "CDM_SAVED_LD_LIBRARY_PATH=set:/orig/x" "CUDA_PATH=$P2/cuda_link" "CUDNN_PATH=$P2/cuda_link" \
+    "LD_LIBRARY_PATH=$P2/cuda_link/lib:/orig/x" ;;
   orig) printf '%s\n' "CUDNN_PATH=" "LD_LIBRARY_PATH=/orig/x" ;;
   esac | LC_ALL=C sort
 }
@@ -90,22 +95,39 @@ for sh in bash zsh dash fish; do
   [ -s "$D/err" ] && diag "$sh stderr: $(cat "$D/err")"
 done
 
-# The hooks: the active project follows cd, in and out of projects.
+# The hooks: the active project follows cd, in and out of projects, and the current
+# project's link: a link, rollback or unlink there shows at the next prompt.
 hook_check() { # SHELL DIR
   same one "$2/a" "$1 hook: cd into a project activates it"
   same orig "$2/b" "$1 hook: cd out of any project deactivates"
   same two "$2/c" "$1 hook: cd into another project's subfolder switches"
+  same two91 "$2/e" "$1 hook: cdm link in the current project shows at the next prompt (lib64 to lib)"
+  same two "$2/f" "$1 hook: and so does cdm rollback"
+  same orig "$2/g" "$1 hook: cdm unlink deactivates at the next prompt"
+  same two "$2/h" "$1 hook: and linking again activates"
   if grep -q "cdm link $P3" "$2/err"; then ok "$1 hook: a pin without a link says which cdm link to run"
   else not_ok "$1 hook: a pin without a link says which cdm link to run"; diag "$(cat "$2/err")"; fi
+  if [ "$(grep -c "cdm link $P3" "$2/err")" = 1 ]; then ok "$1 hook: says it once, not at every prompt"
+  else not_ok "$1 hook: says it once, not at every prompt"; diag "$(cat "$2/err")"; fi
   same orig "$2/d" "$1 hook: and leaves nothing active"
 }
+# One command a line: the interactive shells run the hook before each prompt.
 posix_hook_moves='cd "$P1"
 "$DUMP" "$D/a"
 cd "$NONE"
 "$DUMP" "$D/b"
 cd "$P2/sub"
 "$DUMP" "$D/c"
+cdm link "$P2" 9.1.0.70-cuda12 >/dev/null 2>&1
+"$DUMP" "$D/e"
+cdm rollback "$P2" >/dev/null 2>&1
+"$DUMP" "$D/f"
+cdm unlink "$P2" >/dev/null 2>&1
+"$DUMP" "$D/g"
+cdm link "$P2" >/dev/null 2>&1
+"$DUMP" "$D/h"
 cd "$P3"
+true
 "$DUMP" "$D/d"
 '
 if have bash; then
@@ -120,18 +142,26 @@ else
 fi
 if have zsh; then
   D="$SCRATCH/hook-zsh"; mkdir -p "$D"; export D
-  zsh -f -c 'export LD_LIBRARY_PATH=/orig/x CUDNN_PATH=; unset CUDA_PATH
-eval "$(cdm hook zsh)"
-'"$posix_hook_moves" 2>"$D/err"
+  # Interactive too, for precmd; chpwd fires on each cd.
+  printf '%s\n' 'export LD_LIBRARY_PATH=/orig/x CUDNN_PATH=; unset CUDA_PATH' \
+    'eval "$(cdm hook zsh)"' "$posix_hook_moves" |
+    HOME="$SCRATCH/home" zsh -f -i >/dev/null 2>"$D/err"
   hook_check zsh "$D"
 else
   skip "zsh hook" "zsh is not installed"
 fi
 if have fish; then
   D="$SCRATCH/hook-fish"; mkdir -p "$D"; export D
+  # fish reading a pipe draws no prompt: the test emits fish_prompt where one would be.
   fish --no-config -c 'set -gx LD_LIBRARY_PATH /orig/x; set -gx CUDNN_PATH ""; set -e CUDA_PATH
 cdm hook fish | source
-cd $P1; $DUMP $D/a; cd $NONE; $DUMP $D/b; cd $P2/sub; $DUMP $D/c; cd $P3; $DUMP $D/d' 2>"$D/err"
+function p; emit fish_prompt; end
+cd $P1; p; $DUMP $D/a; cd $NONE; p; $DUMP $D/b; cd $P2/sub; p; $DUMP $D/c
+cdm link $P2 9.1.0.70-cuda12 >/dev/null 2>&1; p; $DUMP $D/e
+cdm rollback $P2 >/dev/null 2>&1; p; $DUMP $D/f
+cdm unlink $P2 >/dev/null 2>&1; p; $DUMP $D/g
+cdm link $P2 >/dev/null 2>&1; p; $DUMP $D/h
+cd $P3; p; true; p; $DUMP $D/d' 2>"$D/err"
   hook_check fish "$D"
 else
   skip "fish hook" "fish is not installed"

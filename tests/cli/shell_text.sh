@@ -35,6 +35,11 @@ for sh in bash fish pwsh cmd; do
   OUT=$(eval "$("$CDM" activate --shell bash)" && "$CDM" deactivate --shell "$sh")
   golden deactivate "$sh"
 done
+# The prompt hooks (PowerShell's only checked here and by the parse below).
+for sh in bash zsh fish pwsh; do
+  run_cdm hook "$sh"
+  golden hook "$sh"
+done
 
 # PowerShell grammar: the text parses, holds only verbatim strings, and assigns exactly what
 # bash got from the same activation.
