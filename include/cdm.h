@@ -251,19 +251,25 @@ struct cdm_which_info {
 };
 
 struct cdm_link_request {
-    const char *project; /* an existing folder */
+    const char *project; /* an existing folder; NULL: the nearest project (cdm_project_find) */
     const char *spec;    /* a version spec; NULL: the project's pin file */
     int cuda;            /* --cuda N, 0 for any */
     const char *name;    /* the link's name; NULL: the project's current one or [link] name */
+    bool pin_exact;      /* write the install's full id to the pin even when the pin's own
+                          * text ("8.8") names it already */
 };
 
 struct cdm_link_result {
     struct cdm_which_info now; /* the project after the change */
     char previous_id[64];      /* what the link pointed to before ("" for none) */
     bool changed;              /* false: it was so already, nothing was recorded */
+    bool unignored;            /* the link was created in a git work tree whose ignore files
+                                * do not ignore it (gitignore.h: core.excludesFile unread) */
 };
 
-/* Create or switch a project's link and write its pin file; records a generation. */
+/* Create or switch a project's link and write its pin file; records a generation. The pin
+ * keeps its text while it names the linked install ("8.8" for 8.8.0.121-cuda11); else it
+ * gets the install's full id. unlink and rollback take a NULL project as link does. */
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result);
 /* Remove a project's link (never its target) and record it; forget also removes the pin. */
 int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_result *result);

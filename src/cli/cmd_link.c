@@ -1,25 +1,47 @@
 /* cdm link: a project's link to an install, and its pin file. */
 #include "cli.h"
 
-enum { OPT_NAME, OPT_CUDA };
+#include <stdio.h>
+
+enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT };
 enum { ARG_PROJECT, ARG_VERSION };
+
+/* A single word is the project when it names a folder, else the version for the nearest
+ * project: `cdm link 9.1` inside a project, `cdm link ~/src/p` from anywhere. */
+static void split_args(const struct cli_args *args, const char **project, const char **version)
+{
+    *project = args->pos[ARG_PROJECT];
+    *version = args->pos[ARG_VERSION];
+    if (*project && !*version && cdm_project_gone(*project)) {
+        *version = *project;
+        *project = NULL;
+    }
+}
 
 static int run_link(struct cli *cli, const struct cli_args *args)
 {
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
-    struct cdm_link_request req = {args->pos[ARG_PROJECT], args->pos[ARG_VERSION],
-                                   (int)args->number[OPT_CUDA], args->value[OPT_NAME]};
+    struct cdm_link_request req = {.cuda = (int)args->number[OPT_CUDA],
+                                   .name = args->value[OPT_NAME],
+                                   .pin_exact = args->given[OPT_PIN_EXACT]};
+    split_args(args, &req.project, &req.spec);
     struct cdm_link_result result;
     if (cdm_link(ctx, &req, &result) != CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "linked");
+    if (result.unignored && !cli->json)
+        cli_info(cli,
+                 "hint: '%s' is in a git work tree and git does not ignore '%s'; add the line "
+                 "'/%s' to its .gitignore (commit %s, not the link)\n",
+                 result.now.project.path, result.now.project.link_name,
+                 result.now.project.link_name, CDM_PIN_FILE);
     return EXIT_OK;
 }
 
 static const struct cli_arg link_args[] = {
-    [ARG_PROJECT] = {"PROJECT", CLI_ARG_REQUIRED, CLI_COMPLETE_DIRS},
+    [ARG_PROJECT] = {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
     [ARG_VERSION] = {"VERSION", CLI_ARG_OPTIONAL, CLI_COMPLETE_INSTALLS},
     CLI_ARG_END,
 };
@@ -28,6 +50,8 @@ static const struct cli_option link_options[] = {
     [OPT_NAME] = CLI_OPT_VALUE("name", "NAME", CLI_COMPLETE_NONE,
                                "the link's name (default: the project's, or [link] name)"),
     [OPT_CUDA] = CLI_OPT_CUDA,
+    [OPT_PIN_EXACT] = CLI_OPT_FLAG("pin-exact", "write the install's full id to the pin file, "
+                                                "even when its text names the install already"),
     CLI_OPT_END,
 };
 
@@ -37,6 +61,13 @@ const struct cli_command cli_cmd_link = {
     .summary = "link a project to an installed version",
     .args = link_args,
     .options = link_options,
-    .description = "Creates or switches PROJECT/cuda_link and writes PROJECT/.cudnn-version.\n"
-                   "VERSION omitted: the one in the project's .cudnn-version pin file.\n",
+    .description =
+        "Creates or switches PROJECT/cuda_link and writes PROJECT/.cudnn-version.\n"
+        "PROJECT defaults to the nearest folder upwards with a link or pin file; a single "
+        "word that is no folder is the VERSION.\n"
+        "VERSION omitted: the one in the project's .cudnn-version pin file. The pin keeps its "
+        "text while it names the linked version (8.8 stays 8.8); otherwise, or with "
+        "--pin-exact, it gets the full id.\n"
+        "The first link in a git work tree that does not ignore it prints a hint to add it to "
+        ".gitignore.\n",
 };

@@ -18,7 +18,7 @@ static int run_rollback(struct cli *cli, const struct cli_args *args)
 }
 
 static const struct cli_arg rollback_args[] = {
-    {"PROJECT", CLI_ARG_REQUIRED, CLI_COMPLETE_DIRS},
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
     CLI_ARG_END,
 };
 
@@ -35,5 +35,6 @@ const struct cli_command cli_cmd_rollback = {
     .summary = "go back to a project's previous generation",
     .args = rollback_args,
     .options = rollback_options,
-    .description = "The rollback is a new generation: rolling back twice returns.\n",
+    .description = "PROJECT defaults to the nearest folder upwards with a link or pin file.\n"
+                   "The rollback is a new generation: rolling back twice returns.\n",
 };

@@ -16,7 +16,7 @@ static int run_unlink(struct cli *cli, const struct cli_args *args)
 }
 
 static const struct cli_arg unlink_args[] = {
-    {"PROJECT", CLI_ARG_REQUIRED, CLI_COMPLETE_DIRS},
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
     CLI_ARG_END,
 };
 
@@ -31,4 +31,5 @@ const struct cli_command cli_cmd_unlink = {
     .summary = "remove a project's link (never its target)",
     .args = unlink_args,
     .options = unlink_options,
+    .description = "PROJECT defaults to the nearest folder upwards with a link or pin file.\n",
 };

@@ -10,23 +10,44 @@
  */
 #include "links.h"
 #include "db.h"
+#include "gitignore.h"
 #include "project.h"
 #include "sources.h"
 #include "store.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
+#include "version.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /*
+ * Whether the pin file may stay as it is with install in linked: it names in, as the user
+ * wrote it ("8.8" for 8.8.0.121-cuda11 stays "8.8", so a committed pin is not rewritten),
+ * unless exact asks for the install's full id.
+ */
+static bool pin_keeps(const struct cdm_project *p, const struct cdm_install_info *in, bool exact)
+{
+    if (!p->has_pin)
+        return false;
+    if (!strcmp(p->pinned_id, in->id))
+        return true;
+    struct version_spec spec;
+    struct version v;
+    return !exact && version_spec_parse(p->pinned_id, &spec) && version_parse(in->version, &v) &&
+           version_spec_matches(&spec, &v, in->cuda);
+}
+
+/*
  * Point p's link, named link_name, at install in (NULL: remove the link), recorded as a
- * generation with action. When the project's link had another name (old_name, from its
- * history), that old link is removed once the new one stands.
+ * generation with action; the pin file is written unless it names in already (pin_keeps).
+ * When the project's link had another name (old_name, from its history), that old link is
+ * removed once the new one stands.
  */
 static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name,
-                 const char *link_name, const struct cdm_install_info *in, const char *action)
+                 const char *link_name, const struct cdm_install_info *in, const char *action,
+                 bool pin_exact)
 {
     long long number = 0;
     int rc =
@@ -43,7 +64,7 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
         return error_restore(ctx, &saved);
     }
     fs_crash_point("link-switched");
-    if (in && project_pin_write(ctx, p, in->id) != CDM_OK)
+    if (in && !pin_keeps(p, in, pin_exact) && project_pin_write(ctx, p, in->id) != CDM_OK)
         cdm_warn(ctx, "the link was switched but the pin file was not written: %s",
                  cdm_error_message(ctx));
     if (old_name && strcmp(old_name, link_name)) {
@@ -64,7 +85,7 @@ static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
                            struct cdm_generation *cur, bool *has_cur)
 {
     int rc = store_open(ctx, true);
-    if (rc || (rc = cdm_project_open(ctx, dir, p)))
+    if (rc || (rc = dir ? cdm_project_open(ctx, dir, p) : cdm_project_find(ctx, NULL, p)))
         return rc;
     rc = db_generation_get(ctx, p->path, 0, cur);
     *has_cur = rc == CDM_OK;
@@ -175,7 +196,17 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "no version to link in '%s': give one ('cdm link %s 9.1') or "
                              "commit a %s pin file",
-                             p.path, req->project, CDM_PIN_FILE);
+                             p.path, req->project ? req->project : ".", CDM_PIN_FILE);
+    struct version_spec parsed;
+    if (!spec && !version_spec_parse(p.pinned_id, &parsed)) {
+        char *pin = path_join(p.path, CDM_PIN_FILE);
+        rc = cdm_error_set(ctx, CDM_ECONFIG,
+                           "the pin file '%s' says '%s', which is not a version; write one such "
+                           "as 9.1 or 9.1.0.70-cuda12 there, or give one: 'cdm link %s 9.1'",
+                           pin, p.pinned_id, req->project ? req->project : ".");
+        free(pin);
+        return rc;
+    }
     if (!spec)
         spec = p.pinned_id;
     struct cdm_install_info in;
@@ -199,17 +230,27 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     if (!rc && kind == LINK_FOREIGN)
         rc = refuse_foreign(ctx, link_path);
     bool same = !rc && kind == LINK_OURS && store_path_is_install(ctx, target, in.id) && has_cur &&
-                !strcmp(cur.install_id, in.id) && !strcmp(cur.link_name, name) && p.has_pin &&
-                !strcmp(p.pinned_id, in.id);
+                !strcmp(cur.install_id, in.id) && !strcmp(cur.link_name, name);
+    bool created = !rc && kind == LINK_NONE;
     free(target);
     free(link_path);
     if (rc)
         return rc;
-    if (same)
-        return finish(ctx, p.path, false, result);
+    if (same) {
+        /* The link is right; only the pin may need writing (absent, or --pin-exact). */
+        bool write_pin = !pin_keeps(&p, &in, req->pin_exact);
+        if (write_pin && (rc = project_pin_write(ctx, &p, in.id)))
+            return rc;
+        return finish(ctx, p.path, write_pin, result);
+    }
     /* The old name is only ours to remove when the history says cdm made it. */
-    if ((rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &in, "link")))
+    if ((rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &in, "link", req->pin_exact)))
         return rc;
+    if (created) {
+        char *top = git_worktree_of(p.path);
+        result->unignored = top && !gitignore_ignores(top, p.path, name);
+        free(top);
+    }
     return finish(ctx, p.path, true, result);
 }
 
@@ -228,7 +269,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_r
     bool changed = false;
     /* A link removed by hand while the index says linked: record the unlink all the same. */
     if (p.has_link || (has_cur && cur.install_id[0])) {
-        if ((rc = apply(ctx, &p, NULL, p.link_name, NULL, "unlink")))
+        if ((rc = apply(ctx, &p, NULL, p.link_name, NULL, "unlink", false)))
             return rc;
         changed = true;
     }
@@ -258,13 +299,13 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot roll back '%s': generation %lld is its first; see 'cdm "
                              "history %s'",
-                             p.path, cur.number, project);
+                             p.path, cur.number, project ? project : "");
     rc = db_generation_get(ctx, p.path, number, &back);
     if (rc == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot roll back '%s': it has no generation %lld; see 'cdm "
                              "history %s'",
-                             p.path, number, project);
+                             p.path, number, project ? project : "");
     if (rc)
         return rc;
     COPY_ARRAY(result->previous_id, p.linked_id);
@@ -279,7 +320,8 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
     if (p.link_foreign)
         return refuse_foreign(ctx, p.link_path);
     /* Generation `number` without a link was an unlink: rolling back to it unlinks. */
-    if ((rc = apply(ctx, &p, NULL, p.link_name, back.install_id[0] ? &in : NULL, "rollback")))
+    if ((rc =
+             apply(ctx, &p, NULL, p.link_name, back.install_id[0] ? &in : NULL, "rollback", false)))
         return rc;
     return finish(ctx, p.path, true, result);
 }
@@ -301,5 +343,5 @@ int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
         return rc;
     if (p.link_foreign)
         return refuse_unlink(ctx, &p, "move it away, then remove again");
-    return apply(ctx, &p, NULL, p.link_name, NULL, "unlink");
+    return apply(ctx, &p, NULL, p.link_name, NULL, "unlink", false);
 }

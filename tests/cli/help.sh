@@ -37,9 +37,9 @@ expect_rc 2 "help for an unknown command is a usage error"
 expect_err "no command 'nosuch'" "naming it"
 
 # A usage error ends with the command's usage line, the one help shows.
-run_cdm rollback
-expect_rc 2 "rollback without a project is a usage error"
-expect_err "^usage: cdm rollback <PROJECT> \\[--to GEN\\]" "followed by the generated usage line"
+run_cdm remove
+expect_rc 2 "remove without a version is a usage error"
+expect_err "^usage: cdm remove <VERSION> \\[--cuda N\\] \\[--force\\]" "followed by the generated usage line"
 run_cdm rollback p --to 0
 expect_err "--to takes a generation number \\(see 'cdm history'\\), not '0'" \
   "a whole-number option says what it takes"
