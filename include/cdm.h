@@ -48,6 +48,8 @@ struct cdm_options {
     cdm_warn_fn warn;
     cdm_note_fn note;
     void *callback_arg;
+    const char *command; /* what this process does ("cdm install x.zip"), shown to another
+                          * that waits for the store's lock; NULL: "cdm" */
 };
 
 /* Open a context: reads the configuration and settles the store root. The store itself
@@ -55,6 +57,12 @@ struct cdm_options {
  * whose message says why (free it with cdm_ctx_free). */
 int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options);
 void cdm_ctx_free(cdm_ctx *ctx);
+
+/* Ask the running operation to stop (Ctrl-C, SIGTERM, a console control event): only sets a
+ * flag, so a signal handler may call it. An install stops at its next block of archive,
+ * removes its own staging folder and fails saying so; cdm_interrupted then says true. */
+void cdm_interrupt(cdm_ctx *ctx);
+bool cdm_interrupted(const cdm_ctx *ctx);
 
 const char *cdm_error_message(const cdm_ctx *ctx);
 int cdm_error_code(const cdm_ctx *ctx);

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-enum cli_exit { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+enum cli_exit { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
 struct cli {
     const char *root;
@@ -18,6 +18,7 @@ struct cli {
     bool quiet;
     bool verbose;
     cdm_ctx *ctx; /* opened by cli_ctx */
+    char *command_line; /* "cdm install x.zip", shown to a cdm waiting for the store's lock */
     const struct cli_command *command;
 };
 
@@ -159,6 +160,10 @@ void cli_print_usage(FILE *out, const struct cli_command *c);
 int cli_main(int argc, char **argv);
 /* main_posix.c / main_win32.c: the real entry point and the terminal. */
 bool cli_stderr_is_terminal(void);
+/* Ctrl-C and SIGTERM (Windows: Ctrl-C, Ctrl-Break, closing the console) from now on ask
+ * ctx's operation to stop (cdm_interrupt) instead of killing cdm, so that it removes its
+ * own unfinished files; a second one kills as usual. For long writers (install). */
+void cli_catch_interrupts(cdm_ctx *ctx);
 /* The time now, for progress rates (timespec_get is missing from Windows' msvcrt). */
 struct timespec;
 void cli_now(struct timespec *now);

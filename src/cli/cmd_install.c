@@ -15,8 +15,11 @@ static int run_install(struct cli *cli, const struct cli_args *args)
                                       args->value[OPT_SHA256], args->value[OPT_PLATFORM],
                                       args->given[OPT_FORCE]};
     struct cdm_install_result result;
-    if (cdm_install(ctx, &req, &result) != CDM_OK)
-        return cli_fail(cli);
+    cli_catch_interrupts(ctx);
+    if (cdm_install(ctx, &req, &result) != CDM_OK) {
+        int rc = cli_fail(cli);
+        return cdm_interrupted(ctx) ? EXIT_INTERRUPTED : rc;
+    }
     const struct cdm_install_info *in = &result.install;
     if (cli->json) {
         struct json j;

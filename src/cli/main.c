@@ -149,6 +149,7 @@ cdm_ctx *cli_ctx(struct cli *cli)
         .warn = on_warning,
         .note = on_note,
         .callback_arg = cli,
+        .command = cli->command_line,
     };
     if (cdm_ctx_new(&cli->ctx, &options) != CDM_OK) {
         cli_fail(cli);
@@ -226,24 +227,24 @@ static int finish_output(int rc)
     return rc;
 }
 
-int cli_main(int argc, char **argv)
+/* The program once cli->command_line is known: options, the command, its run. */
+static int run_main(struct cli *cli, int argc, char **argv)
 {
-    struct cli cli = {0};
-    struct cli_args globals, args;
-    argc--, argv++;
-    int rc = cli_take_options(&cli, cli_global_options, &argc, argv, &globals);
+    struct cli_args globals_rows, args_rows;
+    struct cli_args *globals = &globals_rows, *args = &args_rows;
+    int rc = cli_take_options(cli, cli_global_options, &argc, argv, globals);
     if (rc)
         return rc;
-    cli.root = globals.value[CLI_GLOBAL_ROOT];
-    cli.config = globals.value[CLI_GLOBAL_CONFIG];
-    cli.json = globals.given[CLI_GLOBAL_JSON];
-    cli.quiet = globals.given[CLI_GLOBAL_QUIET];
-    cli.verbose = globals.given[CLI_GLOBAL_VERBOSE];
-    if (globals.given[CLI_GLOBAL_VERSION]) {
+    cli->root = globals->value[CLI_GLOBAL_ROOT];
+    cli->config = globals->value[CLI_GLOBAL_CONFIG];
+    cli->json = globals->given[CLI_GLOBAL_JSON];
+    cli->quiet = globals->given[CLI_GLOBAL_QUIET];
+    cli->verbose = globals->given[CLI_GLOBAL_VERBOSE];
+    if (globals->given[CLI_GLOBAL_VERSION]) {
         printf("cdm %s\n", CDM_VERSION_STRING);
         return finish_output(EXIT_OK);
     }
-    bool help = globals.given[CLI_GLOBAL_HELP];
+    bool help = globals->given[CLI_GLOBAL_HELP];
     if (argc == 0) {
         cli_print_overview(help ? stdout : stderr);
         return finish_output(help ? EXIT_OK : EXIT_USAGE);
@@ -253,14 +254,27 @@ int cli_main(int argc, char **argv)
         cli_eprintf("cdm: '%s' is not a command; see 'cdm help'\n", argv[0]);
         return EXIT_USAGE;
     }
-    cli.command = c;
+    cli->command = c;
     if (help) {
         cli_print_command_help(stdout, c);
         return finish_output(EXIT_OK);
     }
-    rc = cli_parse(&cli, c, argc - 1, argv + 1, &args);
+    rc = cli_parse(cli, c, argc - 1, argv + 1, args);
     if (rc == EXIT_OK)
-        rc = c->run(&cli, &args);
-    cdm_ctx_free(cli.ctx);
+        rc = c->run(cli, args);
+    cdm_ctx_free(cli->ctx);
     return finish_output(rc);
+}
+
+int cli_main(int argc, char **argv)
+{
+    struct cli cli = {0};
+    struct strbuf line = STRBUF_INIT;
+    sb_add(&line, "cdm");
+    for (int i = 1; i < argc && line.len < 200; i++)
+        sb_addf(&line, " %s", argv[i]);
+    cli.command_line = sb_detach(&line);
+    int rc = run_main(&cli, argc - 1, argv + 1);
+    free(cli.command_line);
+    return rc;
 }

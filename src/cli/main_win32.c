@@ -13,6 +13,27 @@
 #include <time.h>
 #include <windows.h>
 
+/* The one context the console's control handler (another thread) may reach. */
+static cdm_ctx *volatile interrupt_ctx;
+
+static BOOL WINAPI on_console_event(DWORD type)
+{
+    cdm_ctx *ctx = interrupt_ctx;
+    if (!ctx || (type != CTRL_C_EVENT && type != CTRL_BREAK_EVENT && type != CTRL_CLOSE_EVENT))
+        return FALSE;
+    interrupt_ctx = NULL; /* a second one kills as usual */
+    cdm_interrupt(ctx);
+    if (type == CTRL_CLOSE_EVENT)
+        Sleep(3000); /* the process ends when this returns: give the clean-up its time */
+    return TRUE;
+}
+
+void cli_catch_interrupts(cdm_ctx *ctx)
+{
+    interrupt_ctx = ctx;
+    SetConsoleCtrlHandler(on_console_event, TRUE);
+}
+
 static UINT saved_output_cp;
 
 static bool is_console(DWORD which)

@@ -36,6 +36,10 @@ static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
 {
     (void)a;
     struct stream *s = arg;
+    if (s->ctx->interrupted) {
+        s->error = cdm_error_set(s->ctx, CDM_EIO, "interrupted");
+        return -1;
+    }
     long long n = fs_reader_read(s->ctx, s->reader, s->block, READ_BLOCK);
     if (n < 0) {
         s->error = (int)n;
@@ -373,8 +377,9 @@ static int read_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, 
 {
     if (s->error)
         return s->error;
-    return cdm_error_set(ctx, CDM_EARCHIVE, "cannot read archive '%s': %s; %s", s->path,
-                         archive_error_string(a), fix);
+    /* What to do first; libarchive's words ("Lzma library error") only as the detail. */
+    return cdm_error_set(ctx, CDM_EARCHIVE, "cannot read archive '%s': %s (libarchive: %s)",
+                         s->path, fix, archive_error_string(a));
 }
 
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
@@ -414,7 +419,12 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                                "for Windows, or install the .tar.xz with cdm on Linux",
                                path);
         else
-            rc = read_failed(ctx, a, &s, "is it a .zip, .tar.xz or .tgz cuDNN archive?");
+            /* A name of NVIDIA's kinds that libarchive cannot open is cut short or damaged
+             * (a truncated .tar.xz fails here, in the xz header), not of another kind. */
+            rc = read_failed(ctx, a, &s,
+                             archive_has_known_extension(path_basename(path))
+                                 ? "it is damaged or incomplete; download it again"
+                                 : "is it a .zip, .tar.xz or .tgz cuDNN archive?");
         goto out;
     }
     struct archive_entry *e;
@@ -424,12 +434,13 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         if (r == ARCHIVE_EOF)
             break;
         if (r < ARCHIVE_WARN) {
-            rc = read_failed(ctx, a, &s, "the file is damaged or incomplete, download it again");
+            rc = read_failed(ctx, a, &s, "it is damaged or incomplete; download it again");
             goto out;
         }
         entries++;
         if ((rc = take_entry(&w, a, e)))
             goto out;
+        fs_crash_point("extract-entry");
     }
     if (entries == 0) {
         rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty", path);

@@ -32,6 +32,31 @@ static const struct toolkit_row toolkit_rows[] = {
     {V(9, 12, 0), V(99, 0, 0), 13, 0, ANY_MINOR},
 };
 
+/* Which releases each CUDA major has a build of (section 5's manifests: cuda11 and cuda12
+ * up to 9.10, cuda12 and cuda13 from 9.12; cuda12 from 8.8). */
+static const struct {
+    int cuda, first_major, first_minor, last_major, last_minor;
+} variant_spans[] = {
+    {11, 8, 0, 9, 10},
+    {12, 8, 8, 99, 0},
+    {13, 9, 12, 99, 0},
+};
+
+bool compat_variant_span(int cuda, int *first_major, int *first_minor, int *last_major,
+                         int *last_minor)
+{
+    for (size_t i = 0; i < CDM_ARRAY_LEN(variant_spans); i++) {
+        if (variant_spans[i].cuda == cuda) {
+            *first_major = variant_spans[i].first_major;
+            *first_minor = variant_spans[i].first_minor;
+            *last_major = variant_spans[i].last_major;
+            *last_minor = variant_spans[i].last_minor;
+            return true;
+        }
+    }
+    return false;
+}
+
 enum compat_verdict compat_toolkit(int major, int minor, int patch, int variant, int tk_major,
                                    int tk_minor, char *why, size_t why_size)
 {

@@ -20,6 +20,11 @@ enum compat_verdict compat_toolkit(int major, int minor, int patch, int variant,
 enum compat_verdict compat_driver(const char *driver, int tk_major, int tk_minor, bool windows,
                                   char *why, size_t why_size);
 
+/* The cuDNN releases (major.minor) NVIDIA builds for CUDA major `cuda`, from the first to
+ * the last (99.0 for "still built"); false for a CUDA major the table does not know. */
+bool compat_variant_span(int cuda, int *first_major, int *first_minor, int *last_major,
+                         int *last_minor);
+
 /* Compare dotted driver versions numerically: <0, 0, >0. */
 int compat_driver_compare(const char *a, const char *b);
 

@@ -62,6 +62,16 @@ void cdm_ctx_free(cdm_ctx *ctx)
     free(ctx);
 }
 
+void cdm_interrupt(cdm_ctx *ctx)
+{
+    ctx->interrupted = 1;
+}
+
+bool cdm_interrupted(const cdm_ctx *ctx)
+{
+    return ctx->interrupted != 0;
+}
+
 const char *cdm_root(const cdm_ctx *ctx)
 {
     return ctx->root;

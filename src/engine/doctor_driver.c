@@ -47,9 +47,30 @@ static void check_compat_toolkit(struct doctor *d)
     char why[512];
     enum compat_verdict v = compat_toolkit(d->major, d->minor, d->patch, d->install.cuda,
                                            d->toolkit.major, d->toolkit.minor, why, sizeof(why));
-    char *fix = xasprintf("use cuDNN's cuda%d variant ('cdm install %d.%d --cuda %d') or a CUDA "
-                          "%d toolkit for this one",
-                          d->toolkit.major, d->major, d->minor, d->toolkit.major, d->install.cuda);
+    /* Propose a build that exists: 8.8 has no cuda13 variant, 9.12 no cuda11 one. */
+    int fa, fi, la, li;
+    int here = d->major * 100 + d->minor;
+    bool known = compat_variant_span(d->toolkit.major, &fa, &fi, &la, &li);
+    char *fix;
+    if (known && here >= fa * 100 + fi && here <= la * 100 + li)
+        fix = xasprintf("use cuDNN's cuda%d variant ('cdm install %d.%d --cuda %d') or a CUDA "
+                        "%d toolkit for this one",
+                        d->toolkit.major, d->major, d->minor, d->toolkit.major, d->install.cuda);
+    else if (known && here < fa * 100 + fi)
+        fix = xasprintf("use a CUDA %d toolkit for this one: cuDNN %d.%d has no cuda%d build "
+                        "(NVIDIA builds for CUDA %d from cuDNN %d.%d: 'cdm install %d.%d --cuda "
+                        "%d' or later)",
+                        d->install.cuda, d->major, d->minor, d->toolkit.major, d->toolkit.major, fa,
+                        fi, fa, fi, d->toolkit.major);
+    else if (known)
+        fix = xasprintf("use a CUDA %d toolkit for this one: cuDNN %d.%d has no cuda%d build "
+                        "(the last is cuDNN %d.%d: 'cdm install %d.%d --cuda %d')",
+                        d->install.cuda, d->major, d->minor, d->toolkit.major, la, li, la, li,
+                        d->toolkit.major);
+    else
+        fix = xasprintf("use a CUDA %d toolkit for this one (cdm knows of no cuDNN build for "
+                        "CUDA %d)",
+                        d->install.cuda, d->toolkit.major);
     static const enum cdm_check_status map[] = {CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL,
                                                 CDM_CHECK_OK};
     doctor_add(d, "compat.toolkit", map[v], fix, "%s", why);

@@ -134,8 +134,11 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
 out:
     if (tmp && fs_kind(tmp) != FS_NONE) {
         struct saved_error saved = error_save(ctx);
-        fs_remove_tree(ctx, tmp);
+        bool removed = fs_remove_tree(ctx, tmp) == CDM_OK;
         error_restore(ctx, &saved);
+        if (rc && ctx->interrupted)
+            cdm_error_set(ctx, rc, "install of '%s' interrupted; %s its unfinished files in '%s'",
+                          archive, removed ? "removed" : "could not remove (run 'cdm gc')", tmp);
     }
     extract_result_free(&x);
     checksums_free(&sums);

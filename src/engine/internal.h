@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "config.h"
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <stddef.h>
 
@@ -20,6 +21,7 @@ struct cdm_ctx {
     sqlite3 *db;
     struct fs_lock_handle *lock;
     bool recovered; /* leftovers of interrupted work were dealt with in this process */
+    volatile sig_atomic_t interrupted; /* cdm_interrupt: set from a signal handler */
 };
 
 _Static_assert(offsetof(struct cdm_ctx, err) == 0, "base/error.c needs the error state first");

@@ -5,6 +5,7 @@
 #include "store_paths.h"
 #include "platform/fs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static int recover_once(cdm_ctx *ctx)
@@ -16,7 +17,45 @@ static int recover_once(cdm_ctx *ctx)
     if (!rc)
         ctx->recovered = true;
     if (done)
-        cdm_warn(ctx, "cleaned up %u leftover(s) of interrupted work in '%s'", done, ctx->root);
+        cdm_warn(ctx, "cleaned up %u leftover(s) of interrupted work in '%s' (as 'cdm gc' does)",
+                 done, ctx->root);
+    return rc;
+}
+
+/*
+ * The store's lock for a writer. A second writer waits: after a second without it, it says
+ * who holds it (the holder's note: pid and command) so that a wait is never silent; then it
+ * waits on. The holder's note is written once the lock is held.
+ */
+static int lock_store(cdm_ctx *ctx)
+{
+    char *lock_path = store_lock_path(ctx);
+    char *holder_path = store_lock_holder_path(ctx);
+    int rc = fs_lock_try(ctx, lock_path, &ctx->lock);
+    for (int i = 0; rc == CDM_EBUSY && i < 10; i++) {
+        fs_sleep_ms(100);
+        rc = fs_lock_try(ctx, lock_path, &ctx->lock);
+    }
+    if (rc == CDM_EBUSY) {
+        struct strbuf holder = STRBUF_INIT;
+        if (fs_read_file(holder_path, 1024, &holder) && holder.len &&
+            holder.buf[holder.len - 1] == '\n')
+            holder.buf[--holder.len] = '\0';
+        cdm_warn(ctx, "waiting for the store's lock '%s', held by %s", lock_path,
+                 holder.len ? sb_str(&holder) : "another cdm process");
+        sb_free(&holder);
+        rc = fs_lock(ctx, lock_path, &ctx->lock);
+    }
+    if (!rc) {
+        FILE *f = fs_fopen(holder_path, "w");
+        if (f) {
+            fprintf(f, "pid %llu (%s)\n", (unsigned long long)fs_process_id(),
+                    ctx->options.command ? ctx->options.command : "cdm");
+            fclose(f);
+        }
+    }
+    free(holder_path);
+    free(lock_path);
     return rc;
 }
 
@@ -30,11 +69,9 @@ int store_open(cdm_ctx *ctx, bool for_writing)
     int rc;
     char *db_path = store_index_path(ctx);
     char *staging = store_staging_dir(ctx);
-    char *lock_path = store_lock_path(ctx);
     if (!(rc = fs_mkdir_p(ctx, ctx->root)) && !(rc = fs_mkdir(ctx, staging)) &&
-        !(rc = fs_lock(ctx, lock_path, &ctx->lock)) && !(rc = db_open(ctx, db_path)))
+        !(rc = lock_store(ctx)) && !(rc = db_open(ctx, db_path)))
         rc = recover_once(ctx);
-    free(lock_path);
     free(staging);
     free(db_path);
     return rc;

@@ -23,6 +23,11 @@ char *store_lock_path(const cdm_ctx *ctx)
     return path_join(ctx->root, ".lock");
 }
 
+char *store_lock_holder_path(const cdm_ctx *ctx)
+{
+    return path_join(ctx->root, ".lock-holder");
+}
+
 char *store_staging_dir(const cdm_ctx *ctx)
 {
     return path_join(ctx->root, ".staging");

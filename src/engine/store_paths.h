@@ -24,6 +24,9 @@ char *store_root_choose(const char *given, const char *configured);
 
 char *store_index_path(const cdm_ctx *ctx);
 char *store_lock_path(const cdm_ctx *ctx);
+/* Who holds the lock ("pid 123: cdm install x.zip"), written by each holder, read by a
+ * process that waits: a separate file, since Windows locks the lock file's every byte. */
+char *store_lock_holder_path(const cdm_ctx *ctx);
 char *store_staging_dir(const cdm_ctx *ctx);
 /* .staging/<id>.<suffix>, suffix "ready", "old" or "removing" */
 char *store_staging_path(const cdm_ctx *ctx, const char *id, const char *suffix);

@@ -77,6 +77,8 @@ char *fs_default_root(void);
 char *fs_default_config(void);
 const char *fs_host_platform(void);
 uint64_t fs_process_id(void);
+/* Sleep ms milliseconds (waiting on a lock that another process holds). */
+void fs_sleep_ms(unsigned ms);
 
 /* Fault injection for the crash tests: when CDM_CRASH_AT names this point, the process
  * kills itself with SIGKILL (TerminateProcess on Windows), as a power cut would stop it. */

@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 enum fs_kind fs_kind(const char *path)
@@ -399,11 +400,25 @@ uint64_t fs_process_id(void)
     return (uint64_t)getpid();
 }
 
+void fs_sleep_ms(unsigned ms)
+{
+    struct timespec t = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR)
+        ;
+}
+
 void fs_crash_point(const char *name)
 {
     const char *at = getenv("CDM_CRASH_AT");
-    if (at && !strcmp(at, name))
+    const char *how = getenv("CDM_CRASH_SIGNAL"); /* "INT": a Ctrl-C there instead of a kill */
+    if (!at || strcmp(at, name))
+        return;
+    if (how && !strcmp(how, "INT")) {
+        unsetenv("CDM_CRASH_AT"); /* one Ctrl-C, at the first time through */
+        kill(getpid(), SIGINT);
+    } else {
         kill(getpid(), SIGKILL);
+    }
 }
 
 FILE *fs_fopen(const char *path, const char *mode)

@@ -514,6 +514,11 @@ uint64_t fs_process_id(void)
     return (uint64_t)GetCurrentProcessId();
 }
 
+void fs_sleep_ms(unsigned ms)
+{
+    Sleep(ms);
+}
+
 void fs_crash_point(const char *name)
 {
     char *at = fs_getenv("CDM_CRASH_AT");

@@ -178,6 +178,10 @@ run_cdm doctor --json --cudnn 8.9.5
 check "cuDNN 8: 8905 decodes as 8.9.5 (the old encoding), libcudnn.so.8" \
   sh -c 'test "$1" = ok && printf "%s" "$2" | grep -q "8905 (8.9.5)"' _ "$(status library.version)" "$(detail library.version)"
 check "8.9.5 cuda12 under 12.4: past NVIDIA's matrix, a warning" test "$(status compat.toolkit)" = warn
+mkdir -p "$SCRATCH/cuda13" && printf 'CUDA Version 13.0.48\n' >"$SCRATCH/cuda13/version.txt"
+CUDA_PATH=$SCRATCH/cuda13 run_cdm doctor --json --cudnn 8.9.5
+check "8.9.5 under CUDA 13: the fix names no cuda13 build of 8.9 (there is none), but 9.12" \
+  sh -c 'printf "%s" "$1" | grep -q "cuDNN 8.9 has no cuda13 build.*cdm install 9.12 --cuda 13" && ! printf "%s" "$1" | grep -q "8.9 --cuda 13"' _ "$(fixtext compat.toolkit)"
 
 # ---- the project's link, pin and store ----------------------------------------------
 echo 9.2.0.82-cuda12 >"$SCRATCH/p1/.cudnn-version"

@@ -18,7 +18,7 @@ check "the other variant stays" test -d "$CDM_ROOT/8.9.7.29-cuda12"
 
 run_cdm remove 7.6
 expect_rc 1 "removing a version that is not installed fails"
-expect_err "cuDNN 7.6 is not installed" "saying so"
+expect_err "cannot remove 7.6: no installed version matches it" "saying so"
 run_cdm remove not-a-version
 expect_rc 2 "a malformed version is a usage error"
 

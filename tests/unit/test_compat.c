@@ -21,6 +21,13 @@ int main(void)
     is_int(compat_toolkit(9, 2, 1, 12, 12, 4, why, sizeof(why)), COMPAT_UNKNOWN,
            "9.2 has no row: only majors compared");
 
+    int fa, fi, la, li;
+    ok(compat_variant_span(13, &fa, &fi, &la, &li) && fa == 9 && fi == 12,
+       "cuda13 builds start at cuDNN 9.12 (so 8.8 --cuda 13 is never proposed)");
+    ok(compat_variant_span(11, &fa, &fi, &la, &li) && la == 9 && li == 10,
+       "cuda11 builds end at cuDNN 9.10");
+    ok(!compat_variant_span(14, &fa, &fi, &la, &li), "CUDA 14: no builds known");
+
     ok(compat_driver_compare("580.159.04", "580.65.06") > 0, "580.159 is newer than 580.65");
     ok(compat_driver_compare("525.60.13", "525.60.13") == 0, "equal versions");
     ok(compat_driver_compare("580", "580.65.06") < 0, "a shorter version is older");

@@ -1,0 +1,66 @@
+# What a user reads when something is in the way: the store's lock held by another cdm,
+# remove of what is not installed or still linked (by folders present or gone).
+. "$TESTS_DIR/cli/lib.sh" || exit 1
+
+run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
+A=9.1.0.70-cuda12
+check "a writer leaves a note of who holds the lock: its pid and command" \
+  grep -Eq "^pid [0-9]+ \(cdm install .*9\.1\.0\.70_cuda12-archive\.tar\.xz\)$" "$CDM_ROOT/.lock-holder"
+
+# ---- remove -----------------------------------------------------------------------------
+run_cdm remove 7.6
+expect_rc 1 "removing a version that is not installed fails"
+expect_err "^cdm: cannot remove 7\.6: no installed version matches it; see 'cdm list'$" \
+  "saying nothing matches, not to install it"
+
+mkdir -p "$SCRATCH/gone" "$SCRATCH/here"
+run_cdm link "$SCRATCH/gone" 9.1
+run_cdm link "$SCRATCH/here" 9.1
+rm -rf "$SCRATCH/gone"
+run_cdm remove 9.1
+expect_rc 1 "remove refuses while projects link to it"
+expect_err "linked by '$SCRATCH/here'; run 'cdm unlink' there" "a project present: unlink it there"
+expect_err "recorded as linked by '$SCRATCH/gone', project folder\(s\) that no longer exist; run 'cdm gc'" \
+  "a project folder gone: cdm gc, not 'cdm unlink' there"
+run_cdm remove 9.1 --force
+expect_rc 0 "remove --force"
+expect_err "unlinked '$SCRATCH/here' from $A \(--force\)" "names each project it unlinked"
+expect_err "dropped the record of '$SCRATCH/gone' linking $A" "and each record of a folder gone"
+
+# ---- the store's lock ---------------------------------------------------------------------
+run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
+if command -v flock >/dev/null; then
+  printf 'pid 4242 (cdm install big.zip)\n' >"$CDM_ROOT/.lock-holder"
+  flock "$CDM_ROOT/.lock" sleep 2.5 &
+  holder=$!
+  sleep 0.5
+  start=$(date +%s%N)
+  run_cdm link "$SCRATCH/here" 9.1
+  took=$((($(date +%s%N) - start) / 1000000))
+  wait "$holder"
+  expect_rc 0 "a link waits for the store's lock, then links"
+  expect_err "^cdm: warning: waiting for the store's lock '$CDM_ROOT/\.lock', held by pid 4242 \(cdm install big\.zip\)$" \
+    "saying who holds the lock (pid, command)"
+  check "and it did wait (${took} ms)" test "$took" -ge 1500
+  run_cdm unlink "$SCRATCH/here"
+  check "without another holder nothing is said" sh -c '! printf "%s" "$1" | grep -q waiting' _ "$ERR"
+else
+  skip "waiting on the store's lock" "flock (util-linux) is not installed"
+fi
+
+# ---- Ctrl-C during an install ----------------------------------------------------------------
+# CDM_CRASH_SIGNAL=INT turns the crash point into a Ctrl-C (SIGINT) after the first entry; the
+# archive's padding leaves blocks to read, so the install notices it and stops.
+big=$(fixture cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz --pad 4000000)
+CDM_CRASH_AT=extract-entry CDM_CRASH_SIGNAL=INT run_cdm install "$big"
+expect_rc 130 "an install interrupted by Ctrl-C exits 130"
+expect_err "^cdm: install of '$big' interrupted; removed its unfinished files in '$CDM_ROOT/\.staging/9\.2\.0\.82-cuda12\.[0-9]+\.tmp'$" \
+  "saying it removed its unfinished files, and where"
+check "nothing of it is left in .staging" test -z "$(ls -A "$CDM_ROOT/.staging")"
+check "and it is not installed" test ! -e "$CDM_ROOT/9.2.0.82-cuda12"
+run_cdm list
+check "the next command finds nothing to clean up" sh -c '! printf "%s" "$1" | grep -q leftover' _ "$ERR"
+(trap '' INT; "$CDM" install "$big" >/dev/null 2>&1)
+check "an install not interrupted still works after" test -d "$CDM_ROOT/9.2.0.82-cuda12"
+
+done_testing
