@@ -16,8 +16,11 @@ static int run_fetch(struct cli *cli, const struct cli_args *args)
     struct cdm_fetch_request req = {args->pos[0], (int)args->number[OPT_CUDA],
                                     args->value[OPT_PLATFORM], into};
     struct cdm_fetch_result r;
-    if (cdm_fetch(ctx, &req, &r) != CDM_OK)
-        return cli_fail(cli);
+    cli_catch_interrupts(ctx);
+    if (cdm_fetch(ctx, &req, &r) != CDM_OK) {
+        int rc = cli_fail(cli);
+        return cdm_interrupted(ctx) ? EXIT_INTERRUPTED : rc;
+    }
     if (cli->json) {
         struct json j;
         json_init(&j);

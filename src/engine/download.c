@@ -98,6 +98,11 @@ static int body(void *arg, const void *data, size_t n)
 {
     struct transfer *t = arg;
     uint64_t have = fs_partial_size(t->d->file);
+    if (t->ctx->interrupted) /* Ctrl-C: what came is kept to resume from, and said so */
+        return cdm_error_set(t->ctx, CDM_EIO,
+                             "download of '%s' interrupted; the %llu bytes so far stay in '%s' "
+                             "for the next run to resume ('cdm gc' removes them)",
+                             t->url, (unsigned long long)have, t->d->partial);
     if (have + n > t->e->size) {
         fs_partial_truncate(t->ctx, t->d->file);
         return cdm_error_set(t->ctx, CDM_ECHECKSUM,
