@@ -37,7 +37,7 @@ if command -v bash >/dev/null; then
   check "bash: a shell (cdm activate --shell fi -> fish)" test "$(bc cdm activate --shell fi)" = fish
   check "bash: a version (cdm remove 9 -> 9.1.0.70-cuda12)" test "$(bc cdm remove 9)" = 9.1.0.70-cuda12
 else
-  skip "bash completion" "bash is not installed"
+  skip_tool "bash completion" "bash is not installed"
 fi
 
 if command -v fish >/dev/null; then
@@ -46,7 +46,7 @@ if command -v fish >/dev/null; then
   check "fish: an option (cdm activate --sh -> --shell)" test "$(fc 'cdm activate --sh')" = --shell
   check "fish: a version (cdm remove 9 -> 9.1.0.70-cuda12)" test "$(fc 'cdm remove 9')" = 9.1.0.70-cuda12
 else
-  skip "fish completion" "fish is not installed"
+  skip_tool "fish completion" "fish is not installed"
 fi
 
 if command -v zsh >/dev/null; then
@@ -61,7 +61,7 @@ if command -v zsh >/dev/null; then
   check "zsh: a version (cdm remove 9 -> 9.1.0.70-cuda12)" test "$(zc cdm remove 9)" = 9.1.0.70-cuda12
   check "zsh: an archive falls back to file names" test "$(zc cdm install a)" = "(files)"
 else
-  skip "zsh completion" "zsh is not installed"
+  skip_tool "zsh completion" "zsh is not installed"
 fi
 
 done_testing

@@ -3,7 +3,7 @@
 
 CC=${CC:-cc}
 if ! command -v "$CC" >/dev/null 2>&1; then
-  skip "cdm doctor on stand-in libraries" "no C compiler ($CC) to build them"
+  skip_tool "cdm doctor on stand-in libraries" "no C compiler ($CC) to build them"
   done_testing
   exit
 fi

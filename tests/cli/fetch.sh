@@ -258,7 +258,7 @@ if command -v script >/dev/null; then
   check "on a terminal the download shows bytes, rate and time left" \
     grep -aq "KiB / .* KiB .*%.*/s .* left" "$SCRATCH/tty.out"
 else
-  skip "progress on a terminal" "no 'script' program (util-linux)"
+  skip_tool "progress on a terminal" "no 'script' program (util-linux)"
 fi
 
 done_testing

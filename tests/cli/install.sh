@@ -145,8 +145,8 @@ if command -v script >/dev/null; then
   script -qec "'$CDM' --quiet install '$big'" /dev/null >"$SCRATCH/tty.out" 2>&1
   check "--quiet prints nothing, also on a terminal" test ! -s "$SCRATCH/tty.out"
 else
-  skip "progress on a terminal" "script(1) from util-linux is missing"
-  skip "--quiet on a terminal" "script(1) from util-linux is missing"
+  skip_tool "progress on a terminal" "script(1) from util-linux is missing"
+  skip_tool "--quiet on a terminal" "script(1) from util-linux is missing"
 fi
 "$CDM" remove 9.8 >/dev/null 2>&1
 run_cdm install "$big"

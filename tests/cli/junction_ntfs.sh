@@ -37,7 +37,7 @@ expected=(
 )
 
 if [ -n "$missing" ]; then
-  skip "junction bytes read by ntfs-3g" "$missing"
+  skip_tool "junction bytes read by ntfs-3g" "$missing"
   done_testing
   exit $?
 fi

@@ -18,6 +18,11 @@ trap 'rm -rf "$SCRATCH"' EXIT
 ok() { T=$((T + 1)); echo "ok $T - $*"; }
 not_ok() { T=$((T + 1)); FAILED=$((FAILED + 1)); echo "not ok $T - $*"; }
 skip() { T=$((T + 1)); echo "ok $T - $1 # SKIP $2"; }
+# skip_tool "description" "reason": a tool that .ci/run installs is missing. Under CI=true
+# (.ci/run sets it) that is a failure: a check that matters must not vanish silently.
+skip_tool() {
+  if [ "${CI-}" = true ]; then not_ok "$1 (CI=true, and $2)"; else skip "$1" "$2"; fi
+}
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 # check "description" command...: passes when the command succeeds

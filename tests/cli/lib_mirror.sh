@@ -56,7 +56,7 @@ start_server() {
 # (skipped without python3)
 mirror_up() {
   if ! command -v python3 >/dev/null; then
-    skip "downloads from a test mirror" "python3 is not installed (the mirror's server is Python)"
+    skip_tool "downloads from a test mirror" "python3 is not installed (the mirror's server is Python)"
     done_testing
     exit 0
   fi
@@ -159,7 +159,7 @@ EOF
 # the scenario ends here (skipped without nginx or openssl)
 tls_up() {
   if ! tls_tools; then
-    skip "downloads over TLS" "$TLS_MISSING is not installed (.ci/run installs nginx-light, openssl)"
+    skip_tool "downloads over TLS" "$TLS_MISSING is not installed (.ci/run installs nginx-light, openssl)"
     done_testing
     exit 0
   fi

@@ -45,7 +45,7 @@ if command -v flock >/dev/null; then
   run_cdm unlink "$SCRATCH/here"
   check "without another holder nothing is said" sh -c '! printf "%s" "$1" | grep -q waiting' _ "$ERR"
 else
-  skip "waiting on the store's lock" "flock (util-linux) is not installed"
+  skip_tool "waiting on the store's lock" "flock (util-linux) is not installed"
 fi
 
 # ---- Ctrl-C during an install ----------------------------------------------------------------

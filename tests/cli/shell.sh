@@ -78,7 +78,7 @@ cdm deactivate --shell fish | source; $DUMP $D/3
 
 for sh in bash zsh dash fish; do
   if ! have "$sh"; then
-    skip "$sh: activate, again, another project, deactivate" "$sh is not installed"
+    skip_tool "$sh: activate, again, another project, deactivate" "$sh is not installed"
     continue
   fi
   D="$SCRATCH/out-$sh"
@@ -138,7 +138,7 @@ if have bash; then
     HOME="$SCRATCH/home" bash --norc --noprofile -i >/dev/null 2>"$D/err"
   hook_check bash "$D"
 else
-  skip "bash hook" "bash is not installed"
+  skip_tool "bash hook" "bash is not installed"
 fi
 if have zsh; then
   D="$SCRATCH/hook-zsh"; mkdir -p "$D"; export D
@@ -148,7 +148,7 @@ if have zsh; then
     HOME="$SCRATCH/home" zsh -f -i >/dev/null 2>"$D/err"
   hook_check zsh "$D"
 else
-  skip "zsh hook" "zsh is not installed"
+  skip_tool "zsh hook" "zsh is not installed"
 fi
 if have fish; then
   D="$SCRATCH/hook-fish"; mkdir -p "$D"; export D
@@ -164,7 +164,7 @@ cdm link $P2 >/dev/null 2>&1; p; $DUMP $D/h
 cd $P3; p; true; p; $DUMP $D/d' 2>"$D/err"
   hook_check fish "$D"
 else
-  skip "fish hook" "fish is not installed"
+  skip_tool "fish hook" "fish is not installed"
 fi
 
 # Choosing the shell and the errors.

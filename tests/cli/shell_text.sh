@@ -44,12 +44,21 @@ done
 # PowerShell grammar: the text parses, holds only verbatim strings, and assigns exactly what
 # bash got from the same activation.
 cache=${CDM_TEST_CACHE:-${TMPDIR:-/tmp}/cdm-test-cache}/tree-sitter-powershell
+# The registry fails now and then: three tries, further apart each time.
+npm_install() {
+  local try
+  for try in 1 2 3; do
+    (mkdir -p "$cache" && cd "$cache" &&
+      npm install --no-audit --no-fund --silent tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null 2>&1) &&
+      return 0
+    [ $try -lt 3 ] && sleep $((try * 5))
+  done
+  return 1
+}
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  skip "PowerShell text parses with tree-sitter-powershell" "node or npm is not installed"
-elif [ ! -d "$cache/node_modules/tree-sitter-powershell" ] &&
-  ! (mkdir -p "$cache" && cd "$cache" &&
-    npm install --no-audit --no-fund --silent tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null 2>&1); then
-  skip "PowerShell text parses with tree-sitter-powershell" "npm could not install tree-sitter-powershell 0.26.4"
+  skip_tool "PowerShell text parses with tree-sitter-powershell" "node or npm is not installed"
+elif [ ! -d "$cache/node_modules/tree-sitter-powershell" ] && ! npm_install; then
+  skip_tool "PowerShell text parses with tree-sitter-powershell" "npm could not install tree-sitter-powershell 0.26.4"
 else
   ps() { NODE_PATH="$cache/node_modules" node --no-warnings "$TESTS_DIR/ps_parse.mjs" : 2>&1; }
   parsed=$(printf '%s\n' "$("$CDM" activate --shell pwsh)" | ps)

@@ -1,0 +1,77 @@
+# The README as a new user meets it: the blocks it marks run as written (a scratch HOME,
+# archives of NVIDIA's real layout generated into ~/Downloads, cdm from `meson install`),
+# its Quick start has no bare sudo (absent on a root machine) and installs what .ci/run
+# installs for the build, and `meson install` puts cdm and the completions where it says.
+. "$TESTS_DIR/cli/lib.sh" || exit 1
+README=$TESTS_DIR/../README.md
+
+# ---- the Quick start -------------------------------------------------------------------
+blocks=$(awk '/^ *```/ { inside = !inside; next } inside' "$README")
+if printf '%s\n' "$blocks" | grep -Eq '^[[:space:]]*sudo '; then
+  not_ok "no README command starts with a bare sudo (a root machine has none)"
+  diag "$(printf '%s\n' "$blocks" | grep -E '^[[:space:]]*sudo ')"
+else
+  ok "no README command starts with a bare sudo (a root machine has none)"
+fi
+readme_pkgs=$(printf '%s\n' "$blocks" | grep -o 'apt-get install -y [^&]*' | head -1 |
+  sed 's/apt-get install -y //' | tr ' ' '\n' | grep -v '^$' | sort -u)
+ci_pkgs=$(sed -n '/^packages=(/,/^)/p' "$TESTS_DIR/../.ci/run" | sed 's/#.*//; s/packages=(//; s/)//' |
+  tr ' ' '\n' | grep -v '^$' | sort -u)
+ci_build=$(sed -n '/^packages=(/,/^  # tests/p' "$TESTS_DIR/../.ci/run" | sed 's/#.*//; s/packages=(//' |
+  tr ' ' '\n' | grep -v '^$' | sort -u)
+extra=$(comm -23 <(printf '%s\n' "$readme_pkgs") <(printf '%s\n' "$ci_pkgs"))
+missing=$(comm -13 <(printf '%s\n' "$readme_pkgs") <(printf '%s\n' "$ci_build"))
+check "the Quick start installs only packages .ci/run installs${extra:+ (not: $extra)}" test -z "$extra"
+check "and every package .ci/run installs for the build${missing:+ (missing: $missing)}" test -z "$missing"
+
+# ---- CI: every tool it installs is mandatory ------------------------------------------------
+check ".ci/run sets CI=true" grep -q '^export CI=true$' "$TESTS_DIR/../.ci/run"
+got=$(CI=true bash -c '. "$TESTS_DIR/cli/lib.sh"; skip_tool "a check" "zsh is not installed"')
+check "under CI=true a check missing its tool fails" test "$got" = "not ok 1 - a check (CI=true, and zsh is not installed)"
+got=$(CI= bash -c '. "$TESTS_DIR/cli/lib.sh"; skip_tool "a check" "zsh is not installed"')
+check "elsewhere it skips, saying why" test "$got" = "ok 1 - a check # SKIP zsh is not installed"
+
+# ---- meson install -------------------------------------------------------------------------
+prefix=$(meson introspect "$BUILD_DIR" --buildoptions |
+  python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+DEST=$SCRATCH/dest
+if meson install -C "$BUILD_DIR" --no-rebuild --destdir "$DEST" >"$SCRATCH/install.log" 2>&1; then
+  ok "meson install (into a destdir)"
+else
+  not_ok "meson install (into a destdir)"
+  diag "$(tail -5 "$SCRATCH/install.log")"
+fi
+for f in bin/cdm share/bash-completion/completions/cdm share/zsh/site-functions/_cdm \
+  share/fish/vendor_completions.d/cdm.fish share/cdm/completions/cdm.ps1; do
+  check "installs $f, as the Quick start says" test -e "$DEST$prefix/$f"
+done
+
+# ---- the walk-through, as written --------------------------------------------------------
+unset CDM_ROOT CDM_CONFIG XDG_DATA_HOME XDG_CONFIG_HOME CDM_SHELL
+mkdir -p "$HOME/Downloads"
+for v in 9.1.0.70 8.9.7.29; do
+  "$MAKE_FIXTURE" "$HOME/Downloads/cudnn-linux-x86_64-${v}_cuda12-archive.tar.xz" >/dev/null
+done
+n=0
+while IFS= read -r -d '' block; do
+  n=$((n + 1))
+  printf '%s\n' "$block" >"$SCRATCH/block$n.sh"
+  # As typed at a prompt, one line after the other; -e: the first failing line stops it.
+  if (cd "$HOME" && PATH="$DEST$prefix/bin:$PATH" SHELL=/bin/bash bash -e -x "$SCRATCH/block$n.sh") \
+    >"$SCRATCH/block$n.out" 2>&1; then
+    ok "README walk-through block $n runs as written"
+  else
+    not_ok "README walk-through block $n runs as written"
+    diag "$(tail -8 "$SCRATCH/block$n.out")"
+  fi
+done < <(awk '/tests\/readme.sh runs the next block/ { want = 1; next }
+  want && /^ *```/ { if (inside) { printf "%c", 0; want = 0 } inside = !inside; next }
+  inside' "$README")
+check "the README marks a walk-through to run" test "$n" -ge 1
+P=$HOME/src/project_a
+check "it leaves project_a linked to 8.9 after the rollback" \
+  test "$(readlink "$P/cuda_link")" = "$HOME/.local/share/cdm/8.9.7.29-cuda12"
+check "with the pin as written (8.9 was given, the full id written)" \
+  test "$(cat "$P/.cudnn-version")" = 8.9.7.29-cuda12
+
+done_testing
