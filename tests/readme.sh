@@ -45,6 +45,9 @@ for f in bin/cdm share/bash-completion/completions/cdm share/zsh/site-functions/
   share/fish/vendor_completions.d/cdm.fish share/cdm/completions/cdm.ps1; do
   check "installs $f, as the Quick start says" test -e "$DEST$prefix/$f"
 done
+if command -v scdoc >/dev/null; then
+  check "installs the man page cdm(1)" test -s "$DEST$prefix/share/man/man1/cdm.1"
+fi
 
 # ---- the walk-through, as written --------------------------------------------------------
 unset CDM_ROOT CDM_CONFIG XDG_DATA_HOME XDG_CONFIG_HOME CDM_SHELL

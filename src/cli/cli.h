@@ -155,6 +155,8 @@ const struct cli_option *cli_match_option(const struct cli_option *options, cons
 void cli_print_overview(FILE *out);
 void cli_print_command_help(FILE *out, const struct cli_command *c);
 void cli_print_usage(FILE *out, const struct cli_command *c);
+/* The man page cdm(1) in scdoc(5) markup: the same rows in another layout. */
+void cli_print_man(FILE *out);
 
 /* main.c: the whole program, from argv in UTF-8. */
 int cli_main(int argc, char **argv);

@@ -1,6 +1,7 @@
 /*
  * Help generated from the command and option rows: the overview, `cdm help CMD` and the
- * usage lines of usage errors. A man page is the same walk in another markup: NAME from
+ * usage lines of usage errors, and the man page cdm(1) (`cdm help --man`, scdoc source): the
+ * same walk in another markup: NAME from
  * each summary, SYNOPSIS from add_usage_line's units, DESCRIPTION from the description's
  * paragraphs (indented lines are examples), OPTIONS from the rows' labels and help, and
  * the global options from cli_global_options.
@@ -172,9 +173,130 @@ void cli_print_command_help(FILE *out, const struct cli_command *c)
     print_text(out, &sb);
 }
 
+/* ---- the man page: scdoc(5) source, built into cdm(1) by meson where scdoc is ---------- */
+
+/* Text with scdoc's markup characters escaped. */
+static void man_text(struct strbuf *sb, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strchr("*_\\", s[i]))
+            sb_addc(sb, '\\');
+        sb_addc(sb, s[i]);
+    }
+}
+
+static void man_str(struct strbuf *sb, const char *s)
+{
+    man_text(sb, s, strlen(s));
+}
+
+static void man_usage(struct strbuf *sb, const char *name, const struct cli_arg *args,
+                      const struct cli_option *options)
+{
+    sb_addf(sb, "*cdm%s%s*", name ? " " : "", name ? name : "");
+    for (const struct cli_arg *a = args; a && a->name; a++) {
+        sb_add(sb, a->kind == CLI_ARG_REQUIRED ? " <" : a->kind == CLI_ARG_REST ? " -- [" : " [");
+        man_str(sb, a->name);
+        sb_add(sb, a->kind == CLI_ARG_REQUIRED ? ">" : a->kind == CLI_ARG_REST ? "...]" : "]");
+    }
+    for (const struct cli_option *o = options; o && o->name; o++) {
+        if (o->not_in_usage)
+            continue;
+        sb_add(sb, " [--");
+        man_str(sb, o->name);
+        if (o->value_name) {
+            sb_addc(sb, ' ');
+            man_str(sb, o->value_name);
+        }
+        sb_addc(sb, ']');
+    }
+    sb_add(sb, "\n\n");
+}
+
+static void man_options(struct strbuf *sb, const struct cli_option *options)
+{
+    for (const struct cli_option *o = options; o && o->name; o++) {
+        if (o->short_name)
+            sb_addf(sb, "*-%c*, ", o->short_name);
+        sb_add(sb, "*--");
+        man_str(sb, o->name);
+        sb_addc(sb, '*');
+        if (o->value_name) {
+            sb_add(sb, " _");
+            man_str(sb, o->value_name);
+            sb_addc(sb, '_');
+        }
+        sb_add(sb, "\n\t");
+        man_str(sb, o->help);
+        sb_add(sb, "\n\n");
+    }
+}
+
+/* A description's paragraphs; its examples (lines indented by a space) as literal text. */
+static void man_description(struct strbuf *sb, const char *text)
+{
+    bool literal = false;
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        if ((*p == ' ') != literal) {
+            sb_add(sb, "```\n");
+            literal = !literal;
+        }
+        if (literal) {
+            sb_addn(sb, p + 1, n - 1);
+        } else {
+            if (*p == '-' || *p == '.' || *p == '#')
+                sb_addc(sb, '\\'); /* not a list, a request or a heading */
+            man_text(sb, p, n);
+        }
+        sb_add(sb, literal ? "\n" : "\n\n");
+        p += n;
+        p += *p == '\n';
+    }
+    if (literal)
+        sb_add(sb, "```\n\n");
+}
+
+void cli_print_man(FILE *out)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_addf(&sb,
+            "cdm(1) \"cdm %s\"\n\n# NAME\n\ncdm - keep several cuDNN versions side by "
+            "side and give each project its own\n\n# SYNOPSIS\n\n",
+            CDM_VERSION_STRING);
+    man_usage(&sb, NULL, NULL, cli_global_options);
+    sb_add(&sb, "*cdm* _command_ [_args_]\n\n# DESCRIPTION\n\n"
+                "cdm keeps cuDNN installs unpacked in a store, gives each project a link "
+                "(cuda\\_link) to the version it needs, and prints the lines a shell evaluates "
+                "to use it. This page is generated from the same option rows as *cdm help*.\n\n"
+                "# GLOBAL OPTIONS\n\n");
+    man_options(&sb, cli_global_options);
+    sb_add(&sb, "# COMMANDS\n\n");
+    for (const struct cli_command *const *c = cli_commands; *c; c++) {
+        sb_addf(&sb, "## %s\n\n", (*c)->name);
+        man_usage(&sb, (*c)->name, (*c)->args, (*c)->options);
+        man_str(&sb, (*c)->summary);
+        sb_add(&sb, ".\n\n");
+        if ((*c)->description)
+            man_description(&sb, (*c)->description);
+        man_options(&sb, (*c)->options);
+    }
+    sb_add(&sb,
+           "# EXIT STATUS\n\n0 success, 1 failure, 2 usage error, 130 interrupted "
+           "(Ctrl-C).\n\n# ENVIRONMENT\n\n"
+           "*CDM\\_ROOT* the store; *CDM\\_CONFIG* the configuration file; *CDM\\_SHELL* "
+           "the shell activation writes for.\n\n# SEE ALSO\n\n"
+           "The README of cdm's sources: the store, projects and links, shells, the doctor.\n");
+    print_text(out, &sb);
+}
+
 static int cmd_help(struct cli *cli, const struct cli_args *args)
 {
     (void)cli;
+    if (args->given[0]) {
+        cli_print_man(stdout);
+        return EXIT_OK;
+    }
     const char *name = args->pos[0];
     if (!name) {
         cli_print_overview(stdout);
@@ -194,9 +316,15 @@ static const struct cli_arg help_args[] = {
     CLI_ARG_END,
 };
 
+static const struct cli_option help_options[] = {
+    CLI_OPT_FLAG("man", "print the man page cdm(1) as scdoc source, made from the same rows"),
+    CLI_OPT_END,
+};
+
 const struct cli_command cli_cmd_help = {
     .name = "help",
     .run = cmd_help,
     .summary = "show help for a command",
     .args = help_args,
+    .options = help_options,
 };
