@@ -1,10 +1,9 @@
 /*
- * Help generated from the command and option rows: the overview, `cdm help CMD` and the
- * usage lines of usage errors, and the man page cdm(1) (`cdm help --man`, scdoc source): the
- * same walk in another markup: NAME from
- * each summary, SYNOPSIS from add_usage_line's units, DESCRIPTION from the description's
- * paragraphs (indented lines are examples), OPTIONS from the rows' labels and help, and
- * the global options from cli_global_options.
+ * Help generated from the command and option rows: the overview, `cdm help CMD`, the usage
+ * lines of usage errors and the man page cdm(1) (`cdm help --man`, scdoc source), the same
+ * walk in another markup: NAME from the summary, SYNOPSIS from the usage units, the
+ * descriptions' paragraphs (indented lines are examples), OPTIONS from the rows' labels and
+ * help, and the global options from cli_global_options.
  */
 #include "cli.h"
 
