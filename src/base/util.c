@@ -247,6 +247,54 @@ void hex_encode(const unsigned char *bytes, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
+size_t str_edit_distance(const char *a, const char *b, size_t limit)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if ((la > lb ? la - lb : lb - la) > limit)
+        return limit + 1;
+    size_t *row = xmalloc((lb + 1) * sizeof(*row));
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0], best = row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t v = diag + (a[i - 1] != b[j - 1]);
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            if (up + 1 < v)
+                v = up + 1;
+            row[j] = v;
+            diag = up;
+            if (v < best)
+                best = v;
+        }
+        if (best > limit) {
+            free(row);
+            return limit + 1;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d > limit ? limit + 1 : d;
+}
+
+const char *str_closest(const char *word, const char *const *candidates, size_t n)
+{
+    size_t limit = strlen(word) / 3;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    const char *best = NULL;
+    size_t best_d = limit + 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = str_edit_distance(word, candidates[i], limit);
+        if (d < best_d) {
+            best_d = d;
+            best = candidates[i];
+        }
+    }
+    return best;
+}
+
 void format_size(char *out, size_t size, unsigned long long bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

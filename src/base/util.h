@@ -93,6 +93,13 @@ char *path_dirname(const char *path);
 /* Lowercase hex of n bytes into out (2n + 1 chars, NUL-terminated). */
 void hex_encode(const unsigned char *bytes, size_t n, char *out);
 
+/* Levenshtein distance between a and b, counted up to limit + 1 (a "did you mean" needs
+ * only to know whether it is small). */
+size_t str_edit_distance(const char *a, const char *b, size_t limit);
+/* The candidate closest to word within a distance of at most a third of word's length
+ * (at least 1, at most 3), NULL when none is that close: for "did you mean". */
+const char *str_closest(const char *word, const char *const *candidates, size_t n);
+
 /* Format bytes as "1.2 GiB". */
 void format_size(char *out, size_t size, unsigned long long bytes);
 

@@ -39,7 +39,8 @@ enum cli_complete {
     CLI_COMPLETE_FILES,       /* file names: left to the shell (an empty answer) */
     CLI_COMPLETE_DIRS,        /* folders: left to the shell as file names, for now */
     CLI_COMPLETE_INSTALLS,    /* the install ids in the store's index */
-    CLI_COMPLETE_GENERATIONS, /* a project's generation numbers: nothing offered yet */
+    CLI_COMPLETE_GENERATIONS, /* the generation numbers of the line's project (or the
+                               * nearest), but the current one */
     CLI_COMPLETE_SHELLS,      /* the shells activation writes for */
     CLI_COMPLETE_COMMANDS,    /* cdm's commands */
     CLI_COMPLETE_CHOICES,     /* the '|'-separated words of the value or argument name */

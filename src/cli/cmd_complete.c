@@ -48,11 +48,41 @@ static void offer_installs(struct cli *cli, const char *current)
     free(all);
 }
 
-/* What a value or argument completes to; name holds the choices of CLI_COMPLETE_CHOICES. */
+/* The generation numbers of project (NULL: the nearest one), newest first, but the current
+ * one: what --to can go back to. */
+static void offer_generations(struct cli *cli, const char *current, const char *project)
+{
+    bool quiet = cli->quiet;
+    cli->quiet = true;
+    cdm_ctx *ctx = cli_ctx(cli);
+    cli->quiet = quiet;
+    struct cdm_which_info near;
+    if (!ctx || (!project && cdm_which(ctx, NULL, &near) != CDM_OK))
+        return;
+    char path[4096];
+    struct cdm_generation *g = NULL;
+    size_t n = 0;
+    if (cdm_history(ctx, project ? project : near.project.path, path, &g, &n) != CDM_OK)
+        return;
+    for (size_t i = n; i-- > 0;) {
+        if (g[i].current)
+            continue;
+        char number[32];
+        snprintf(number, sizeof(number), "%lld", g[i].number);
+        offer_str(current, number);
+    }
+    free(g);
+}
+
+/* What a value or argument completes to; name holds the choices of CLI_COMPLETE_CHOICES,
+ * project the command line's project (NULL: none given). */
 static void offer_kind(struct cli *cli, const char *current, enum cli_complete kind,
-                       const char *name)
+                       const char *name, const char *project)
 {
     switch (kind) {
+    case CLI_COMPLETE_GENERATIONS:
+        offer_generations(cli, current, project);
+        break;
     case CLI_COMPLETE_INSTALLS:
         offer_installs(cli, current);
         break;
@@ -70,7 +100,6 @@ static void offer_kind(struct cli *cli, const char *current, enum cli_complete k
     case CLI_COMPLETE_NONE:
     case CLI_COMPLETE_FILES:
     case CLI_COMPLETE_DIRS:
-    case CLI_COMPLETE_GENERATIONS:
         break; /* the shell's file names, or nothing to offer */
     }
 }
@@ -123,6 +152,7 @@ static int run_complete(struct cli *cli, const struct cli_args *args)
     const struct cli_command *cmd = NULL;
     const struct cli_option *value_of = NULL;
     int pos = 0;
+    const char *project = NULL; /* the first positional, when its row is a folder */
     bool after_dashes = false;
     for (int i = 0; i < nwords; i++) {
         const char *w = words[i];
@@ -144,20 +174,22 @@ static int run_complete(struct cli *cli, const struct cli_args *args)
             if (!(cmd = cli_find_command(w)))
                 return EXIT_OK; /* not a command: nothing to offer */
         } else {
-            pos++;
+            const struct cli_arg *a = positional(cmd, pos++, after_dashes);
+            if (a && a->complete == CLI_COMPLETE_DIRS && !project)
+                project = w;
         }
     }
     if (value_of) {
-        offer_kind(cli, current, value_of->complete, value_of->value_name);
+        offer_kind(cli, current, value_of->complete, value_of->value_name, project);
     } else if (current[0] == '-' && !after_dashes) {
         offer_options(current, cmd ? cmd->options : NULL);
         offer_options(current, cli_global_options);
     } else if (!cmd) {
-        offer_kind(cli, current, CLI_COMPLETE_COMMANDS, NULL);
+        offer_kind(cli, current, CLI_COMPLETE_COMMANDS, NULL, NULL);
     } else {
         const struct cli_arg *a = positional(cmd, pos, after_dashes);
         if (a)
-            offer_kind(cli, current, a->complete, a->name);
+            offer_kind(cli, current, a->complete, a->name, project);
     }
     return EXIT_OK;
 }

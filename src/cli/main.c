@@ -251,7 +251,16 @@ static int run_main(struct cli *cli, int argc, char **argv)
     }
     const struct cli_command *c = cli_find_command(argv[0]);
     if (!c) {
-        cli_eprintf("cdm: '%s' is not a command; see 'cdm help'\n", argv[0]);
+        const char *names[64];
+        size_t n = 0;
+        for (const struct cli_command *const *k = cli_commands; *k && n < 64; k++)
+            names[n++] = (*k)->name;
+        const char *near = str_closest(argv[0], names, n);
+        if (near)
+            cli_eprintf("cdm: '%s' is not a command; did you mean '%s'? (see 'cdm help')\n",
+                    argv[0], near);
+        else
+            cli_eprintf("cdm: '%s' is not a command; see 'cdm help'\n", argv[0]);
         return EXIT_USAGE;
     }
     cli->command = c;

@@ -79,6 +79,27 @@ static int read_numbers(struct cli *cli, const struct cli_option *options, size_
     return EXIT_OK;
 }
 
+/* An option no row names, with the nearest one of the command's or the global ones. */
+static int unknown_option(struct cli *cli, const struct cli_option *options, const char *arg)
+{
+    int n = (int)strcspn(arg, "=");
+    char *word = xasprintf("%.*s", n, arg);
+    char *names[2 * CLI_MAX_OPTIONS + 16];
+    size_t count = 0;
+    for (const struct cli_option *o = options; o && o->name && count < 2 * CLI_MAX_OPTIONS; o++)
+        names[count++] = xasprintf("--%s", o->name);
+    for (const struct cli_option *o = cli_global_options;
+         o->name && count < 2 * CLI_MAX_OPTIONS + 16; o++)
+        names[count++] = xasprintf("--%s", o->name);
+    const char *near = str_closest(word, (const char *const *)names, count);
+    int rc = near ? cli_usage_error(cli, "unknown option '%s'; did you mean '%s'?", word, near)
+                  : cli_usage_error(cli, "unknown option '%s'", word);
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(word);
+    return rc;
+}
+
 int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **argv,
               struct cli_args *out)
 {
@@ -113,7 +134,7 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
         if (!only_positionals && arg[0] == '-' && arg[1]) {
             const struct cli_option *o = cli_match_option(cmd->options, arg);
             if (!o)
-                return cli_usage_error(cli, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
+                return unknown_option(cli, cmd->options, arg);
             int rc = take(cli, cmd->options, o, argc, argv, &i, out);
             if (rc)
                 return rc;

@@ -48,6 +48,23 @@ void cdm_usage_free(struct cdm_usage *v, size_t count)
     free(v);
 }
 
+/* A spec that matches no install but is a typo away from one ("9.1.0.07" for 9.1.0.70):
+ * the error names the nearest version or id. */
+static void suggest_install(cdm_ctx *ctx, const char *spec, const struct cdm_install_info *all,
+                            size_t n)
+{
+    const char **names = xmalloc((2 * n + 1) * sizeof(*names));
+    for (size_t i = 0; i < n; i++) {
+        names[2 * i] = all[i].version;
+        names[2 * i + 1] = all[i].id;
+    }
+    const char *near = str_closest(spec, names, 2 * n);
+    if (near)
+        cdm_error_set(ctx, cdm_error_code(ctx), "%s; did you mean %s?", cdm_error_message(ctx),
+                      near);
+    free(names);
+}
+
 int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_install_info *out)
 {
     struct version_spec spec;
@@ -103,6 +120,8 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
                            spec_text, sb_str(&pick.names));
     else
         *out = *best;
+    if (!best)
+        suggest_install(ctx, spec_text, all, n);
     version_pick_free(&pick);
     free(all);
     return rc;

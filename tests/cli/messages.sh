@@ -48,6 +48,27 @@ else
   skip_tool "waiting on the store's lock" "flock (util-linux) is not installed"
 fi
 
+# ---- did you mean, and completing --to -------------------------------------------------------
+run_cdm instal x
+expect_rc 2 "a mistyped command is a usage error"
+expect_err "^cdm: 'instal' is not a command; did you mean 'install'\? \(see 'cdm help'\)$" "naming the nearest command"
+run_cdm remove 9.1 --forse
+expect_rc 2 "a mistyped option is a usage error"
+expect_err "^cdm: unknown option '--forse'; did you mean '--force'\?$" "naming the nearest option"
+run_cdm link "$SCRATCH/here" 9.1.0.07
+expect_rc 1 "a mistyped version is not linked"
+expect_err "cuDNN 9\.1\.0\.07 is not installed.*; did you mean 9\.1\.0\.70\?$" "naming the nearest installed version"
+run_cdm remove 7.6
+check "no suggestion when nothing is near" sh -c '! printf "%s" "$1" | grep -q "did you mean"' _ "$ERR"
+run_cdm link "$SCRATCH/here" 9.1
+run_cdm history "$SCRATCH/here" --json
+want=$(json '" ".join(str(g["generation"]) for g in reversed(d) if not g["current"])')
+run_cdm complete --current= -- rollback "$SCRATCH/here" --to
+check "rollback --to completes the project's generations, newest first, not the current one ($want)" \
+  test "$(printf '%s' "$OUT" | tr '\n' ' ')" = "$want"
+OUT=$(cd "$SCRATCH/here" && "$CDM" complete --current=3 -- rollback --to)
+check "and without PROJECT, the nearest project's" test "$OUT" = 3
+
 # ---- Ctrl-C during an install ----------------------------------------------------------------
 # CDM_CRASH_SIGNAL=INT turns the crash point into a Ctrl-C (SIGINT) after the first entry; the
 # archive's padding leaves blocks to read, so the install notices it and stops.
