@@ -64,6 +64,7 @@ struct progress {
     struct timespec start, last;
     uint64_t first, last_done; /* bytes at the phase's start (a resumed download's) */
     bool shown, line_open;
+    bool finished; /* this phase's final line is out: later calls at 100% print nothing */
 };
 static struct progress progress_state;
 
@@ -92,7 +93,10 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
         p->start = p->last = now;
         p->first = done;
         p->shown = true;
+        p->finished = false;
     }
+    if (p->finished) /* the reader drains the archive's tail after its last block */
+        return;
     p->last_done = done;
     if (done < total && seconds_between(&p->last, &now) < 0.1)
         return;
@@ -107,8 +111,10 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
     fprintf(stderr, "\r  %s / %s  %3d%%  %s/s  %s left   ", d, t,
             total ? (int)(done * 100 / total) : 0, r, done >= total ? "0m00s" : eta);
     p->line_open = done < total;
-    if (done >= total)
+    if (done >= total) {
         fputc('\n', stderr);
+        p->finished = true;
+    }
 }
 
 /* A message on its own line, after an unfinished progress line. */

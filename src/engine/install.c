@@ -185,6 +185,8 @@ static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const str
                    struct extract_result *x)
 {
     struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries};
+    if (ctx->options.progress) /* the phase the progress line below is about */
+        cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
     int rc = archive_extract(ctx, archive, tmp, &limits, x);
     if (rc == CDM_EARCHIVE && sums->count) {
         char sha[65];

@@ -139,8 +139,10 @@ check "and does not create it" test ! -e "$SCRATCH/empty-store"
 big=$(fixture cudnn-linux-x86_64-9.8.0.87_cuda12-archive.tar.xz --pad 3000000)
 if command -v script >/dev/null; then
   script -qec "'$CDM' install '$big'" /dev/null >"$SCRATCH/tty.out" 2>&1
-  check "progress on a terminal shows bytes, percent and rate" \
-    grep -Eq 'MiB / .*MiB +100%  .*/s' "$SCRATCH/tty.out"
+  check "progress on a terminal shows bytes, percent, rate and time left" \
+    grep -Eq 'MiB / .*MiB +100%  .*/s  0m00s left' "$SCRATCH/tty.out"
+  check "and its final line once" test "$(grep -o '100%' "$SCRATCH/tty.out" | wc -l)" -eq 1
+  check "after a line naming the phase" grep -q "^cdm: unpacking and checking 'cudnn-linux-x86_64-9.8.0.87_cuda12-archive.tar.xz'" "$SCRATCH/tty.out"
   "$CDM" remove 9.8 >/dev/null 2>&1
   script -qec "'$CDM' --quiet install '$big'" /dev/null >"$SCRATCH/tty.out" 2>&1
   check "--quiet prints nothing, also on a terminal" test ! -s "$SCRATCH/tty.out"
