@@ -48,6 +48,7 @@ struct cdm_options {
     cdm_warn_fn warn;
     cdm_note_fn note;
     void *callback_arg;
+    bool verbose;        /* notes for each thing done too (cdm gc names what it removed) */
     const char *command; /* what this process does ("cdm install x.zip"), shown to another
                           * that waits for the store's lock; NULL: "cdm" */
 };

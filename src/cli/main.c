@@ -156,6 +156,7 @@ cdm_ctx *cli_ctx(struct cli *cli)
         .note = on_note,
         .callback_arg = cli,
         .command = cli->command_line,
+        .verbose = cli->verbose,
     };
     if (cdm_ctx_new(&cli->ctx, &options) != CDM_OK) {
         cli_fail(cli);

@@ -50,6 +50,9 @@ static int settle(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
     bool there = !cdm_project_gone(g->project);
     bool happened = there && pending_happened(ctx, g);
     int rc = db_generation_settle(ctx, g->project, g->number, happened ? "ok" : NULL);
+    if (ctx->options.verbose)
+        cdm_note(ctx, "settled the interrupted link change of '%s' (generation %lld: %s)",
+                 g->project, g->number, happened ? "done" : "undone");
     if (there) {
         project_clean_leftovers(ctx, g->project, g->link_name);
         struct cdm_project p;
@@ -81,11 +84,15 @@ static int roll_forward(cdm_ctx *ctx, const char *id, unsigned *done)
             fs_sync_dir(ctx->root);
             rc = db_install_set_state(ctx, id, "ok");
         }
+        if (!rc && ctx->options.verbose)
+            cdm_note(ctx, "finished the interrupted install of %s", id);
         (*done)++;
     } else if (fs_kind(final) == FS_DIR) {
         rc = db_install_set_state(ctx, id, "ok");
     } else {
         rc = db_install_delete(ctx, id); /* nothing left to finish */
+        if (!rc && ctx->options.verbose)
+            cdm_note(ctx, "dropped the record of the unfinished install of %s", id);
         (*done)++;
     }
     free(ready);
@@ -106,6 +113,8 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
         char *final = store_install_path(ctx, id);
         if (db_install_get(ctx, id, &in) == CDM_OK && fs_kind(final) == FS_NONE) {
             rc = fs_rename(ctx, path, final);
+            if (!rc && ctx->options.verbose)
+                cdm_note(ctx, "put back %s, whose remove was interrupted", id);
             free(final);
             free(path);
             free(id);
@@ -115,6 +124,8 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
         free(final);
     }
     rc = fs_remove_tree(ctx, path);
+    if (!rc && ctx->options.verbose)
+        cdm_note(ctx, "removed '%s'", path);
     (*done)++;
     free(path);
     free(id);

@@ -136,6 +136,9 @@ static int drop_if_gone(cdm_ctx *ctx, const struct db_generation_ref *g, void *a
     int rc = db_generation_add(ctx, g->project, NULL, "gone", g->link_name, "ok", NULL);
     if (!rc)
         (*dropped)++;
+    if (!rc && ctx->options.verbose)
+        cdm_note(ctx, "project folder '%s' is gone: it no longer counts as using its version",
+                 g->project);
     return rc;
 }
 

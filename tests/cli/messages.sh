@@ -48,6 +48,18 @@ else
   skip_tool "waiting on the store's lock" "flock (util-linux) is not installed"
 fi
 
+# ---- cdm gc --verbose names what it removes --------------------------------------------------
+mkdir -p "$SCRATCH/short"
+run_cdm link "$SCRATCH/short" 9.1
+rm -rf "$SCRATCH/short"
+CDM_CRASH_AT=extracted "$CDM" install "$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)" >/dev/null 2>&1
+run_cdm gc --verbose
+expect_rc 0 "gc --verbose"
+expect_err "^cdm: removed '$CDM_ROOT/\.staging/9\.3\.0\.75-cuda12\.[0-9]+\.tmp'$" "names the leftover it removed"
+expect_err "^cdm: project folder '$SCRATCH/short' is gone: it no longer counts as using its version$" \
+  "and the record of a project folder gone"
+expect_err "^removed 2 leftover\(s\)$" "then counts them"
+
 # ---- did you mean, and completing --to -------------------------------------------------------
 run_cdm instal x
 expect_rc 2 "a mistyped command is a usage error"
