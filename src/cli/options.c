@@ -144,8 +144,12 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
             return cli_usage_error(cli, "unexpected argument '%s'", arg);
         out->pos[npos++] = arg;
     }
-    if (npos < min_pos)
-        return cli_usage_error(cli, "missing argument");
+    if (npos < min_pos) { /* required rows come first: the first missing is the npos'th */
+        const struct cli_arg *a = cmd->args;
+        for (int k = 0; a->kind == CLI_ARG_REST || k++ < npos; a++)
+            ;
+        return cli_usage_error(cli, "missing %s", a->name);
+    }
     return read_numbers(cli, cmd->options, rows, out);
 }
 

@@ -39,6 +39,7 @@ expect_err "no command 'nosuch'" "naming it"
 # A usage error ends with the command's usage line, the one help shows.
 run_cdm remove
 expect_rc 2 "remove without a version is a usage error"
+expect_err "^cdm: missing VERSION$" "naming what is missing"
 expect_err "^usage: cdm remove <VERSION> \\[--cuda N\\] \\[--force\\]" "followed by the generated usage line"
 run_cdm rollback p --to 0
 expect_err "--to takes a generation number \\(see 'cdm history'\\), not '0'" \
