@@ -46,7 +46,7 @@ expect_rc 0 "remove 9.18"
 check "its folder is gone" test ! -e "$CDM_ROOT_POSIX/9.18.0.20-cuda13"
 run_cdm remove 7.6
 expect_rc 1 "removing a version that is not installed fails"
-expect_err "cuDNN 7.6 is not installed" "saying so"
+expect_err "cannot remove 7.6: no installed version matches it" "saying so"
 
 # Non-ASCII: a store and an archive folder named in three scripts (UTF-16 at Win32).
 name='store-donn\303\251es-\346\227\245\346\234\254-\320\264'
