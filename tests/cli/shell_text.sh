@@ -44,12 +44,18 @@ done
 # PowerShell grammar: the text parses, holds only verbatim strings, and assigns exactly what
 # bash got from the same activation.
 cache=${CDM_TEST_CACHE:-${TMPDIR:-/tmp}/cdm-test-cache}/tree-sitter-powershell
-# The registry fails now and then: three tries, further apart each time.
+# The registry fails now and then: three tries, further apart each time. tree-sitter builds
+# a native module: it takes the system's node headers (libnode-dev) when they are this
+# node's, rather than downloading them from nodejs.org.
 npm_install() {
-  local try
+  local try nodedir=()
+  local h=/usr/include/node/node_version.h
+  if [ -f "$h" ] && [ "$(node -p process.versions.node)" = "$(awk '/define NODE_(MAJOR|MINOR|PATCH)_VERSION/ { v = v (v == "" ? "" : ".") $3 } END { print v }' "$h")" ]; then
+    nodedir=(--nodedir=/usr)
+  fi
   for try in 1 2 3; do
     (mkdir -p "$cache" && cd "$cache" &&
-      npm install --no-audit --no-fund --silent tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null 2>&1) &&
+      npm install --no-audit --no-fund --silent "${nodedir[@]}" tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null 2>&1) &&
       return 0
     [ $try -lt 3 ] && sleep $((try * 5))
   done
