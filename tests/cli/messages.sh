@@ -80,6 +80,8 @@ check "rollback --to completes the project's generations, newest first, not the 
   test "$(printf '%s' "$OUT" | tr '\n' ' ')" = "$want"
 OUT=$(cd "$SCRATCH/here" && "$CDM" complete --current=3 -- rollback --to)
 check "and without PROJECT, the nearest project's" test "$OUT" = 3
+run_cdm complete --current=9.1 -- doctor --cudnn
+check "doctor --cudnn completes the installed versions" test "$OUT" = 9.1.0.70-cuda12
 
 # ---- Ctrl-C during an install ----------------------------------------------------------------
 # CDM_CRASH_SIGNAL=INT turns the crash point into a Ctrl-C (SIGINT) after the first entry; the
