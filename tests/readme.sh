@@ -77,4 +77,16 @@ check "it leaves project_a linked to 8.9 after the rollback" \
 check "with the pin as written (8.9 was given, the full id written)" \
   test "$(cat "$P/.cudnn-version")" = 8.9.7.29-cuda12
 
+# ---- the configuration example, as written (paths moved into the scratch folder) -----------
+ini=$(awk '/^```ini/ { on = 1; next } on && /^```/ { exit } on' "$README" |
+  sed -e "s|/data/|$SCRATCH/data/|g" -e "s|/mnt/share/|$SCRATCH/mnt/share/|g" \
+    -e "s|^base = .*|base = off|" -e "s|^ca_file = .*||")
+mkdir -p "$SCRATCH/data/downloads" "$SCRATCH/mnt/share/nvidia" "$HOME/.config/cdm"
+printf '%s\n' "$ini" >"$HOME/.config/cdm/config.ini"
+"$MAKE_FIXTURE" "$SCRATCH/mnt/share/nvidia/cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz" >/dev/null
+OUT=$(PATH="$DEST$prefix/bin:$PATH" cdm install 9.2 2>&1)
+check "the README's configuration example reads without a warning or error" \
+  sh -c 'test -d "$1/data/cudnn/9.2.0.82-cuda12" && ! printf "%s" "$2" | grep -q "warning\|cannot"' _ "$SCRATCH" "$OUT"
+[ -d "$SCRATCH/data/cudnn/9.2.0.82-cuda12" ] || diag "$OUT"
+
 done_testing
