@@ -29,7 +29,7 @@ check "and shows them escaped" shows_escaped "$ERR"
 mkdir -p "$P"
 printf '9.1\033[31m\n' >"$P/.cudnn-version"
 run_cdm link "$P"
-expect_rc 2 "a pin that is no version fails"
+expect_rc 1 "a pin that is no version fails (naming the pin file: not a usage error)"
 check "naming it with no raw control character" raw_free "$ERR"
 expect_err "not a version" "and saying why"
 
