@@ -1,0 +1,191 @@
+/*
+ * cdm-audit.so: the LD_AUDIT library that `cdm doctor -- CMD` puts into the command's
+ * processes (trace_posix.c sets LD_AUDIT and CDM_TRACE_FILE; children inherit both).
+ * glibc's loader calls la_objsearch for every name it looks up and every folder it tries,
+ * and la_objopen for every object it maps, whether opened by name or by path; one line per
+ * object is appended to the file named by CDM_TRACE_FILE:
+ *
+ *   O <tab> pid <tab> how <tab> path as opened <tab> real path <tab> name asked for
+ *     <tab> the object that asked
+ *
+ * how: the LA_SER_* flag of the folder that found it (0 when unknown), "path" for a name
+ * holding a slash, "main" for the program itself. Fields are
+ * escaped (\\, \t, \n). Each line is one write() to a file opened O_APPEND, so lines of
+ * several processes never interleave.
+ *
+ * This file runs inside other programs, in the loader's audit namespace: it uses only
+ * the C library, allocates nothing, and never fails the program it watches.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LINE_MAX_BYTES (6 * PATH_MAX)
+
+static int out_fd = -1;
+/* The search in progress: the loader holds its lock from the search to the object's
+ * mapping, so one search is open at a time. */
+static char asked[PATH_MAX];
+static char asker[PATH_MAX];
+static char tried[PATH_MAX];
+static unsigned tried_flag;
+static int searching;
+
+/* getenv works in the audit namespace of current glibc; /proc/self/environ is the
+ * fallback for loaders that start the namespace without an environment. */
+static const char *trace_file(char *buf, size_t size)
+{
+    const char *v = getenv("CDM_TRACE_FILE");
+    if (v && *v)
+        return v;
+    int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+        if (!strncmp(p, "CDM_TRACE_FILE=", 15) && p[15])
+            return p + 15;
+    return NULL;
+}
+
+unsigned int la_version(unsigned int version)
+{
+    static char env[65536];
+    const char *file = trace_file(env, sizeof(env));
+    if (file)
+        out_fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    /* The interface version the loader offers is the one this file was written for
+     * (la_objsearch and la_objopen are in every version). */
+    return version;
+}
+
+static void copy_field(char *dst, size_t size, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src ? src : "", n);
+    dst[n] = '\0';
+}
+
+char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
+{
+    if (flag == LA_SER_ORIG) {
+        const struct link_map *by = cookie ? (const struct link_map *)*cookie : NULL;
+        copy_field(asked, sizeof(asked), name);
+        copy_field(asker, sizeof(asker), by && by->l_name ? by->l_name : "");
+        if (!asker[0]) {
+            /* the loader names the main program "" */
+            ssize_t n = readlink("/proc/self/exe", asker, sizeof(asker) - 1);
+            asker[n > 0 ? n : 0] = '\0';
+        }
+        tried[0] = '\0';
+        tried_flag = 0;
+        searching = 1;
+    } else {
+        copy_field(tried, sizeof(tried), name);
+        tried_flag = flag;
+    }
+    return (char *)name;
+}
+
+struct line {
+    char buf[LINE_MAX_BYTES];
+    size_t len;
+};
+
+static void add_raw(struct line *l, const char *s)
+{
+    while (*s && l->len + 1 < sizeof(l->buf))
+        l->buf[l->len++] = *s++;
+}
+
+static void add_field(struct line *l, const char *s)
+{
+    if (l->len + 1 < sizeof(l->buf))
+        l->buf[l->len++] = '\t';
+    for (; s && *s && l->len + 2 < sizeof(l->buf); s++) {
+        const char *esc = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : NULL;
+        if (esc) {
+            add_raw(l, esc);
+        } else {
+            l->buf[l->len++] = *s;
+        }
+    }
+}
+
+static void add_number(struct line *l, unsigned long v)
+{
+    char digits[24];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && n < sizeof(digits));
+    char text[24];
+    for (size_t i = 0; i < n; i++)
+        text[i] = digits[n - 1 - i];
+    text[n] = '\0';
+    add_field(l, text);
+}
+
+unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+    (void)lmid;
+    (void)cookie;
+    if (out_fd < 0)
+        return 0;
+    static struct line l;
+    static char real[PATH_MAX];
+    const char *path = map->l_name ? map->l_name : "";
+    const char *how = "0";
+    const char *name = "";
+    const char *by = "";
+    if (!*path) {
+        /* the main program: the loader names it "" */
+        ssize_t n = readlink("/proc/self/exe", real, sizeof(real) - 1);
+        real[n > 0 ? n : 0] = '\0';
+        path = real;
+        how = "main";
+    } else if (searching) {
+        name = asked;
+        by = asker;
+        if (strchr(asked, '/'))
+            how = "path";
+        else if (tried[0] && !strcmp(tried, path)) {
+            static char flag_text[16];
+            char *p = flag_text + sizeof(flag_text) - 1;
+            unsigned v = tried_flag;
+            *p = '\0';
+            do {
+                *--p = (char)('0' + v % 10);
+                v /= 10;
+            } while (v);
+            how = p;
+        }
+    }
+    searching = 0;
+    if (path != real && !realpath(path, real))
+        real[0] = '\0';
+    l.len = 0;
+    add_raw(&l, "O");
+    add_number(&l, (unsigned long)getpid());
+    add_field(&l, how);
+    add_field(&l, path);
+    add_field(&l, real);
+    add_field(&l, name);
+    add_field(&l, by);
+    l.buf[l.len++] = '\n';
+    ssize_t w = write(out_fd, l.buf, l.len);
+    (void)w; /* nothing to do about a full disk from inside another program */
+    return 0;
+}
