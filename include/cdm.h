@@ -30,6 +30,7 @@ enum cdm_status {
     CDM_EUNSUPPORTED = -10, /* the platform or file system cannot do it */
     CDM_ECONFIG = -11,      /* malformed configuration file */
     CDM_ENETWORK = -12,     /* a download failed: network, server, TLS or its manifest */
+    CDM_EMISMATCH = -13,    /* versions that do not work together (attach refuses them) */
 };
 
 typedef struct cdm_ctx cdm_ctx;
@@ -389,6 +390,42 @@ const cdm_shell *cdm_shell_parent(void);
  * `set "NAME=value"`. Returns NULL, or (with *text NULL) the name of the first variable
  * whose value sh cannot express (cmd: a quote or a line break). */
 const char *cdm_shell_render(const cdm_shell *sh, const struct cdm_env_plan *plan, char **text);
+
+/* ---- Python environments ------------------------------------------------------------- */
+
+/* cdm attach: the cuDNN wheel's library folder of a Python environment
+ * (site-packages/nvidia/cudnn/lib; nvidia\cudnn\bin on Windows) becomes a link (a junction
+ * on Windows) to <project>/<link>/<lib_dir>, so the frameworks' own search path (torch's
+ * RPATH $ORIGIN/../../nvidia/cudnn/lib) leads to the project's cuDNN, and every later link or
+ * rollback of the project applies to the environment too. The wheel's folder is moved
+ * aside (under the store, <root>/.attached/N, or beside itself when the store is on another
+ * file system) and recorded; cdm detach puts it back as it was. */
+struct cdm_attach_request {
+    const char *venv;    /* the environment's folder (pyvenv.cfg, lib/python3.X/site-packages) */
+    const char *project; /* NULL: the nearest project from the current folder */
+    bool force;          /* attach even a cuDNN the environment's framework would refuse */
+};
+
+struct cdm_attach_result {
+    char venv[4096];       /* the environment, canonical */
+    char folder[4096];     /* the wheel's library folder (now the link, or restored) */
+    char target[4096];     /* where the link points */
+    char original[4096];   /* where the wheel's own folder is kept while attached */
+    char project[4096];    /* the project the environment follows */
+    char install_id[64];   /* the install the project links to */
+    char wheel[200];       /* "nvidia_cudnn_cu13 9.19.0.56", "" when no dist-info says */
+    char framework[200];   /* "torch 2.11.0", "" when no framework pins the wheel */
+    char requirement[256]; /* the framework's Requires-Dist on the wheel */
+    char overridden[512];  /* why the attach would have been refused, had --force not been given */
+    bool changed;          /* false: it was so already */
+};
+
+/* Attach the environment to the project. Refused, unless force, when the project's cuDNN has
+ * another major, an older minor or another CUDA major than the environment's framework was
+ * built with (PyTorch refuses the first two at run time). */
+int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_attach_result *out);
+/* Put the wheel's own folder back (changed false when the environment was not attached). */
+int cdm_detach(cdm_ctx *ctx, const char *venv, struct cdm_attach_result *out);
 
 /* ---- verify ------------------------------------------------------------------------- */
 

@@ -4,6 +4,7 @@
 #include "platform/fs.h"
 #include "version.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,4 +60,201 @@ void cudnn_version_of_file(const char *path, char *out, size_t size)
     }
     free(dir);
     free(real);
+}
+
+/* Which sub-libraries a release opens by bare name at run time, and who opens them.
+ * cuDNN 8's front (libcudnn.so.8) opens the six infer and train libraries; cuDNN 9's
+ * opens graph, ops, cnn and adv, and its graph library the heuristic and engine ones.
+ * Later 9.x releases add engines_tensor_ir (9.21 or 9.24: sources disagree) and ext
+ * (9.24): those count only where the install names or ships them. */
+static const struct sublib_row {
+    int major;
+    const char *base;
+    const char *opener; /* "" the main library, else a sub-library's base */
+    bool late;
+} sublib_rows[] = {
+    {8, "ops_infer", "", false},
+    {8, "ops_train", "", false},
+    {8, "cnn_infer", "", false},
+    {8, "cnn_train", "", false},
+    {8, "adv_infer", "", false},
+    {8, "adv_train", "", false},
+    {9, "graph", "", false},
+    {9, "ops", "", false},
+    {9, "cnn", "", false},
+    {9, "adv", "", false},
+    {9, "heuristic", "graph", false},
+    {9, "engines_precompiled", "graph", false},
+    {9, "engines_runtime_compiled", "graph", false},
+    {9, "engines_tensor_ir", "graph", true},
+    {9, "ext", "", true},
+};
+
+char *cudnn_lib_file(const char *base, int major, bool windows)
+{
+    if (!*base)
+        return cudnn_lib_name(windows, major);
+    return windows ? xasprintf("cudnn_%s64_%d.dll", base, major)
+                   : xasprintf("libcudnn_%s.so.%d", base, major);
+}
+
+static bool has_base(const struct cudnn_sublibs *s, const char *file)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (!strcmp(s->v[i].file, file))
+            return true;
+    return false;
+}
+
+static void add(struct cudnn_sublibs *s, const char *base, const char *opener, int major,
+                bool windows, bool named)
+{
+    char *file = cudnn_lib_file(base, major, windows);
+    if (has_base(s, file)) {
+        for (size_t i = 0; i < s->count; i++)
+            if (!strcmp(s->v[i].file, file))
+                s->v[i].named = s->v[i].named || named;
+        free(file);
+        return;
+    }
+    s->v = xrealloc(s->v, (s->count + 1) * sizeof(*s->v));
+    s->v[s->count].file = file;
+    s->v[s->count].opener = cudnn_lib_file(opener, major, windows);
+    s->v[s->count].named = named;
+    s->count++;
+}
+
+static const struct sublib_row *row_of(int major, const char *base)
+{
+    for (size_t i = 0; i < CDM_ARRAY_LEN(sublib_rows); i++)
+        if (sublib_rows[i].major == major && !strcmp(sublib_rows[i].base, base))
+            return &sublib_rows[i];
+    return NULL;
+}
+
+/* Is "cudnn_" at p (ASCII, or UTF-16LE when step is 2) the start of a library name:
+ * cudnn_<base> followed by ".so" (Linux) or "64_" / ".dll" (Windows)? The base goes to
+ * out. */
+static bool name_at(const unsigned char *p, const unsigned char *end, size_t step, bool windows,
+                    char *out, size_t size)
+{
+    const char *prefix = "cudnn_";
+    for (size_t i = 0; prefix[i]; i++, p += step)
+        if (p + step > end || *p != (unsigned char)prefix[i] || (step == 2 && p[1]))
+            return false;
+    size_t n = 0;
+    while (p + step <= end && (islower(*p) || *p == '_') && (step == 1 || !p[1]) && n + 1 < size) {
+        out[n++] = (char)*p;
+        p += step;
+    }
+    while (n && out[n - 1] == '_')
+        n--;
+    out[n] = '\0';
+    if (!n)
+        return false;
+    const char *tails[] = {".so", "64_", ".dll"};
+    for (size_t t = windows ? 1 : 0; t < (windows ? 3u : 1u); t++) {
+        const unsigned char *q = p;
+        size_t i = 0;
+        for (; tails[t][i] && q + step <= end; i++, q += step)
+            if (tolower(*q) != tails[t][i] || (step == 2 && q[1]))
+                break;
+        if (!tails[t][i])
+            return true;
+    }
+    return false;
+}
+
+/* The sub-library names the library at path carries as text: cuDNN builds the names it
+ * opens from these. */
+static void names_in(const char *path, int major, bool windows, const char *opener,
+                     struct cudnn_sublibs *out)
+{
+    FILE *f = fs_fopen(path, "rb");
+    if (!f)
+        return;
+    const size_t size = 1 << 16;
+    unsigned char *buf = xmalloc(size);
+    size_t keep = 0, n;
+    const size_t overlap = 256; /* a name cut by a block boundary is found in the next */
+    while ((n = fread(buf + keep, 1, size - keep, f)) > 0) {
+        const unsigned char *end = buf + keep + n;
+        for (const unsigned char *p = buf; p < end; p++) {
+            if (*p != 'c')
+                continue;
+            char base[64];
+            for (size_t step = 1; step <= 2; step++)
+                if (name_at(p, end, step, windows, base, sizeof(base))) {
+                    const struct sublib_row *r = row_of(major, base);
+                    add(out, base, r ? r->opener : opener, major, windows, true);
+                }
+        }
+        keep = (size_t)(end - buf) > overlap ? overlap : (size_t)(end - buf);
+        memmove(buf, end - keep, keep);
+    }
+    free(buf);
+    fclose(f);
+}
+
+void cudnn_sublibs(int major, int minor, bool windows, const char *lib_dir,
+                   struct cudnn_sublibs *out)
+{
+    (void)minor; /* the table's rows hold for a whole major; newer ones come from the files */
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < CDM_ARRAY_LEN(sublib_rows); i++)
+        if (sublib_rows[i].major == major && !sublib_rows[i].late)
+            add(out, sublib_rows[i].base, sublib_rows[i].opener, major, windows, false);
+    if (!lib_dir)
+        return;
+    const char *readers[] = {"", "graph"};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(readers); i++) {
+        char *file = cudnn_lib_file(readers[i], major, windows);
+        char *path = path_join(lib_dir, file);
+        names_in(path, major, windows, readers[i], out);
+        free(path);
+        free(file);
+    }
+    /* a late sub-library that the install ships, though its libraries did not name it */
+    for (size_t i = 0; i < CDM_ARRAY_LEN(sublib_rows); i++) {
+        if (sublib_rows[i].major != major || !sublib_rows[i].late)
+            continue;
+        char *file = cudnn_lib_file(sublib_rows[i].base, major, windows);
+        char *path = path_join(lib_dir, file);
+        if (fs_kind(path) != FS_NONE)
+            add(out, sublib_rows[i].base, sublib_rows[i].opener, major, windows, false);
+        free(path);
+        free(file);
+    }
+}
+
+void cudnn_sublibs_free(struct cudnn_sublibs *s)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        free(s->v[i].file);
+        free(s->v[i].opener);
+    }
+    free(s->v);
+    memset(s, 0, sizeof(*s));
+}
+
+const char *cuda_lib_kind(const char *file_name)
+{
+    static const struct {
+        const char *prefix, *kind;
+    } kinds[] = {
+        {"libcudnn", "cudnn"},          {"cudnn", "cudnn"},
+        {"libcudart.so", "cudart"},     {"cudart64_", "cudart"},
+        {"libcublasLt", "cublasLt"},    {"cublasLt64_", "cublasLt"},
+        {"libcublas.so", "cublas"},     {"cublas64_", "cublas"},
+        {"libnvrtc", "nvrtc"},          {"nvrtc64_", "nvrtc"},
+        {"nvrtc-builtins64_", "nvrtc"},
+    };
+    for (size_t i = 0; i < CDM_ARRAY_LEN(kinds); i++) {
+        const char *p = kinds[i].prefix, *s = file_name;
+        while (*p && tolower((unsigned char)*s) == tolower((unsigned char)*p))
+            p++, s++;
+        if (!*p)
+            return kinds[i].kind;
+    }
+    return NULL;
 }

@@ -60,6 +60,21 @@ static const char *const migrations[] = {
      * goes through the whole history (10,000 projects: most of a link switch's time) */
     "CREATE INDEX IF NOT EXISTS generations_pending ON generations(project, generation) "
     "WHERE state = 'pending';",
+    /* 5: Python environments whose cuDNN wheel folder cdm attach replaced with a link (the
+     * original moved aside to `original`); state attaching, attached, detaching, detached */
+    "CREATE TABLE attachments ("
+    "  id INTEGER PRIMARY KEY,"
+    "  venv TEXT NOT NULL,"
+    "  folder TEXT NOT NULL,"
+    "  project TEXT NOT NULL,"
+    "  target TEXT NOT NULL,"
+    "  original TEXT NOT NULL,"
+    "  install_id TEXT NOT NULL,"
+    "  wheel TEXT NOT NULL,"
+    "  time INTEGER NOT NULL,"
+    "  state TEXT NOT NULL"
+    ");"
+    "CREATE INDEX attachments_folder ON attachments(folder);",
 };
 
 int db_fail(cdm_ctx *ctx, const char *what)

@@ -15,9 +15,16 @@
  *   is the one a pending generation names, the change happened and the record becomes
  *   "ok" (and the pin follows); otherwise the record goes. Only "ok" generations are
  *   history.
+ *
+ * - cdm attach records an attachment "attaching" (naming where the wheel's folder goes),
+ *   moves the folder, puts the link in its place and marks it "attached"; cdm detach marks
+ *   it "detaching", removes the link, moves the folder back and marks it "detached". A
+ *   link in place means an attach happened (or a detach did not yet): the record is
+ *   "attached"; otherwise the wheel's folder goes back where it was.
  */
 #include "recover.h"
 #include "db.h"
+#include "db_attach.h"
 #include "project.h"
 #include "store_paths.h"
 #include "platform/fs.h"
@@ -132,10 +139,84 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
     return rc;
 }
 
+/* ---- Python environments (cdm attach / cdm detach) ------------------------------------- */
+
+/* Remove <root>/.attached/<id> once the wheel's folder has left it (never anything else). */
+void recover_attached_dir_drop(cdm_ctx *ctx, long long id, const char *original)
+{
+    char *dir = store_attached_dir(ctx, id);
+    char *kept = path_dirname(original);
+    if (!strcmp(dir, kept) && fs_kind(original) == FS_NONE)
+        fs_remove_tree(ctx, dir);
+    free(kept);
+    free(dir);
+}
+
+/* Is folder cdm's link to target? */
+static bool linked_to(cdm_ctx *ctx, const char *folder, const char *target)
+{
+    enum link_kind kind = LINK_FOREIGN;
+    char *seen = NULL;
+    link_read(ctx, folder, &kind, &seen);
+    bool same = kind == LINK_OURS && seen && !strcmp(seen, target);
+    if (kind == LINK_OURS && !same) {
+        /* a junction reads back in its own spelling: compare where both lead */
+        char *a = fs_realpath(folder), *b = fs_realpath(target);
+        same = a && b && !strcmp(a, b);
+        free(a);
+        free(b);
+    }
+    free(seen);
+    return same;
+}
+
+static int recover_attachments(cdm_ctx *ctx, unsigned *done)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    int rc = db_attach_unsettled(ctx, &v, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct db_attachment *a = &v[i];
+        bool linked = linked_to(ctx, a->folder, a->target);
+        bool folder_gone = fs_kind(a->folder) == FS_NONE;
+        bool kept = a->original[0] && fs_kind(a->original) == FS_DIR;
+        if (!strcmp(a->state, "attaching")) {
+            if (linked) {
+                rc = db_attach_set_state(ctx, a->id, "attached"); /* it happened */
+            } else {
+                /* it did not: the wheel's folder goes back where it was */
+                if (folder_gone && kept)
+                    rc = fs_rename(ctx, a->original, a->folder);
+                if (!rc && fs_kind(a->folder) != FS_NONE)
+                    rc = db_attach_delete(ctx, a->id);
+                if (!rc)
+                    recover_attached_dir_drop(ctx, a->id, a->original);
+            }
+        } else {
+            /* detaching: the link still there means nothing happened yet */
+            if (linked) {
+                rc = db_attach_set_state(ctx, a->id, "attached");
+            } else {
+                if (folder_gone && kept)
+                    rc = fs_rename(ctx, a->original, a->folder);
+                if (!rc && fs_kind(a->folder) == FS_DIR)
+                    rc = db_attach_set_state(ctx, a->id, "detached");
+                if (!rc)
+                    recover_attached_dir_drop(ctx, a->id, a->original);
+            }
+        }
+        (*done)++;
+    }
+    free(v);
+    return rc;
+}
+
 int recover_interrupted(cdm_ctx *ctx, unsigned *done)
 {
     char **pending = NULL;
     int rc = db_generation_each_pending(ctx, settle, done);
+    if (!rc)
+        rc = recover_attachments(ctx, done);
     if (rc)
         return rc;
     rc = db_install_pending(ctx, &pending);

@@ -84,6 +84,16 @@ char *store_downloads_dir(const cdm_ctx *ctx)
     return path_join(ctx->root, "downloads");
 }
 
+char *store_attached_dir(const cdm_ctx *ctx, long long n)
+{
+    char *base = path_join(ctx->root, ".attached");
+    char *num = xasprintf("%lld", n);
+    char *dir = path_join(base, num);
+    free(num);
+    free(base);
+    return dir;
+}
+
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size)
 {
     id[0] = '\0';

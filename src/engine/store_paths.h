@@ -9,6 +9,8 @@
  *   <root>/.staging/<id>.old          an install being replaced
  *   <root>/.staging/<id>.removing     an install being removed
  *   <root>/downloads/<name>.partial   an archive being downloaded (outside the store lock)
+ *   <root>/.attached/<n>/             a Python environment's cuDNN wheel folder, kept while
+ *                                     cdm attach has put a link in its place
  *
  * The root is settled once, when the context is made; the rest derives from it. Results
  * are malloc'd.
@@ -39,6 +41,8 @@ char *store_staging_id(const char *name, const char **suffix);
 char *store_install_path(const cdm_ctx *ctx, const char *id);
 /* downloads/, where archives are downloaded to (as <name>.partial) before an install */
 char *store_downloads_dir(const cdm_ctx *ctx);
+/* .attached/<n>: where attachment n keeps the wheel folder it replaced */
+char *store_attached_dir(const cdm_ctx *ctx, long long n);
 /* The install id a path names when it is a folder right below the root (links in the
  * path resolved); false, with id "", when it is not. */
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size);

@@ -1,0 +1,111 @@
+/* cdm attach / cdm detach: a Python environment's cuDNN wheel folder follows a project. */
+#include "cli.h"
+
+#include <stdio.h>
+
+enum { OPT_FORCE };
+
+static void print_result(struct cli *cli, const struct cdm_attach_result *r, bool attach)
+{
+    if (cli->json) {
+        struct json j;
+        json_init(&j);
+        json_object_begin(&j);
+        json_kv_string(&j, "venv", r->venv);
+        json_kv_string(&j, "folder", r->folder);
+        json_kv_string(&j, "target", *r->target ? r->target : NULL);
+        json_kv_string(&j, "original", *r->original ? r->original : NULL);
+        json_kv_bool(&j, "changed", r->changed);
+        json_kv_string(&j, "project", *r->project ? r->project : NULL);
+        json_kv_string(&j, "install", *r->install_id ? r->install_id : NULL);
+        json_kv_string(&j, "wheel", *r->wheel ? r->wheel : NULL);
+        if (attach) {
+            json_kv_string(&j, "framework", *r->framework ? r->framework : NULL);
+            json_kv_string(&j, "requirement", *r->requirement ? r->requirement : NULL);
+            json_kv_string(&j, "forced", *r->overridden ? r->overridden : NULL);
+        }
+        json_object_end(&j);
+        json_print(&j, stdout);
+        return;
+    }
+    if (*r->overridden)
+        fprintf(stderr, "cdm: warning: attached although %s (--force)\n", r->overridden);
+    if (attach && !r->changed)
+        cli_info(cli, "'%s' follows '%s' already ('%s' -> '%s')\n", r->venv, r->project, r->folder,
+                 r->target);
+    else if (attach)
+        cli_info(cli,
+                 "attached '%s' to '%s' (%s): '%s' -> '%s'\nthe wheel's own folder%s%s is kept "
+                 "at '%s'; 'cdm detach %s' puts it back\n",
+                 r->venv, r->project, r->install_id, r->folder, r->target, *r->wheel ? " of " : "",
+                 r->wheel, r->original, r->venv);
+    else if (!r->changed)
+        cli_info(cli, "'%s' is not attached: '%s' is the wheel's own folder\n", r->venv, r->folder);
+    else
+        cli_info(cli, "detached '%s': '%s' is the wheel's own folder again\n", r->venv, r->folder);
+}
+
+static int run_attach(struct cli *cli, const struct cli_args *args)
+{
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
+    struct cdm_attach_request req = {args->pos[0], args->pos[1], args->given[OPT_FORCE]};
+    struct cdm_attach_result r;
+    if (cdm_attach(ctx, &req, &r) != CDM_OK)
+        return cli_fail(cli);
+    print_result(cli, &r, true);
+    return EXIT_OK;
+}
+
+static int run_detach(struct cli *cli, const struct cli_args *args)
+{
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx)
+        return EXIT_FAIL;
+    struct cdm_attach_result r;
+    if (cdm_detach(ctx, args->pos[0], &r) != CDM_OK)
+        return cli_fail(cli);
+    print_result(cli, &r, false);
+    return EXIT_OK;
+}
+
+static const struct cli_arg attach_args[] = {
+    {"VENV", CLI_ARG_REQUIRED, CLI_COMPLETE_DIRS},
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+static const struct cli_option attach_options[] = {
+    [OPT_FORCE] = CLI_OPT_FLAG("force", "attach even a cuDNN the environment's framework (torch's "
+                                        "Requires-Dist) would refuse: another major or an older "
+                                        "minor"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_attach = {
+    .name = "attach",
+    .run = run_attach,
+    .summary = "make a Python environment's cuDNN wheel follow a project",
+    .args = attach_args,
+    .options = attach_options,
+    .description =
+        "Replaces VENV's site-packages/nvidia/cudnn/lib (nvidia\\cudnn\\bin on Windows) with a "
+        "link to PROJECT's cuDNN, so PyTorch, ONNX Runtime and the like load the project's "
+        "version; later link and rollback apply too. The wheel's folder is kept and 'cdm "
+        "detach' puts it back. PROJECT defaults to the nearest one upwards.\n",
+};
+
+static const struct cli_arg detach_args[] = {
+    {"VENV", CLI_ARG_REQUIRED, CLI_COMPLETE_DIRS},
+    CLI_ARG_END,
+};
+
+const struct cli_command cli_cmd_detach = {
+    .name = "detach",
+    .run = run_detach,
+    .summary = "give a Python environment its own cuDNN wheel back",
+    .args = detach_args,
+    .description = "Removes the link 'cdm attach' made and moves the wheel's folder back as it "
+                   "was.\n",
+};

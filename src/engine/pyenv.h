@@ -1,0 +1,62 @@
+/*
+ * Python environments as cuDNN users have them: virtual environments (.venv, venv,
+ * VIRTUAL_ENV) and conda (CONDA_PREFIX), their site-packages, the cuDNN wheel
+ * (nvidia-cudnn-cu11/cu12/cu13: site-packages/nvidia/cudnn/lib, or nvidia\cudnn\bin on
+ * Windows) and the frameworks that pin it (torch, onnxruntime-gpu ... through
+ * Requires-Dist in their METADATA). Reads files only; decides nothing.
+ */
+#ifndef CDM_PYENV_H
+#define CDM_PYENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* An installed distribution: a <name>-<version>.dist-info folder. */
+struct py_dist {
+    char name[128];   /* as the folder spells it: nvidia_cudnn_cu13, torch */
+    char version[64]; /* 9.19.0.56 */
+    char path[4096];  /* the .dist-info folder */
+};
+
+/* The site-packages folders of the environment rooted at prefix (lib/python3.X/
+ * site-packages, Lib/site-packages), then those of its base interpreter when pyvenv.cfg
+ * includes the system's. NULL-terminated, malloc'd (cdm_strv_free); *own gets how many
+ * of them are the environment's own. */
+char **py_site_packages(const char *prefix, size_t *own);
+
+/* The first distribution in site whose normalized name (PEP 503: no case, runs of - _ .
+ * as one -) starts with prefix ("nvidia-cudnn-cu", "torch"); exact: the whole name. */
+bool py_find_dist(const char *site, const char *prefix, bool exact, struct py_dist *out);
+
+/* The cuDNN wheel: its library folder in site (nvidia/cudnn/lib, or bin on Windows) and its
+ * dist-info. False when site holds no such folder. dist->name is "" when the folder has no
+ * dist-info beside it. */
+bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dist *dist);
+
+/* What a framework asks of the cuDNN wheel. */
+struct py_requirement {
+    char framework[200]; /* "torch 2.11.0" */
+    char text[256];      /* the Requires-Dist value: nvidia-cudnn-cu13==9.19.0.56; ... */
+    int cuda;            /* the wheel's CUDA major (cu13), 0 when unknown */
+    int major, minor;    /* the cuDNN version it names (the build's, or its lower bound) */
+};
+/* The first framework of cdm's list (torch, onnxruntime-gpu, tensorflow, jax plugins, ...)
+ * in the folders sites that requires an nvidia-cudnn-cu* wheel. */
+bool py_framework_requirement(char *const *sites, struct py_requirement *out);
+
+/* The distribution (in a site-packages folder above file) whose RECORD lists file, for the
+ * version of a library that came with a wheel. */
+bool py_owner_of(const char *file, struct py_dist *out);
+
+/* A Python environment cdm may meet in a project. */
+enum py_env_kind { PY_VENV, PY_CONDA };
+struct py_env {
+    enum py_env_kind kind;
+    char prefix[4096];
+    const char *why; /* ".venv in the project", "VIRTUAL_ENV", "CONDA_PREFIX" */
+};
+/* The environments that concern the project in folder project (NULL: none): its .venv and
+ * venv folders, then VIRTUAL_ENV and CONDA_PREFIX. *out malloc'd; the same folder once. */
+void py_envs_find(const char *project, struct py_env **out, size_t *count);
+
+#endif

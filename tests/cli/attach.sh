@@ -1,0 +1,181 @@
+# cdm attach / detach on a pip-style environment: a venv made by `python3 -m venv` holding
+# a stand-in nvidia-cudnn-cu13 wheel (nvidia/cudnn/lib, its dist-info) and torch's METADATA
+# pinning it; the round trip byte for byte, the version checks, and kill -9 at every step.
+. "$TESTS_DIR/cli/lib.sh" || exit 1
+
+# One interpreter for the whole test (python3 may be a version manager's slow shim).
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PY=python3
+python3() { "$PY" "$@"; }
+if ! python3 -m venv --without-pip "$SCRATCH/probe" >/dev/null 2>&1; then
+  skip "cdm attach on a Python virtual environment" "python3 -m venv is not available here"
+  done_testing
+  exit
+fi
+
+for spec in 9.19.0.56_cuda13 9.14.0.64_cuda13 9.21.0.10_cuda12 8.9.7.29_cuda12; do
+  run_cdm install "$(fixture "cudnn-linux-x86_64-${spec}-archive.tar.xz" --version "${spec%_*}")"
+done
+mkdir -p "$SCRATCH/p919" "$SCRATCH/p914" "$SCRATCH/p8" "$SCRATCH/p921"
+run_cdm link "$SCRATCH/p919" 9.19
+run_cdm link "$SCRATCH/p914" 9.14
+run_cdm link "$SCRATCH/p8" 8.9
+run_cdm link "$SCRATCH/p921" 9.21
+P=$(cd "$SCRATCH/p919" && pwd -P)
+
+# venv DIR: a virtual environment with the wheel's files, as pip lays them out
+venv() {
+  local v=$1
+  python3 -m venv --without-pip "$v" || return 1
+  local sp
+  sp=$(echo "$v"/lib/python3*/site-packages)
+  mkdir -p "$sp/nvidia/cudnn/lib" "$sp/nvidia/cudnn/include" \
+    "$sp/nvidia_cudnn_cu13-9.19.0.56.dist-info" "$sp/torch-2.11.0.dist-info"
+  : >"$sp/nvidia/__init__.py"
+  : >"$sp/nvidia/cudnn/__init__.py"
+  local f
+  for f in libcudnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.9; do
+    head -c 3000 /dev/urandom >"$sp/nvidia/cudnn/lib/$f"
+  done
+  chmod 755 "$sp/nvidia/cudnn/lib/libcudnn.so.9"
+  ln -s libcudnn.so.9 "$sp/nvidia/cudnn/lib/libcudnn.so"
+  printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' \
+    >"$sp/nvidia/cudnn/include/cudnn_version.h"
+  printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu13\nVersion: 9.19.0.56\n' \
+    >"$sp/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA"
+  (cd "$sp" && find nvidia -type f | sed 's/$/,,/') >"$sp/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD"
+  printf '%s\n' 'Metadata-Version: 2.4' 'Name: torch' 'Version: 2.11.0' \
+    'Requires-Dist: filelock' \
+    'Requires-Dist: nvidia-cudnn-cu13==9.19.0.56; platform_system == "Linux"' \
+    'Requires-Dist: nvidia-cublas==13.0.0.19; platform_system == "Linux"' '' \
+    'Requires-Dist: nvidia-cudnn-cu13==1.0 (a line of the description, not a header)' \
+    >"$sp/torch-2.11.0.dist-info/METADATA"
+  printf '%s\n' "$sp"
+}
+# digest DIR: every entry's type, path, size or link target, mode, and each file's SHA-256
+digest() {
+  (cd "$1" && find . -printf '%y %p %s %l %m\n' | sort &&
+    find . -type f -print0 | sort -z | xargs -0 sha256sum)
+}
+
+V=$SCRATCH/env
+SP=$(venv "$V")
+WHEEL=$SP/nvidia/cudnn/lib
+before=$(digest "$V")
+
+# ---- attach ---------------------------------------------------------------------------------
+run_cdm attach "$V" "$P" --json
+expect_rc 0 "attach a venv to a project linked to 9.19.0.56 (torch pins 9.19.0.56)"
+check "--json has venv, folder, target, original, changed" \
+  test "$(json 'sorted(k for k in ("venv", "folder", "target", "original", "changed") if k in d), d["changed"]')" = "(['changed', 'folder', 'original', 'target', 'venv'], True)"
+check "the wheel's lib folder is now a link to the project's link" \
+  test "$(readlink "$WHEEL")" = "$P/cuda_link/lib"
+check "so its libcudnn.so.9 is the store's" \
+  test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9")"
+original=$(json 'd["original"]')
+check "the wheel's folder was moved under the store" \
+  sh -c 'case "$1" in "$2"/.attached/*) test -f "$1/libcudnn_graph.so.9";; *) false;; esac' _ "$original" "$CDM_ROOT"
+check "the framework and its pin are reported" \
+  test "$(json 'd["framework"], d["requirement"].split(";")[0], d["wheel"]')" = "('torch 2.11.0', 'nvidia-cudnn-cu13==9.19.0.56', 'nvidia_cudnn_cu13 9.19.0.56')"
+run_cdm attach "$V" "$P" --json
+expect_rc 0 "attaching again to the same project"
+check "changes nothing" test "$(json 'd["changed"]')" = False
+run_cdm link "$P" 9.21 --cuda 12
+check "a later cdm link of the project applies to the environment" \
+  test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.21.0.10-cuda12/lib/libcudnn.so.9")"
+run_cdm rollback "$P"
+check "and so does a rollback" \
+  test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9")"
+run_cdm attach "$V" "$SCRATCH/p921"
+expect_rc 1 "attaching to another project while attached"
+expect_err "attached to the project '$P'; run 'cdm detach" "says to which and what to do"
+
+# ---- detach ---------------------------------------------------------------------------------
+run_cdm detach "$V" --json
+expect_rc 0 "detach"
+check "--json says it changed" test "$(json 'd["changed"], d["folder"]')" = "(True, '$WHEEL')"
+check "the environment is back byte for byte" test "$(digest "$V")" = "$before"
+check "nothing is left under the store's .attached" test -z "$(ls -A "$CDM_ROOT/.attached")"
+run_cdm detach "$V" --json
+expect_rc 0 "detaching a detached environment"
+check "changes nothing" test "$(json 'd["changed"]')" = False
+
+# ---- what the framework accepts ----------------------------------------------------------------
+run_cdm attach "$V" "$SCRATCH/p914"
+expect_rc 1 "9.14 is refused for torch built with 9.19"
+expect_err "torch 2.11.0 was built with cuDNN 9.19 and 9.14.0.64-cuda13 is older .*nvidia-cudnn-cu13==9.19.0.56.*--force" \
+  "naming the framework, its pin and --force"
+check "and the environment is untouched" test "$(digest "$V")" = "$before"
+run_cdm attach "$V" "$SCRATCH/p8"
+expect_rc 1 "cuDNN 8 is refused for torch built with 9.19"
+expect_err "cuDNN 8, another major" "as another major"
+run_cdm attach "$V" "$SCRATCH/p921"
+expect_rc 1 "a cuda12 build is refused for the cu13 wheel torch pins"
+expect_err "CUDA 13 build of cuDNN and 9.21.0.10-cuda12 is built for CUDA 12" "naming both CUDA majors"
+run_cdm attach "$V" "$SCRATCH/p914" --force --json
+expect_rc 0 "--force attaches it all the same"
+check "and --json says what was overridden" sh -c 'printf "%s" "$1" | grep -q "is older"' _ "$(json 'd["forced"]')"
+run_cdm detach "$V"
+check "detach after a forced attach restores it" test "$(digest "$V")" = "$before"
+mv "$SP/torch-2.11.0.dist-info" "$SCRATCH/torch-dist-info"
+run_cdm attach "$V" "$SCRATCH/p914"
+expect_rc 1 "without a framework, the wheel's own version is the reference"
+expect_err "the wheel nvidia_cudnn_cu13 is cuDNN 9.19" "and is named"
+mv "$SCRATCH/torch-dist-info" "$SP/torch-2.11.0.dist-info"
+
+# ---- bad environments ------------------------------------------------------------------------
+mkdir -p "$SCRATCH/notenv"
+run_cdm attach "$SCRATCH/notenv" "$P"
+expect_rc 1 "a folder that is no environment"
+expect_err "is not a Python environment" "is refused, saying so"
+python3 -m venv --without-pip "$SCRATCH/nowheel"
+run_cdm attach "$SCRATCH/nowheel" "$P"
+expect_rc 1 "an environment without the cuDNN wheel"
+expect_err "has no cuDNN wheel folder .*nvidia-cudnn-cu12" "is refused, saying what to install"
+run_cdm attach "$SCRATCH/nope" "$P"
+expect_rc 1 "a folder that is not there"
+
+# ---- kill -9 at every step -------------------------------------------------------------------
+attached_ok() { test "$(readlink "$WHEEL")" = "$P/cuda_link/lib" && "$CDM" detach "$V" >/dev/null 2>&1; }
+for point in attach-recorded attach-moved attach-linked; do
+  CDM_CRASH_AT=$point "$CDM" attach "$V" "$P" >/dev/null 2>&1
+  rc=$?
+  check "attach killed at $point (status $rc)" test "$rc" -ne 0
+  run_cdm gc
+  expect_rc 0 "the next command repairs it ($point)"
+  if [ -L "$WHEEL" ]; then
+    check "killed at $point: the attach is finished, and detach works" attached_ok
+  else
+    check "killed at $point: the attach is undone" test -d "$WHEEL"
+  fi
+  check "after $point the environment is as it was" test "$(digest "$V")" = "$before"
+  check "after $point nothing waits in the index" \
+    test -z "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM attachments WHERE state IN (\"attaching\", \"detaching\")").fetchall() or "")' "$CDM_ROOT/cdm.db")"
+done
+for point in detach-recorded detach-unlinked detach-moved; do
+  "$CDM" attach "$V" "$P" >/dev/null 2>&1
+  CDM_CRASH_AT=$point "$CDM" detach "$V" >/dev/null 2>&1
+  rc=$?
+  check "detach killed at $point (status $rc)" test "$rc" -ne 0
+  run_cdm detach "$V"
+  expect_rc 0 "the next detach repairs and finishes it ($point)"
+  check "after $point the environment is back byte for byte" test "$(digest "$V")" = "$before"
+done
+
+# ---- the store on another file system -----------------------------------------------------------
+other=/dev/shm
+if [ -d "$other" ] && [ -w "$other" ] && [ "$(stat -c %d "$other")" != "$(stat -c %d "$CDM_ROOT")" ]; then
+  V2=$(mktemp -d "$other/cdm-attach.XXXXXX")
+  SP2=$(venv "$V2/env")
+  before2=$(digest "$V2/env")
+  run_cdm attach "$V2/env" "$P" --json
+  expect_rc 0 "attach an environment on another file system than the store"
+  check "the wheel's folder is kept beside itself" \
+    test "$(json 'd["original"]')" = "$SP2/nvidia/cudnn/.lib.cdm-original-$(json 'd["original"].rsplit("-", 1)[1]')"
+  run_cdm detach "$V2/env"
+  check "and comes back byte for byte" test "$(digest "$V2/env")" = "$before2"
+  rm -rf "$V2"
+else
+  skip "attach across file systems" "no writable /dev/shm on another file system than $CDM_ROOT"
+fi
+
+done_testing
