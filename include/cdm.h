@@ -467,16 +467,38 @@ struct cdm_doctor_request {
     const char *project; /* a project folder; NULL: the nearest from the current folder */
     const char *spec;    /* a version to examine instead of (or without) a project's */
     int cuda;
+    /* cdm doctor -- CMD: run this program (NULL-terminated argv) in the environment
+     * `cdm activate` gives the project, and report what its processes loaded. NULL: none. */
+    char *const *command;
+    bool command_stdout_to_stderr; /* its standard output goes to stderr (for --json) */
+};
+
+/* A CUDA library a command's process loaded (cdm doctor -- CMD). */
+struct cdm_loaded {
+    char *path;      /* as the loader opened it */
+    char *real_path; /* links resolved */
+    char *kind;      /* "cudnn", "cudart", "cublas", "cublasLt", "nvrtc" */
+    char *install;   /* the store's install it belongs to; NULL outside the store */
+    char *folder;    /* the folder it really is in */
+    char *version;   /* "" when unknown */
+    char *why;       /* why the loader took this file */
+    uint64_t pid;    /* the process that loaded it first */
 };
 
 struct cdm_doctor_report {
     struct cdm_check *checks;
     size_t count;
-    char project[4096];  /* "" when no project was examined */
-    char install_id[64]; /* "" when no install was examined */
+    char project[4096];        /* "" when no project was examined */
+    char install_id[64];       /* "" when no install was examined */
+    bool ran;                  /* the request's command ran */
+    int exit_code;             /* its exit status (128 + N when killed by signal N) */
+    int exit_signal;           /* the signal that ended it, 0 when it exited */
+    struct cdm_loaded *loaded; /* in the order they were loaded */
+    size_t loaded_count;
 };
 
-/* Run the layered checks (store, library, dependencies, shadowing, driver and toolkit).
+/* Run the layered checks (store, library, dependencies, shadowing, driver and toolkit,
+ * same install, Python environments, and with a command what it really loaded).
  * Returns CDM_OK when the checks ran, whatever they found; a failed check is in the
  * report. Fails only for a bad request (an unknown version). */
 int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req,

@@ -4,19 +4,94 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static void json_loaded(struct json *j, const struct cdm_doctor_report *r, char *const *command)
+{
+    json_key(j, "command");
+    json_object_begin(j);
+    json_key(j, "argv");
+    json_array_begin(j);
+    for (char *const *a = command; *a; a++)
+        json_string(j, *a);
+    json_array_end(j);
+    json_key(j, "exit");
+    if (r->ran)
+        json_int(j, r->exit_code);
+    else
+        json_null(j);
+    json_key(j, "signal");
+    if (r->ran && r->exit_signal)
+        json_int(j, r->exit_signal);
+    else
+        json_null(j);
+    json_object_end(j);
+    json_key(j, "loaded");
+    json_array_begin(j);
+    for (size_t i = 0; i < r->loaded_count; i++) {
+        const struct cdm_loaded *l = &r->loaded[i];
+        json_object_begin(j);
+        json_kv_string(j, "path", l->path);
+        json_kv_string(j, "real_path", l->real_path);
+        json_kv_string(j, "install", l->install);
+        json_kv_string(j, "version", *l->version ? l->version : NULL);
+        json_kv_string(j, "kind", l->kind);
+        json_kv_string(j, "folder", l->folder);
+        json_kv_string(j, "why", l->why);
+        json_kv_int(j, "pid", (long long)l->pid);
+        json_object_end(j);
+    }
+    json_array_end(j);
+}
+
+static void print_loaded(const struct cdm_doctor_report *r)
+{
+    if (!r->ran)
+        return;
+    printf("loaded by the command (exit status %d):\n", r->exit_code);
+    if (!r->loaded_count)
+        printf("  no cuDNN, CUDA runtime, cuBLAS or NVRTC library\n");
+    for (size_t i = 0; i < r->loaded_count; i++) {
+        const struct cdm_loaded *l = &r->loaded[i];
+        printf("  %-8s %s\n", l->kind, l->path);
+        if (strcmp(l->path, l->real_path))
+            printf("           -> %s\n", l->real_path);
+        if (l->install)
+            printf("           %s, from the store's %s\n", *l->version ? l->version : "?",
+                   l->install);
+        else
+            printf("           %s, outside the store: %s\n",
+                   *l->version ? l->version : "version unknown", l->folder);
+        printf("           why: %s\n", l->why);
+    }
+}
 
 enum { OPT_CUDNN, OPT_CUDA };
 
 static int run_doctor(struct cli *cli, const struct cli_args *args)
 {
+    /* everything after "--" is the command to run, untouched by cdm's options; copied
+     * so that it ends with NULL, as the program's own argv does */
+    char **command = NULL;
+    if (args->rest) {
+        if (!args->nrest)
+            return cli_usage_error(cli, "give the command to run after '--'");
+        command = xcalloc((size_t)args->nrest + 1, sizeof(char *));
+        for (int i = 0; i < args->nrest; i++)
+            command[i] = args->rest[i];
+    }
     cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
+    if (!ctx) {
+        free(command);
         return EXIT_FAIL;
+    }
     struct cdm_doctor_request req = {args->pos[0], args->value[OPT_CUDNN],
-                                     (int)args->number[OPT_CUDA]};
+                                     (int)args->number[OPT_CUDA], command, cli->json};
     struct cdm_doctor_report r;
-    if (cdm_doctor(ctx, &req, &r) != CDM_OK)
+    if (cdm_doctor(ctx, &req, &r) != CDM_OK) {
+        free(command);
         return cli_fail(cli);
+    }
     bool ok = true;
     for (size_t i = 0; i < r.count; i++)
         ok = ok && r.checks[i].status != CDM_CHECK_FAIL;
@@ -39,6 +114,8 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
             json_object_end(&j);
         }
         json_array_end(&j);
+        if (command)
+            json_loaded(&j, &r, command);
         json_object_end(&j);
         json_print(&j, stdout);
     } else {
@@ -51,15 +128,18 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
             if (c->fix)
                 cli_printf("      %-24s fix: %s\n", "", c->fix);
         }
+        print_loaded(&r);
         if (!ok)
             cli_eprintf("cdm: doctor found problems; see the fixes above\n");
     }
     cdm_doctor_report_free(&r);
+    free(command);
     return ok ? EXIT_OK : EXIT_FAIL;
 }
 
 static const struct cli_arg doctor_args[] = {
     {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
+    {"CMD", CLI_ARG_REST, CLI_COMPLETE_FILES},
     CLI_ARG_END,
 };
 
@@ -84,5 +164,9 @@ const struct cli_command cli_cmd_doctor = {
         "one only the store is checked, unless --cudnn names an install to examine.\n"
         "Environment: CDM_DRIVER_LIB_PATH, a list of folders, replaces the loader's search "
         "for the driver's NVML and libcuda (nvml.dll, nvcuda.dll) libraries.\n"
+        "With -- CMD [ARGS...]: run the command as 'cdm activate' would set its environment, "
+        "wait for it, and report every cuDNN, CUDA runtime, cuBLAS and NVRTC library its "
+        "processes loaded, where from and why; a check fails when cuDNN came from more than "
+        "one folder or version, or from outside the project's install.\n"
         "Exit status 1 when a check fails.\n",
 };

@@ -19,6 +19,7 @@
 static const struct doctor_layer *const layers[] = {
     &doctor_store_layer,  &doctor_library_layer, &doctor_deps_layer,
     &doctor_shadow_layer, &doctor_driver_layer,  &doctor_host_layer,
+    &doctor_same_layer,   &doctor_python_layer,  &doctor_run_layer,
 };
 
 static int choose_install(struct doctor *d, const struct cdm_doctor_request *req)
@@ -54,6 +55,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     struct doctor *d = xcalloc(1, sizeof(*d));
     d->ctx = ctx;
     d->report = report;
+    d->req = req;
     char *db = store_index_path(ctx);
     d->store_exists = fs_kind(db) == FS_FILE;
     free(db);
@@ -83,6 +85,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     toolkit_free(&d->toolkit);
     free(d->lib_dir);
     free(d->main_lib);
+    doctor_env_free(d->env);
     free(d);
     if (rc)
         cdm_doctor_report_free(report);

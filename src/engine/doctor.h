@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "platform/loader.h"
+#include "platform/trace.h"
 #include "toolkit.h"
 
 struct doctor {
@@ -39,7 +40,24 @@ struct doctor {
     struct toolkit_info toolkit;
     bool host_probed;
     struct host_facts host;
+    const struct cdm_doctor_request *req; /* the command to run, for cdm doctor -- CMD */
+    struct doctor_env *env;               /* doctor_env(): what a program here runs with */
 };
+
+/* The environment a program of the examined project runs in: what `cdm activate` would
+ * set over this process's environment (doctor_env.c). Without a project that can be
+ * activated, this process's environment as it is. */
+struct doctor_env {
+    bool activated;
+    char activation[4096];  /* the link activation points at, or why there is none */
+    struct trace_env *vars; /* the changes activation makes (value NULL: unset) */
+    size_t count;
+    char *path_list; /* LD_LIBRARY_PATH (PATH on Windows) as the program sees it */
+    const char *path_var;
+};
+/* Computed once per run, freed with the doctor. */
+const struct doctor_env *doctor_env(struct doctor *d);
+void doctor_env_free(struct doctor_env *env);
 
 /* One layer: its checks, run in this order. */
 typedef void (*doctor_check_fn)(struct doctor *d);
@@ -54,6 +72,9 @@ extern const struct doctor_layer doctor_deps_layer;    /* imports and run-time l
 extern const struct doctor_layer doctor_shadow_layer;  /* other copies found first */
 extern const struct doctor_layer doctor_driver_layer;  /* driver, toolkit, their tables */
 extern const struct doctor_layer doctor_host_layer;    /* the host's own (Windows) checks */
+extern const struct doctor_layer doctor_same_layer;    /* every cuDNN library from the install */
+extern const struct doctor_layer doctor_python_layer;  /* the cuDNN Python environments load */
+extern const struct doctor_layer doctor_run_layer;     /* what a real program loaded */
 
 /* Append a check result; detail and fix are printf formats (fix may be NULL). */
 void doctor_add(struct doctor *d, const char *name, enum cdm_check_status status, const char *fix,

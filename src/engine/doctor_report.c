@@ -37,6 +37,17 @@ void cdm_doctor_report_free(struct cdm_doctor_report *r)
         free(r->checks[i].fix);
     }
     free(r->checks);
+    for (size_t i = 0; i < r->loaded_count; i++) {
+        struct cdm_loaded *l = &r->loaded[i];
+        free(l->path);
+        free(l->real_path);
+        free(l->kind);
+        free(l->install);
+        free(l->folder);
+        free(l->version);
+        free(l->why);
+    }
+    free(r->loaded);
     memset(r, 0, sizeof(*r));
 }
 

@@ -7,15 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool same_dir(const char *a, const char *b)
-{
-    char *ra = fs_realpath(a), *rb = fs_realpath(b);
-    bool same = ra && rb && !strcmp(ra, rb);
-    free(ra);
-    free(rb);
-    return same;
-}
-
 static void check_shadowing(struct doctor *d)
 {
     if (!doctor_need_install(d, "shadowing"))
@@ -26,7 +17,7 @@ static void check_shadowing(struct doctor *d)
     /* Is the project's folder on the search path at all, and at which step? */
     size_t own = s.count;
     for (size_t i = 0; i < s.count && own == s.count; i++)
-        if (s.steps[i].dir && same_dir(s.steps[i].dir, d->lib_dir))
+        if (s.steps[i].dir && fs_same_path(s.steps[i].dir, d->lib_dir))
             own = i;
     struct strbuf before = STRBUF_INIT, other = STRBUF_INIT;
     size_t nbefore = 0;
@@ -36,7 +27,7 @@ static void check_shadowing(struct doctor *d)
         char *hit = search_find(&s, *p, NULL, 0, &step);
         /* every copy found ahead of the project's own folder */
         while (hit && step < own) {
-            if (!same_dir(hit, own_path)) {
+            if (!fs_same_path(hit, own_path)) {
                 char ver[64];
                 cudnn_version_of_file(hit, ver, sizeof(ver));
                 sb_addf(&before, "%s'%s'%s%s%s via %s", nbefore++ ? ", " : "", hit,

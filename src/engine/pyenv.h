@@ -20,7 +20,7 @@ struct py_dist {
 
 /* The site-packages folders of the environment rooted at prefix (lib/python3.X/
  * site-packages, Lib/site-packages), then those of its base interpreter when pyvenv.cfg
- * includes the system's. NULL-terminated, malloc'd (cdm_strv_free); *own gets how many
+ * includes the system's. NULL-terminated, malloc'd (strv_free); *own gets how many
  * of them are the environment's own. */
 char **py_site_packages(const char *prefix, size_t *own);
 

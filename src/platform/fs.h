@@ -94,6 +94,8 @@ bool fs_read_file(const char *path, size_t max, struct strbuf *out);
  * cannot be read or one past max bytes is refused, the message naming path and what it
  * is (CDM_EIO). CDM_ENOTFOUND, with a message, when nothing is at path. */
 int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out);
+/* Two paths lead to the same existing file or folder (links resolved). */
+bool fs_same_path(const char *a, const char *b);
 /* An environment variable in UTF-8, malloc'd; NULL when unset. */
 char *fs_getenv(const char *name);
 

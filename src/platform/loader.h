@@ -69,6 +69,10 @@ void loader_search_order(const char *lib_path, const struct bin_imports *im, str
 void search_add(struct search *s, const char *dir, const char *origin);
 void search_add_list(struct search *s, const char *list, char sep, const char *origin_dir,
                      const char *origin);
+/* The same for a program whose path list (LD_LIBRARY_PATH, or PATH on Windows) is
+ * path_list (NULL: unset) instead of this process's: an activated project's program. */
+void loader_search_order_with(const char *lib_path, const struct bin_imports *im,
+                              const char *path_list, struct search *out);
 void search_free(struct search *s);
 /* Where the loader would find name, following s from step start: the path (malloc'd), and
  * in *step_out (may be NULL) the step that found it; NULL when nowhere. With im, files of

@@ -73,13 +73,19 @@ static void read_cache(struct ldcache *cache)
 
 void loader_search_order(const char *lib_path, const struct bin_imports *im, struct search *out)
 {
+    loader_search_order_with(lib_path, im, getenv("LD_LIBRARY_PATH"), out);
+}
+
+void loader_search_order_with(const char *lib_path, const struct bin_imports *im,
+                              const char *path_list, struct search *out)
+{
     memset(out, 0, sizeof(*out));
     char *origin_dir = lib_path ? path_dirname(lib_path) : NULL;
     /* ld.so: DT_RPATH (only without DT_RUNPATH), LD_LIBRARY_PATH, DT_RUNPATH, the cache,
      * then the built-in folders. */
     if (im && im->rpath && !im->runpath)
         search_add_list(out, im->rpath, ':', origin_dir, "RPATH");
-    search_add_list(out, getenv("LD_LIBRARY_PATH"), ':', NULL, "LD_LIBRARY_PATH");
+    search_add_list(out, path_list, ':', NULL, "LD_LIBRARY_PATH");
     if (im && im->runpath)
         search_add_list(out, im->runpath, ':', origin_dir, "RUNPATH");
     search_add(out, NULL, "the loader cache");

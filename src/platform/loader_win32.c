@@ -72,6 +72,14 @@ static char *system_dir(void)
 
 void loader_search_order(const char *lib_path, const struct bin_imports *im, struct search *out)
 {
+    char *path = fs_getenv("PATH");
+    loader_search_order_with(lib_path, im, path, out);
+    free(path);
+}
+
+void loader_search_order_with(const char *lib_path, const struct bin_imports *im,
+                              const char *path_list, struct search *out)
+{
     (void)im; /* PE files carry no search path of their own */
     memset(out, 0, sizeof(*out));
     /* The standard search order for a DLL's imports: its folder (as LoadLibraryEx with
@@ -86,9 +94,7 @@ void loader_search_order(const char *lib_path, const struct bin_imports *im, str
     if (sys)
         search_add(out, sys, "System32");
     free(sys);
-    char *path = fs_getenv("PATH");
-    search_add_list(out, path, ';', NULL, "PATH");
-    free(path);
+    search_add_list(out, path_list, ';', NULL, "PATH");
 }
 
 bool loader_is_builtin(const char *name)

@@ -32,11 +32,23 @@ archive() {
   printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' \
     "$major" "$minor" "$patch" >"$top/include/cudnn_version.h"
   cp "$top/include/cudnn_version.h" "$top/include/cudnn.h"
-  stub "$top/lib/libcudnn.so.$major.$minor.$patch" -Wl,-soname,libcudnn.so.$major "$@" || return 1
+  stub "$top/lib/libcudnn.so.$major.$minor.$patch" -Wl,-soname,libcudnn.so.$major \
+    -Wl,--enable-new-dtags,-rpath,'$ORIGIN' "$@" || return 1
   ln -s "libcudnn.so.$major.$minor.$patch" "$top/lib/libcudnn.so.$major"
   ln -s "libcudnn.so.$major" "$top/lib/libcudnn.so"
-  stub "$top/lib/libcudnn_graph.so.$major.$minor.$patch" -DSTUB_SUB -Wl,-soname,libcudnn_graph.so.$major
-  ln -s "libcudnn_graph.so.$major.$minor.$patch" "$top/lib/libcudnn_graph.so.$major"
+  # every sub-library cuDNN opens by name, with its soname and RUNPATH $ORIGIN, as NVIDIA's
+  local sub subs="graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled"
+  [ "$major" = 8 ] && subs="ops_infer ops_train cnn_infer cnn_train adv_infer adv_train"
+  for sub in $subs; do
+    local built=$W/subs/libcudnn_$sub.so.$major
+    if [ ! -f "$built" ]; then
+      mkdir -p "$W/subs"
+      stub "$built" -DSTUB_SUB -Wl,-soname,libcudnn_$sub.so.$major \
+        -Wl,--enable-new-dtags,-rpath,'$ORIGIN' || return 1
+    fi
+    cp "$built" "$top/lib/libcudnn_$sub.so.$major.$minor.$patch"
+    ln -s "libcudnn_$sub.so.$major.$minor.$patch" "$top/lib/libcudnn_$sub.so.$major"
+  done
   echo "stand-in" >"$top/LICENSE"
   tar -C "$W" -cJf "$W/$name.tar.xz" "$name"
   printf '%s\n' "$W/$name.tar.xz"
@@ -146,7 +158,9 @@ check "the sub-library's imports are fine" test "$(status deps.libcudnn_graph.so
 # ---- no GPU, and a GPU that cuDNN cannot use -----------------------------------------
 nogpu=$(archive 9.4.0.58 12 -DSTUB_CREATE=1001 -DSTUB_VERSION=90400)
 run_cdm install "$nogpu"
-CDM_DRIVER_LIB_PATH=$SCRATCH/nodriver run_cdm doctor --json --cudnn 9.4
+# (LD_LIBRARY_PATH still names p1's 9.1.0 here, whose sub-libraries a program loading 9.4's
+# libcudnn.so.9 would get: the same-install rule fails that, so it goes for these runs)
+LD_LIBRARY_PATH= CDM_DRIVER_LIB_PATH=$SCRATCH/nodriver run_cdm doctor --json --cudnn 9.4
 expect_rc 0 "no driver: doctor warns, it does not fail or crash"
 check "library.handle warns that there is no GPU, naming the status" \
   sh -c 'test "$1" = warn && printf "%s" "$2" | grep -q "no GPU here.*CUDNN_STATUS_NOT_INITIALIZED (1001)"' _ "$(status library.handle)" "$(detail library.handle)"

@@ -36,6 +36,43 @@ diag "handle: $real_status"
 check "cudnnCreate without a GPU is a warning naming the status (CUDNN_STATUS_NOT_INITIALIZED)" \
   sh -c 'test "$1" = warn && printf "%s" "$2" | grep -q "CUDNN_STATUS_NOT_INITIALIZED"' _ "$(status library.handle)" "$real_status"
 check "the activated project's copy comes first (not the machine's)" test "$(status shadowing)" = ok
-check "without a GPU, doctor still passes (warnings only)" test "$(json 'd["ok"]')" = True
-expect_rc 0 "and exits 0"
+
+# The archive packed here holds only libcudnn.so.9 (tests stay fast), so the sub-libraries
+# it opens by name would come from the machine's own cuDNN through the loader cache: a
+# mixed cuDNN, which the same-install rule names (and nothing else fails).
+check "without a GPU, only the same-install rule fails" \
+  test "$(json 'sorted(set(c["name"].split(".")[0] for c in d["checks"] if c["status"] == "fail"))')" = "['same']"
+expect_rc 1 "so the doctor exits 1"
+graph=$(json '[c["detail"] for c in d["checks"] if c["name"] == "same.libcudnn_graph.so.9"][0]')
+diag "same.libcudnn_graph.so.9: $graph"
+cached=""
+if ldconfig -p 2>/dev/null | grep -q 'libcudnn_graph.so.9 '; then
+  cached=$(ldconfig -p | sed -n 's/^[[:space:]]*libcudnn_graph.so.9 (.*) => //p' | head -1)
+  check "it names the outside copy the loader cache gives, with its version" \
+    sh -c 'printf "%s" "$1" | grep -q "takes .$2. (cuDNN $3[.0-9]*) via the loader cache: outside the install"' _ "$graph" "$cached" "$short"
+else
+  check "it names the sub-library as missing" sh -c 'printf "%s" "$1" | grep -q "finds it nowhere"' _ "$graph"
+fi
+
+# cdm doctor -- CMD on the real library: the project's libcudnn.so.9 is found through the
+# activated LD_LIBRARY_PATH, and cudnnGetVersion makes it open libcudnn_graph.so.9 by name,
+# which this install lacks: the process holds cuDNN from two folders.
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PY=python3
+if [ -z "$cached" ] || ! "$PY" -c 'import ctypes' 2>/dev/null; then
+  skip "doctor -- python3 on the real cuDNN" "no libcudnn_graph.so.9 in the loader cache, or no python3 with ctypes"
+else
+  printf '%s\n' 'import ctypes' 'lib = ctypes.CDLL("libcudnn.so.9")' \
+    'print("cudnnGetVersion", lib.cudnnGetVersion())' >"$SCRATCH/version.py"
+  unset LD_LIBRARY_PATH
+  run_cdm doctor --json -- "$PY" "$SCRATCH/version.py"
+  expect_rc 1 "doctor -- python3 fails: cuDNN from two folders"
+  check "the command's output went to stderr, leaving stdout to the JSON" \
+    sh -c 'printf "%s" "$1" | grep -q "cudnnGetVersion 9"' _ "$ERR"
+  check "libcudnn.so.9 from the store, through the activated link" \
+    test "$(json '[(l["install"], l["path"]) for l in d["loaded"] if l["path"].endswith("/libcudnn.so.9")][0]')" = "('$id', '$SCRATCH/p/cuda_link/lib/libcudnn.so.9')"
+  check "libcudnn_graph.so.9 from the machine's folder, by the loader cache" \
+    test "$(json '[(l["install"], l["real_path"], "loader cache" in l["why"]) for l in d["loaded"] if l["path"].endswith("libcudnn_graph.so.9")][0]')" = "(None, '$(realpath "$cached")', True)"
+  check "run.cudnn names both folders" \
+    sh -c 'printf "%s" "$1" | grep -q "from 2 folders: .$2. .*and .$3."' _ "$(detail run.cudnn)" "$CDM_ROOT/$id/lib" "$(dirname "$(realpath "$cached")")"
+fi
 done_testing

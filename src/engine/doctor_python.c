@@ -1,0 +1,154 @@
+/*
+ * The doctor's Python layer: which cuDNN the project's Python environments will load.
+ * PyTorch and ONNX Runtime take cuDNN from the nvidia-cudnn wheel through their own RPATH
+ * ($ORIGIN/../../nvidia/cudnn/lib), which beats LD_LIBRARY_PATH, while the sub-libraries that
+ * cuDNN opens by name follow LD_LIBRARY_PATH: an environment whose wheel is not the
+ * project's (cdm attach) mixes two cuDNN copies once the project is activated. conda keeps
+ * cuDNN in $CONDA_PREFIX/lib, which its packages' RPATH prefers the same way.
+ */
+#include "cudnn_lib.h"
+#include "doctor.h"
+#include "libfile.h"
+#include "platform/fs.h"
+#include "pyenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A check name per environment: python.venv, python.venv2, python.conda. */
+static char *check_name(const struct py_env *e, size_t nth)
+{
+    const char *kind = e->kind == PY_CONDA ? "conda" : "venv";
+    return nth ? xasprintf("python.%s%u", kind, (unsigned)(nth + 1)) : xasprintf("python.%s", kind);
+}
+
+/* The project's own library folder, as the environment should reach it. */
+/* Windows or POSIX names: the install's, else this machine's. */
+static bool windows(const struct doctor *d)
+{
+    return d->have_install ? d->windows : str_starts_with(cdm_host_platform(), "windows");
+}
+
+static bool leads_to_project(struct doctor *d, const char *folder)
+{
+    return d->have_install && fs_same_path(folder, d->lib_dir);
+}
+
+static void check_venv(struct doctor *d, const struct py_env *e, const char *name)
+{
+    size_t own = 0;
+    char **sites = py_site_packages(e->prefix, &own);
+    char *folder = NULL;
+    struct py_dist wheel;
+    bool found = false;
+    for (size_t i = 0; sites[i] && !found; i++)
+        found = py_cudnn_wheel(sites[i], windows(d), &folder, &wheel);
+    struct py_requirement pin;
+    bool pinned = py_framework_requirement(sites, &pin);
+    /* a venv of the project itself is the project's business; VIRTUAL_ENV may be another's */
+    bool in_project = strcmp(e->why, "VIRTUAL_ENV") != 0;
+    enum cdm_check_status bad = in_project ? CDM_CHECK_FAIL : CDM_CHECK_WARN;
+    char *attach = xasprintf("run 'cdm attach %s%s%s'", e->prefix, d->have_project ? " " : "",
+                             d->have_project ? d->project.path : "");
+    if (!found) {
+        doctor_add(d, name, CDM_CHECK_OK, NULL,
+                   "'%s' (%s) has no cuDNN wheel%s%s: its programs take cuDNN from the "
+                   "loader's search path, which activation sets",
+                   e->prefix, e->why, pinned ? "; " : "", pinned ? pin.framework : "");
+    } else if (fs_kind(folder) == FS_LINK && leads_to_project(d, folder)) {
+        doctor_add(d, name, CDM_CHECK_OK, NULL,
+                   "'%s' (%s) is attached: '%s' leads to the project's %s", e->prefix, e->why,
+                   folder, d->install.id);
+    } else {
+        struct lib_origin o;
+        char *front = cudnn_lib_file("", d->have_install ? d->major : 9, windows(d));
+        char *front_path = path_join(folder, front);
+        lib_origin(d->ctx, front_path, &o);
+        const char *version = o.version[0] ? o.version : wheel.version;
+        const char *who = pinned ? pin.framework : "its frameworks";
+        if (!d->have_install) {
+            doctor_add(d, name, CDM_CHECK_OK, NULL, "'%s' (%s): %s load cuDNN %s from '%s'",
+                       e->prefix, e->why, who, version[0] ? version : "(version unknown)", folder);
+        } else if (!version[0] || !lib_same_version(version, d->install.version)) {
+            doctor_add(d, name, bad, attach,
+                       "'%s' (%s): %s load cuDNN %s from '%s' (their RPATH beats "
+                       "LD_LIBRARY_PATH), not the project's %s; with the project activated the "
+                       "sub-libraries cuDNN opens by name come from the project: two cuDNN "
+                       "versions in one process",
+                       e->prefix, e->why, who, version[0] ? version : "of unknown version", folder,
+                       d->install.id);
+        } else {
+            doctor_add(d, name, CDM_CHECK_WARN, attach,
+                       "'%s' (%s): %s load the wheel's own copy of cuDNN %s from '%s', the "
+                       "project's version but not its files: a later 'cdm link' or 'cdm "
+                       "rollback' will not reach it",
+                       e->prefix, e->why, who, version, folder);
+        }
+        free(front_path);
+        free(front);
+    }
+    free(attach);
+    free(folder);
+    strv_free(sites);
+}
+
+static void check_conda(struct doctor *d, const struct py_env *e, const char *name)
+{
+    char *dir = path_join(e->prefix, windows(d) ? "Library/bin" : "lib");
+    char *front = cudnn_lib_file("", d->have_install ? d->major : 9, windows(d));
+    char *path = path_join(dir, front);
+    if (fs_kind(path) == FS_NONE) {
+        doctor_add(d, name, CDM_CHECK_OK, NULL,
+                   "the conda environment '%s' has no %s: its programs take cuDNN from the "
+                   "loader's search path",
+                   e->prefix, front);
+    } else {
+        char version[64];
+        cudnn_version_of_file(path, version, sizeof(version));
+        if (d->have_install && (!version[0] || !lib_same_version(version, d->install.version))) {
+            char *fix = xasprintf(
+                "conda environments are not attached by cdm: install the project's version in "
+                "it (conda install -c conda-forge cudnn=%d.%d), or remove its cudnn package "
+                "(conda remove --force cudnn) so the activated project's comes first",
+                d->major, d->minor);
+            doctor_add(d, name, CDM_CHECK_WARN, fix,
+                       "the conda environment '%s' holds cuDNN %s ('%s'), which its packages' "
+                       "RPATH ($ORIGIN/../lib) prefers to the project's %s",
+                       e->prefix, version[0] ? version : "of unknown version", path, d->install.id);
+            free(fix);
+        } else {
+            doctor_add(d, name, CDM_CHECK_OK, NULL,
+                       "the conda environment '%s' holds cuDNN %s ('%s')%s", e->prefix,
+                       version[0] ? version : "of unknown version", path,
+                       d->have_install ? ", the project's version" : "");
+        }
+    }
+    free(path);
+    free(front);
+    free(dir);
+}
+
+static void check_python(struct doctor *d)
+{
+    struct py_env *envs = NULL;
+    size_t n = 0;
+    py_envs_find(d->have_project ? d->project.path : NULL, &envs, &n);
+    if (!n)
+        doctor_add(d, "python", CDM_CHECK_SKIP, NULL,
+                   "no Python environment: none in the project (.venv, venv), and neither "
+                   "VIRTUAL_ENV nor CONDA_PREFIX is set");
+    size_t venvs = 0, condas = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *name = check_name(&envs[i], envs[i].kind == PY_CONDA ? condas++ : venvs++);
+        if (envs[i].kind == PY_CONDA)
+            check_conda(d, &envs[i], name);
+        else
+            check_venv(d, &envs[i], name);
+        free(name);
+    }
+    free(envs);
+}
+
+static const doctor_check_fn python_checks[] = {check_python};
+const struct doctor_layer doctor_python_layer = {"python", python_checks,
+                                                 CDM_ARRAY_LEN(python_checks)};
