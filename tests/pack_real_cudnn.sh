@@ -2,22 +2,28 @@
 # Packs the machine's real cuDNN (CUDNN_FACTS.md section 7) into an archive of layout C,
 # as NVIDIA names and lays it out: cudnn-linux-<arch>-<A.B.C.D>_cuda<N>-archive.tar.xz.
 #
-#   pack_real_cudnn.sh OUT_DIR [--full] [--cuda-root DIR]
+#   pack_real_cudnn.sh OUT_DIR [--full] [--cuda-root DIR] [--build N] [--cuda N]
 #
 # Without --full only the headers and libcudnn.so.9 (the 128 KiB front library that
 # answers cudnnGetVersion) are packed, so tests stay fast; --full packs every libcudnn*
 # (about 470 MB, for benchmarks). Prints the archive's path. Exits 77 with the reason on
-# stderr when there is no real cuDNN here, so callers can skip.
+# stderr when there is no real cuDNN here, so callers can skip. --build and --cuda give the
+# build number and CUDA major where no wheel's dist-info or cuda-N folder name says them
+# (a Debian-style cuDNN in /usr/lib/x86_64-linux-gnu).
 set -euo pipefail
 
 out_dir=${1:?usage: pack_real_cudnn.sh OUT_DIR [--full] [--cuda-root DIR]}
 shift
 full=0
 cuda_root=""
+build=""
+cuda=""
 while [ $# -gt 0 ]; do
   case $1 in
     --full) full=1 ;;
     --cuda-root) cuda_root=$2; shift ;;
+    --build) build=$2; shift ;;
+    --cuda) cuda=$2; shift ;;
     *) echo "pack_real_cudnn: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -46,9 +52,9 @@ major=$(macro CUDNN_MAJOR)
 minor=$(macro CUDNN_MINOR)
 patch=$(macro CUDNN_PATCHLEVEL)
 # The build number is not in the header: the wheel's dist-info has it, else use 0.
-build=$(ls -d "$cuda_root"/dist-info/nvidia_cudnn_cu*-"$major.$minor.$patch".*.dist-info 2>/dev/null |
+[ -n "$build" ] || build=$(ls -d "$cuda_root"/dist-info/nvidia_cudnn_cu*-"$major.$minor.$patch".*.dist-info 2>/dev/null |
   sed -n 's/.*-[0-9]*\.[0-9]*\.[0-9]*\.\([0-9]*\)\.dist-info$/\1/p' | head -n1)
-cuda=$(ls -d "$cuda_root"/dist-info/nvidia_cudnn_cu*.dist-info 2>/dev/null |
+[ -n "$cuda" ] || cuda=$(ls -d "$cuda_root"/dist-info/nvidia_cudnn_cu*.dist-info 2>/dev/null |
   sed -n 's/.*nvidia_cudnn_cu\([0-9]*\)-.*/\1/p' | head -n1)
 if [ -z "$cuda" ]; then
   cuda=$(basename "$(readlink -f "$cuda_root")" | sed -n 's/^cuda-\([0-9]*\).*/\1/p')

@@ -139,7 +139,7 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
 
 static const struct cli_arg doctor_args[] = {
     {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
-    {"CMD", CLI_ARG_REST, CLI_COMPLETE_FILES},
+    {"CMD ARGS", CLI_ARG_REST, CLI_COMPLETE_FILES},
     CLI_ARG_END,
 };
 
@@ -159,14 +159,18 @@ const struct cli_command cli_cmd_doctor = {
     .description =
         "Checks, in order: the store and the project's link and pin; loading the project's "
         "cuDNN and calling it; its libraries' imports; other cuDNN copies the loader finds "
-        "first; the driver and the CUDA toolkit against the compatibility tables.\n"
+        "first; the driver and the CUDA toolkit against the compatibility tables; that every "
+        "cuDNN library the install needs (imported or opened by name) comes from the install; "
+        "the cuDNN that the project's Python environments (.venv, venv, VIRTUAL_ENV, "
+        "CONDA_PREFIX) load.\n"
         "PROJECT defaults to the nearest folder upwards with a link or pin file; without "
         "one only the store is checked, unless --cudnn names an install to examine.\n"
+        "With -- CMD [ARGS...]: run CMD with the project activated (as 'cdm activate' sets "
+        "it), wait for it, and report every cuDNN, CUDA runtime, cuBLAS and NVRTC library its "
+        "processes loaded, from where and why; cuDNN from two folders or versions, or from "
+        "outside the project's install, fails. With --json the command's standard output goes "
+        "to standard error.\n"
         "Environment: CDM_DRIVER_LIB_PATH, a list of folders, replaces the loader's search "
         "for the driver's NVML and libcuda (nvml.dll, nvcuda.dll) libraries.\n"
-        "With -- CMD [ARGS...]: run the command as 'cdm activate' would set its environment, "
-        "wait for it, and report every cuDNN, CUDA runtime, cuBLAS and NVRTC library its "
-        "processes loaded, where from and why; a check fails when cuDNN came from more than "
-        "one folder or version, or from outside the project's install.\n"
         "Exit status 1 when a check fails.\n",
 };

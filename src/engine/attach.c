@@ -152,31 +152,38 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     }
     if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist)))
         goto out;
-    struct cdm_activation act;
-    if ((rc = cdm_activation_find(ctx, req->project, req->project == NULL, &act)))
+    /* The project and its install come first, so that a refusal needs no link yet. */
+    struct cdm_project proj;
+    rc = req->project ? cdm_project_open(ctx, req->project, &proj)
+                      : cdm_project_find(ctx, NULL, &proj);
+    if (rc)
         goto out;
+    const char *id = *proj.linked_id ? proj.linked_id : proj.pinned_id;
     struct cdm_install_info in;
-    if ((rc = db_install_get(ctx, act.id, &in, NULL)))
+    if (!*id || db_install_get(ctx, id, &in, NULL) != CDM_OK) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cannot attach '%s' to '%s': the project uses no installed cuDNN "
+                           "(%s); run 'cdm link %s VERSION'",
+                           venv, proj.path, *id ? id : "no link, no pin file", proj.path);
         goto out;
+    }
     if (strcmp(in.platform, cdm_host_platform())) {
         rc = cdm_error_set(ctx, CDM_EMISMATCH,
                            "cannot attach '%s' to '%s': it uses %s, an install for %s, and this "
                            "machine is %s",
-                           venv, act.project, in.id, in.platform, cdm_host_platform());
+                           venv, proj.path, in.id, in.platform, cdm_host_platform());
         goto out;
     }
-    target = project_target(&act);
     copy_str(out->venv, sizeof(out->venv), venv);
     copy_str(out->folder, sizeof(out->folder), folder);
-    copy_str(out->target, sizeof(out->target), target);
-    copy_str(out->project, sizeof(out->project), act.project);
+    copy_str(out->project, sizeof(out->project), proj.path);
     copy_str(out->install_id, sizeof(out->install_id), in.id);
     if (dist.name[0])
         snprintf(out->wheel, sizeof(out->wheel), "%s %s", dist.name, dist.version);
 
     struct db_attachment cur;
     rc = db_attach_current(ctx, folder, &cur);
-    if (rc == CDM_OK && !strcmp(cur.target, target)) {
+    if (rc == CDM_OK && !strcmp(cur.project, proj.path)) {
         fill_result(out, &cur);
         goto out; /* attached to this project already */
     }
@@ -212,17 +219,27 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot attach '%s' to '%s': %s%s%s%s; link the project to a "
                                "cuDNN the framework accepts, or pass --force",
-                               venv, act.project, why, pin.text[0] ? " (Requires-Dist: " : "",
+                               venv, proj.path, why, pin.text[0] ? " (Requires-Dist: " : "",
                                pin.text, pin.text[0] ? ")" : "");
             goto out;
         }
         copy_str(out->overridden, sizeof(out->overridden), why);
     }
+    /* the link goes through the project's own link, as activation's paths do */
+    struct cdm_activation act;
+    if ((rc = cdm_activation_find(ctx, proj.path, false, &act))) {
+        char *why_not = xstrdup(cdm_error_message(ctx));
+        cdm_error_set(ctx, rc, "cannot attach '%s': %s", venv, why_not);
+        free(why_not);
+        goto out;
+    }
+    target = project_target(&act);
+    copy_str(out->target, sizeof(out->target), target);
 
     /* the change, in the order recovery expects */
     copy_str(a->venv, sizeof(a->venv), venv);
     copy_str(a->folder, sizeof(a->folder), folder);
-    copy_str(a->project, sizeof(a->project), act.project);
+    copy_str(a->project, sizeof(a->project), proj.path);
     copy_str(a->target, sizeof(a->target), target);
     copy_str(a->install_id, sizeof(a->install_id), in.id);
     copy_str(a->wheel, sizeof(a->wheel), out->wheel);

@@ -177,13 +177,12 @@ static char *venv_of(const char *path)
         const char *m = strstr(path, markers[i]);
         if (!m)
             continue;
-        char *site = xstrndup(path, (size_t)(m - path));
-        char *up1 = path_dirname(site), *up2 = path_dirname(up1);
-        bool lib_python = str_starts_with(path_basename(up1), "python");
-        char *venv = lib_python ? path_dirname(up2) : xstrdup(up1);
-        free(site);
-        free(up1);
-        free(up2);
+        char *above = xstrndup(path, (size_t)(m - path)); /* .../lib/python3.X or ...\Lib */
+        char *lib = path_dirname(above);
+        char *venv = str_starts_with(path_basename(above), "python") ? path_dirname(lib) : lib;
+        if (venv != lib)
+            free(lib);
+        free(above);
         return venv;
     }
     return NULL;

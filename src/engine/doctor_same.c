@@ -19,6 +19,7 @@ struct need {
     char *name;
     char *needer;       /* the install's library that imports or opens it */
     bool by_name;       /* opened by name at run time (else imported) */
+    bool versioned;     /* the fully versioned name, asked first: reported only when outside */
     struct strbuf also; /* "; libcudnn_cnn.so.9 imports it too" */
 };
 
@@ -50,6 +51,14 @@ static void add_need(struct need **v, size_t *n, const char *name, const char *n
     }
 }
 
+static bool found_outside(struct doctor *d, const char *found)
+{
+    char *dir = path_dirname(found);
+    bool outside = !fs_same_path(d->lib_dir, dir);
+    free(dir);
+    return outside;
+}
+
 static char *lacks_fix(const char *name, const char *id)
 {
     return xasprintf("the install has no %s: 'cdm verify %s' says whether it went missing "
@@ -74,6 +83,16 @@ static void check_need(struct doctor *d, const struct need *x, const char *path_
     char *found = search_find(&s, x->name, have_im ? &im : NULL, 0, &step);
     char *check = xasprintf("same.%s", x->name);
     const char *how = x->by_name ? "opens" : "imports";
+    if (x->versioned && (!found || !found_outside(d, found))) {
+        /* not there, or the install's own: the main library falls back to, or has, its own */
+        free(check);
+        free(found);
+        search_free(&s);
+        if (have_im)
+            bin_imports_free(&im);
+        free(needer_path);
+        return;
+    }
     struct strbuf who = STRBUF_INIT;
     sb_addf(&who, "%s %s %s%s%s", x->needer, how, x->name, x->by_name ? " by name" : "",
             sb_str(&x->also));
@@ -130,8 +149,17 @@ static void check_same_install(struct doctor *d)
     size_t n = 0;
     struct cudnn_sublibs subs;
     cudnn_sublibs(d->major, d->minor, d->windows, d->lib_dir, &subs);
-    for (size_t i = 0; i < subs.count; i++)
+    for (size_t i = 0; i < subs.count; i++) {
         add_need(&v, &n, subs.v[i].file, subs.v[i].opener, true);
+        /* cuDNN 9's main library asks for libcudnn_graph.so.9.14.0 before libcudnn_graph.so.9
+         * (seen with 9.14): a copy of that name elsewhere beats the install's */
+        if (!d->windows) {
+            char *full = xasprintf("%s.%d.%d", subs.v[i].file, d->minor, d->patch);
+            add_need(&v, &n, full, subs.v[i].opener, true);
+            v[n - 1].versioned = true;
+            free(full);
+        }
+    }
     cudnn_sublibs_free(&subs);
 
     for (char **lib = d->libs; *lib; lib++) {

@@ -98,6 +98,15 @@ check "and who needs it: the main library by name, libcudnn_cnn by import" \
 check "the fix says the install lacks it" sh -c 'printf "%s" "$1" | grep -q "the install has no libcudnn_ops.so.9"' _ "$(fixtext same.libcudnn_ops.so.9)"
 check "the other sub-libraries are fine" test "$(status same.libcudnn_graph.so.9)" = ok
 
+# cuDNN 9's main library asks for the fully versioned name first (libcudnn_graph.so.9.1.0):
+# a file of that name elsewhere beats the install, which has only libcudnn_graph.so.9.
+mkdir -p "$SCRATCH/versioned"
+cp "$O/lib/libcudnn_graph.so.9" "$SCRATCH/versioned/libcudnn_graph.so.9.1.0"
+LD_LIBRARY_PATH=$SCRATCH/versioned run_cdm doctor --json "$SCRATCH/pa"
+expect_rc 1 "a libcudnn_graph.so.9.1.0 outside the install, found first, fails"
+check "same.libcudnn_graph.so.9.1.0 names it" \
+  sh -c 'test "$1" = fail && printf "%s" "$2" | grep -q "opens libcudnn_graph.so.9.1.0 by name, and the loader takes .$3/libcudnn_graph.so.9.1.0."' _ "$(status same.libcudnn_graph.so.9.1.0)" "$(detail same.libcudnn_graph.so.9.1.0)" "$SCRATCH/versioned"
+
 run_cdm doctor --json "$SCRATCH/p8"
 expect_rc 1 "a cuDNN 8 install missing libcudnn_adv_train.so.8 fails"
 check "it is found nowhere" \

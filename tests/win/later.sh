@@ -165,12 +165,7 @@ has_detail() {
 }
 
 # The 8.8.0 zip with the stand-ins' real DLLs in place of the stand-in bytes.
-subs=()
-for part in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do
-  subs+=(--file "bin/cudnn_${part}64_8.dll=$STUB_CUDNN_SUB")
-done
-win88=$(fixture cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
-  --file "bin/cudnn64_8.dll=$STUB_CUDNN8" "${subs[@]}")
+win88=$(fixture_win88)
 run_cdm install "$(wpath "$win88")"
 expect_rc 0 "the 8.8.0 zip with stand-in DLLs installs"
 dll="$CDM_ROOT\\8.8.0.121-cuda11\\bin\\cudnn64_8.dll"
@@ -191,8 +186,7 @@ check "no check fails" test "$RC" -eq 0 -a "$(json 'd["ok"]')" = True
 if [ -z "${STUB_CUDNN8_ZLIBWAPI:-}" ]; then
   skip "doctor names a missing zlibwapi.dll" "no dlltool in this build to make zlibwapi.dll's import library"
 else
-  win88z=$(fixture cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
-    --file "bin/cudnn64_8.dll=$STUB_CUDNN8_ZLIBWAPI" "${subs[@]}")
+  win88z=$(fixture_win88 "$STUB_CUDNN8_ZLIBWAPI")
   export CDM_ROOT=$(wpath "$SCRATCH/store-zlib")
   run_cdm install "$(wpath "$win88z")"
   expect_rc 0 "the 8.8.0 zip whose cudnn64_8.dll imports zlibwapi.dll installs"

@@ -28,3 +28,15 @@ run_cdm() {
 has_command() {
   "$WINE" "$CDM_EXE" help "$1" >/dev/null 2>&1
 }
+
+# fixture_win88 [MAIN_DLL]: the 8.8.0 zip with real stand-in DLLs (tests/stub_cudnn.c) in
+# place of the stand-in bytes: cudnn64_8.dll (MAIN_DLL, default $STUB_CUDNN8) and its six
+# sub-libraries. Prints its path.
+fixture_win88() {
+  local subs=() part
+  for part in ops_infer ops_train cnn_infer cnn_train adv_infer adv_train; do
+    subs+=(--file "bin/cudnn_${part}64_8.dll=$STUB_CUDNN_SUB")
+  done
+  fixture cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
+    --file "bin/cudnn64_8.dll=${1:-$STUB_CUDNN8}" "${subs[@]}"
+}
