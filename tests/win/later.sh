@@ -181,7 +181,13 @@ check "cudnnCreate's status named (no GPU under Wine)" \
 check "the PE import table is read and its DLLs found in System32" \
   has_detail deps.cudnn64_8.dll ok "2 import(s), all found: KERNEL32.dll (System32), msvcrt.dll (System32)"
 check "the sub-libraries' imports too" has_detail deps.cudnn_ops_infer64_8.dll ok "all found"
-check "no check fails" test "$RC" -eq 0 -a "$(json 'd["ok"]')" = True
+# cudnn64_8.dll opens its sub-libraries by name, and Windows searches PATH for them, not
+# the DLL's folder: without the install's bin on PATH they are found nowhere.
+check "the sub-libraries cuDNN opens by name are found nowhere without bin on PATH" \
+  has_detail same.cudnn_ops_infer64_8.dll fail "cudnn64_8.dll opens cudnn_ops_infer64_8.dll by name, and the loader finds it nowhere"
+WINEPATH="$CDM_ROOT\\8.8.0.121-cuda11\\bin" run_cdm doctor --cudnn 8.8.0 --json
+check "with the install's bin on PATH, as activation puts it, no check fails" \
+  test "$RC" -eq 0 -a "$(json 'd["ok"]')" = True
 
 if [ -z "${STUB_CUDNN8_ZLIBWAPI:-}" ]; then
   skip "doctor names a missing zlibwapi.dll" "no dlltool in this build to make zlibwapi.dll's import library"
