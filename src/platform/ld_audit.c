@@ -25,6 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* the banned functions, without the rest of base/util.h, which this library does not link */
+#include "base/banned.h"
+
 #define LINE_MAX_BYTES (6 * PATH_MAX)
 
 static int out_fd = -1;
