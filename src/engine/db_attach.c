@@ -110,6 +110,14 @@ int db_attach_current(cdm_ctx *ctx, const char *folder, struct db_attachment *ou
     return rc;
 }
 
+/* db_collect's reader */
+static int collect_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
+{
+    (void)ctx;
+    read_row(st, elem);
+    return CDM_OK;
+}
+
 int db_attach_unsettled(cdm_ctx *ctx, struct db_attachment **out, size_t *count)
 {
     *out = NULL;
@@ -121,13 +129,6 @@ int db_attach_unsettled(cdm_ctx *ctx, struct db_attachment **out, size_t *count)
                         &st);
     if (rc)
         return rc;
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        *out = xrealloc(*out, (*count + 1) * sizeof(**out));
-        read_row(st, &(*out)[(*count)++]);
-    }
-    if (step != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot read the attachments");
-    sqlite3_finalize(st);
-    return rc;
+    return db_collect(ctx, st, sizeof(**out), collect_row, "cannot read the attachments",
+                      (void **)out, count);
 }
