@@ -29,7 +29,7 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
         return;
     }
     if (*r->overridden)
-        fprintf(stderr, "cdm: warning: attached although %s (--force)\n", r->overridden);
+        cli_eprintf("cdm: warning: attached although %s (--force)\n", r->overridden);
     if (attach && !r->changed)
         cli_info(cli, "'%s' follows '%s' already ('%s' -> '%s')\n", r->venv, r->project, r->folder,
                  r->target);

@@ -48,21 +48,21 @@ static void print_loaded(const struct cdm_doctor_report *r)
 {
     if (!r->ran)
         return;
-    printf("loaded by the command (exit status %d):\n", r->exit_code);
+    cli_printf("loaded by the command (exit status %d):\n", r->exit_code);
     if (!r->loaded_count)
-        printf("  no cuDNN, CUDA runtime, cuBLAS or NVRTC library\n");
+        cli_printf("  no cuDNN, CUDA runtime, cuBLAS or NVRTC library\n");
     for (size_t i = 0; i < r->loaded_count; i++) {
         const struct cdm_loaded *l = &r->loaded[i];
-        printf("  %-8s %s\n", l->kind, l->path);
+        cli_printf("  %-8s %s\n", l->kind, l->path);
         if (strcmp(l->path, l->real_path))
-            printf("           -> %s\n", l->real_path);
+            cli_printf("           -> %s\n", l->real_path);
         if (l->install)
-            printf("           %s, from the store's %s\n", *l->version ? l->version : "?",
-                   l->install);
+            cli_printf("           %s, from the store's %s\n", *l->version ? l->version : "?",
+                       l->install);
         else
-            printf("           %s, outside the store: %s\n",
-                   *l->version ? l->version : "version unknown", l->folder);
-        printf("           why: %s\n", l->why);
+            cli_printf("           %s, outside the store: %s\n",
+                       *l->version ? l->version : "version unknown", l->folder);
+        cli_printf("           why: %s\n", l->why);
     }
 }
 

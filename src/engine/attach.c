@@ -160,7 +160,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         goto out;
     const char *id = *proj.linked_id ? proj.linked_id : proj.pinned_id;
     struct cdm_install_info in;
-    if (!*id || db_install_get(ctx, id, &in, NULL) != CDM_OK) {
+    if (!*id || db_install_get(ctx, id, &in) != CDM_OK || in.state != CDM_INSTALL_OK) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cannot attach '%s' to '%s': the project uses no installed cuDNN "
                            "(%s); run 'cdm link %s VERSION'",

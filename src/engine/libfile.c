@@ -39,8 +39,7 @@ static bool in_install(cdm_ctx *ctx, const char *real, struct cdm_install_info *
         return false;
     memcpy(id, rest, idn);
     id[idn] = '\0';
-    char state[16] = "";
-    return db_install_get(ctx, id, in, state) == CDM_OK && !strcmp(state, "ok");
+    return db_install_get(ctx, id, in) == CDM_OK && in->state == CDM_INSTALL_OK;
 }
 
 void lib_origin(cdm_ctx *ctx, const char *path, struct lib_origin *out)
