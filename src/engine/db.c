@@ -61,8 +61,9 @@ static const char *const migrations[] = {
     "CREATE INDEX IF NOT EXISTS generations_pending ON generations(project, generation) "
     "WHERE state = 'pending';",
     /* 5: Python environments whose cuDNN wheel folder cdm attach replaced with a link (the
-     * original moved aside to `original`); state attaching, attached, detaching, detached */
-    "CREATE TABLE attachments ("
+     * original moved aside to `original`); state attaching, attached, detaching, detached.
+     * IF NOT EXISTS, so that an index set back to an older user_version migrates again */
+    "CREATE TABLE IF NOT EXISTS attachments ("
     "  id INTEGER PRIMARY KEY,"
     "  venv TEXT NOT NULL,"
     "  folder TEXT NOT NULL,"
@@ -74,7 +75,7 @@ static const char *const migrations[] = {
     "  time INTEGER NOT NULL,"
     "  state TEXT NOT NULL"
     ");"
-    "CREATE INDEX attachments_folder ON attachments(folder);",
+    "CREATE INDEX IF NOT EXISTS attachments_folder ON attachments(folder);",
 };
 
 int db_fail(cdm_ctx *ctx, const char *what)
