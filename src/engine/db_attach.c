@@ -94,13 +94,12 @@ int db_attach_set_original(cdm_ctx *ctx, long long id, const char *original)
 int db_attach_current(cdm_ctx *ctx, const char *folder, struct db_attachment *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT " ATTACH_COLUMNS " FROM attachments WHERE folder = ?1 AND "
-                        "state <> 'detached' ORDER BY id DESC LIMIT 1",
-                        &st);
+    int rc = db_prepare_key(ctx,
+                            "SELECT " ATTACH_COLUMNS " FROM attachments WHERE folder = ?1 AND "
+                            "state <> 'detached' ORDER BY id DESC LIMIT 1",
+                            folder, &st);
     if (rc)
         return rc;
-    sqlite3_bind_text(st, 1, folder, -1, SQLITE_STATIC);
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW)
         read_row(st, out);

@@ -233,12 +233,13 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
         goto out;
     }
     const char *tmp = getenv("TMPDIR");
-    char *template = path_join(tmp && *tmp ? tmp : "/tmp", "cdm-trace.XXXXXX");
-    dir = mkdtemp(template) ? template : NULL;
+    /* mkdtemp fills in the X's: a private folder for the audit library's report */
+    char *pattern = path_join(tmp && *tmp ? tmp : "/tmp", "cdm-trace.XXXXXX");
+    dir = mkdtemp(pattern) ? pattern : NULL;
     if (!dir) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot make a temporary folder '%s': %s", template,
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot make a temporary folder '%s': %s", pattern,
                            strerror(errno));
-        free(template);
+        free(pattern);
         goto out;
     }
     file = path_join(dir, "loads");
