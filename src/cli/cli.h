@@ -56,6 +56,7 @@ struct cli_option {
     long long min, max;  /* CLI_INT: the range accepted */
     const char *expects; /* CLI_INT: what the value should be, for the error message */
     bool not_in_usage;   /* listed with the options, left out of the usage line */
+    bool required;       /* the command cannot run without it: a usage error when absent */
 };
 
 #define CLI_OPT_FLAG(name, help)                                                                   \

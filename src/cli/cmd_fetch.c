@@ -8,8 +8,6 @@ enum { OPT_INTO, OPT_CUDA, OPT_PLATFORM };
 static int run_fetch(struct cli *cli, const struct cli_args *args)
 {
     const char *into = args->value[OPT_INTO];
-    if (!into)
-        return cli_usage_error(cli, "say where to put the archive with --into DIR");
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
@@ -53,8 +51,12 @@ static const struct cli_arg fetch_args[] = {
 };
 
 static const struct cli_option fetch_options[] = {
-    [OPT_INTO] = CLI_OPT_VALUE("into", "DIR", CLI_COMPLETE_DIRS,
-                               "the folder to download into (made when missing)"),
+    [OPT_INTO] = {.name = "into",
+                  .value_name = "DIR",
+                  .kind = CLI_VALUE,
+                  .complete = CLI_COMPLETE_DIRS,
+                  .help = "the folder to download into (made when missing)",
+                  .required = true},
     [OPT_CUDA] = CLI_OPT_CUDA,
     [OPT_PLATFORM] = CLI_OPT_VALUE("platform", "P", CLI_COMPLETE_NONE,
                                    "another platform's archive (windows-x86_64, linux-sbsa)"),
@@ -69,8 +71,7 @@ const struct cli_command cli_cmd_fetch = {
     .options = fetch_options,
     .description =
         "For offline machines: DIR then works as an [install] sources folder (a SHA256SUMS "
-        "line is added) and as a [fetch] base (file:///DIR or the folder's path). --into is "
-        "required.\n"
+        "line is added) and as a [fetch] base (file:///DIR or the folder's path).\n"
         " cdm fetch 9.27 --cuda 13 --into /media/usb\n"
         " cdm install /media/usb/cudnn-linux-x86_64-9.27.0.48_cuda13-archive.tar.xz\n",
 };

@@ -73,7 +73,10 @@ static void add_usage_line(struct strbuf *sb, const char *prefix, const struct c
     for (const struct cli_option *o = options; o && o->name; o++) {
         if (o->not_in_usage)
             continue;
-        unit = xasprintf(o->value_name ? "[--%s %s]" : "[--%s]", o->name, o->value_name);
+        if (o->required)
+            unit = xasprintf(o->value_name ? "--%s %s" : "--%s", o->name, o->value_name);
+        else
+            unit = xasprintf(o->value_name ? "[--%s %s]" : "[--%s]", o->name, o->value_name);
         wrap_unit(&w, unit, strlen(unit));
         free(unit);
     }

@@ -150,6 +150,9 @@ int cli_parse(struct cli *cli, const struct cli_command *cmd, int argc, char **a
             ;
         return cli_usage_error(cli, "missing %s", a->name);
     }
+    for (size_t r = 0; r < rows; r++)
+        if (cmd->options[r].required && !out->given[r])
+            return cli_usage_error(cli, "missing option '--%s'", cmd->options[r].name);
     return read_numbers(cli, cmd->options, rows, out);
 }
 

@@ -240,6 +240,8 @@ run_cdm fetch 8.8.0 --cuda 12 --into "$offline" --json
 check "again: already there" test "$(json 'd["changed"]')" = False
 run_cdm fetch 8.8.0 --cuda 12
 expect_rc 2 "fetch without --into is a usage error"
+expect_err "missing option '--into'" "which names the option"
+expect_err "^usage: cdm fetch <VERSION> --into DIR \\[--cuda N\\]" "and the usage line shows it required"
 
 export CDM_FETCH_BASE=off
 printf '[install]\nsources = %s\n' "$offline" >"$CDM_CONFIG"

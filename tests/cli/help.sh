@@ -17,7 +17,7 @@ for c in $commands; do
   help_text=$OUT
   # the options section, the usage line and completion name the same options
   in_help=$(printf '%s\n' "$help_text" | sed -n '/^options:/,$p' | grep -o -- '^  \(-., \)\?--[a-z0-9-]*' | sed 's/.*--/--/' | sort)
-  in_usage=$(printf '%s\n' "$help_text" | sed -n '1,/^$/p' | grep -o -- '\[--[a-z0-9-]*' | tr -d '[' | sort)
+  in_usage=$(printf '%s\n' "$help_text" | sed -n '1,/^$/p' | grep -o -- '[[ ]--[a-z][a-z0-9-]*' | tr -d '[ ' | sort)
   run_cdm complete --current=-- -- "$c"
   offered=$(printf '%s\n' "$OUT" | grep -vx -- '--root\|--config\|--json\|--quiet\|--verbose\|--version\|--help' | sort)
   if [ "$in_help" = "$in_usage" ] && [ "$in_help" = "$offered" ]; then
