@@ -1,143 +1,143 @@
 #include "json.h"
 #include "text.h"
 
+#include <cJSON.h>
+
 void json_init(struct json *j)
 {
-    j->text = (struct strbuf)STRBUF_INIT;
-    j->depth = 0;
-    j->first[0] = true;
-    j->after_key = false;
+    memset(j, 0, sizeof(*j));
+}
+
+/* cJSON reports a failed allocation with NULL; like xmalloc, cdm cannot go on without it. */
+static void *checked(void *p)
+{
+    if (!p) {
+        fputs("cdm: out of memory writing the JSON document\n", stderr);
+        abort();
+    }
+    return p;
 }
 
 void json_print(struct json *j, FILE *out)
 {
-    fputs(sb_str(&j->text), out);
+    if (j->root) {
+        char *text = checked(cJSON_PrintUnformatted(j->root));
+        fputs(text, out);
+        fputc('\n', out);
+        cJSON_free(text);
+    }
     json_free(j);
 }
 
 void json_free(struct json *j)
 {
-    sb_free(&j->text);
+    cJSON_Delete(j->root);
+    free(j->open);
+    free(j->key);
+    memset(j, 0, sizeof(*j));
 }
 
-static void before_value(struct json *j)
+/* Put item where the document stands: the root, an array's next element, or the value of
+ * the key given last. */
+static cJSON *add(struct json *j, cJSON *item)
 {
-    if (j->after_key) {
-        j->after_key = false;
-        return;
+    checked(item);
+    if (j->depth == 0) {
+        cJSON_Delete(j->root); /* one document: a second root replaces the first */
+        j->root = item;
+        return item;
     }
-    if (!j->first[j->depth])
-        sb_addc(&j->text, ',');
-    j->first[j->depth] = false;
+    cJSON *parent = j->open[j->depth - 1];
+    if (cJSON_IsObject(parent)) {
+        /* cJSON copies the key; a value without one gets "" rather than a broken object */
+        if (!cJSON_AddItemToObject(parent, j->key ? j->key : "", item))
+            checked(NULL);
+        free(j->key);
+        j->key = NULL;
+    } else if (!cJSON_AddItemToArray(parent, item)) {
+        checked(NULL);
+    }
+    return item;
 }
 
-static void open_(struct json *j, char c)
+static void begin(struct json *j, cJSON *container)
 {
-    before_value(j);
-    sb_addc(&j->text, c);
-    if (j->depth + 1 < (int)(sizeof(j->first) / sizeof(j->first[0])))
-        j->depth++;
-    j->first[j->depth] = true;
+    add(j, container);
+    if (j->depth == j->cap) {
+        j->cap = j->cap ? 2 * j->cap : 8;
+        j->open = xrealloc(j->open, j->cap * sizeof(*j->open));
+    }
+    j->open[j->depth++] = container;
 }
 
-static void close_(struct json *j, char c)
+static void end(struct json *j)
 {
-    sb_addc(&j->text, c);
     if (j->depth > 0)
         j->depth--;
-    if (j->depth == 0)
-        sb_addc(&j->text, '\n');
 }
 
 void json_object_begin(struct json *j)
 {
-    open_(j, '{');
+    begin(j, cJSON_CreateObject());
 }
 
 void json_object_end(struct json *j)
 {
-    close_(j, '}');
+    end(j);
 }
 
 void json_array_begin(struct json *j)
 {
-    open_(j, '[');
+    begin(j, cJSON_CreateArray());
 }
 
 void json_array_end(struct json *j)
 {
-    close_(j, ']');
-}
-
-/* s as a JSON string; false when s was not UTF-8 (text_utf8 replaced what was not). */
-static bool write_string(struct strbuf *out, const char *s)
-{
-    struct strbuf utf8 = STRBUF_INIT;
-    bool valid = text_utf8(&utf8, s);
-    sb_addc(out, '"');
-    for (const unsigned char *p = (const unsigned char *)sb_str(&utf8); *p; p++) {
-        switch (*p) {
-        case '"':
-            sb_add(out, "\\\"");
-            break;
-        case '\\':
-            sb_add(out, "\\\\");
-            break;
-        case '\n':
-            sb_add(out, "\\n");
-            break;
-        case '\r':
-            sb_add(out, "\\r");
-            break;
-        case '\t':
-            sb_add(out, "\\t");
-            break;
-        default:
-            if (*p < 0x20)
-                sb_addf(out, "\\u%04x", *p);
-            else
-                sb_addc(out, (char)*p); /* UTF-8 passes through */
-        }
-    }
-    sb_addc(out, '"');
-    sb_free(&utf8);
-    return valid;
+    end(j);
 }
 
 void json_key(struct json *j, const char *key)
 {
-    before_value(j);
-    write_string(&j->text, key);
-    sb_addc(&j->text, ':');
-    j->after_key = true;
+    free(j->key);
+    j->key = xstrdup(key);
+}
+
+/* s as a JSON string; false when s was not UTF-8 (text_utf8 replaced what was not). */
+static bool add_string(struct json *j, const char *s)
+{
+    if (!s) {
+        add(j, cJSON_CreateNull());
+        return true;
+    }
+    struct strbuf utf8 = STRBUF_INIT;
+    bool valid = text_utf8(&utf8, s);
+    add(j, cJSON_CreateString(sb_str(&utf8)));
+    sb_free(&utf8);
+    return valid;
 }
 
 void json_string(struct json *j, const char *s)
 {
-    if (!s) {
-        json_null(j);
-        return;
-    }
-    before_value(j);
-    write_string(&j->text, s);
+    add_string(j, s);
 }
 
+/* cJSON keeps numbers as doubles, exact only up to 2^53: sizes and times are written as
+ * their decimal text instead, exact over the whole 64-bit range. */
 void json_int(struct json *j, long long v)
 {
-    before_value(j);
-    sb_addf(&j->text, "%lld", v);
+    char text[24];
+    snprintf(text, sizeof(text), "%lld", v);
+    add(j, cJSON_CreateRaw(text));
 }
 
 void json_bool(struct json *j, bool v)
 {
-    before_value(j);
-    sb_add(&j->text, v ? "true" : "false");
+    add(j, cJSON_CreateBool(v));
 }
 
 void json_null(struct json *j)
 {
-    before_value(j);
-    sb_add(&j->text, "null");
+    add(j, cJSON_CreateNull());
 }
 
 /* A value that is not UTF-8 (a path is bytes on POSIX) reads with U+FFFD where a byte was
@@ -145,12 +145,7 @@ void json_null(struct json *j)
 void json_kv_string(struct json *j, const char *key, const char *s)
 {
     json_key(j, key);
-    if (!s) {
-        json_null(j);
-        return;
-    }
-    before_value(j);
-    if (write_string(&j->text, s))
+    if (add_string(j, s))
         return;
     char *bytes_key = xasprintf("%s_bytes", key);
     char *hex = xmalloc(2 * strlen(s) + 1);
