@@ -68,9 +68,9 @@ static void test_garbage(void)
     FILE *f = tmpfile();
     if (!f)
         return;
-    fwrite("\x7f"
-           "ELF\x02\x01\x01 this is not a real header",
-           1, 36, f);
+    static const char truncated[] = "\x7f"
+                                    "ELF\x02\x01\x01 this is not a real header";
+    fwrite(truncated, 1, sizeof(truncated) - 1, f);
     struct bin_imports im;
     ok(bin_read_imports(f, &im) != NULL, "a truncated ELF is refused, not read");
     rewind(f);

@@ -1,0 +1,39 @@
+# seeds.sh NAME DIR: write a small seed corpus for fuzz_NAME into DIR, from text here and
+# from files the build or the system has (nothing binary is committed).
+set -u
+name=$1 dir=$2
+n=0
+seed() { n=$((n + 1)); printf '%b' "$1" >"$dir/seed$n"; }
+copy() { [ -r "$1" ] && head -c 65536 "$1" >"$dir/seed-$(basename "$1")"; }
+case $name in
+entry)
+  seed '0top/\n1top/lib/libcudnn.so.9.1.0\n2top/lib/libcudnn.so.9\tlibcudnn.so.9.1.0\n2top/lib/libcudnn.so\tlibcudnn.so.9\n'
+  seed '0top/\n2top/lib/up\t..\n2top/lib/x\tup/../..\n1top/lib/up/f\n'
+  seed '0top/\n1top/lib/a\n3top/lib/h\ttop/lib/a\n2top/lib/l\tC:\\\\x\n'
+  ;;
+names)
+  for s in cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
+    cudnn-11.3-linux-x64-v8.2.1.32.tgz cudnn-linux-x86_64-8.3.1.22_cuda11.5-archive.tar.xz \
+    9.1.0.70-cuda12 latest 8.8 '../x' 'C:\\x' '\\\\?\\C:\\x' top/lib/a.so; do seed "$s"; done
+  ;;
+header)
+  seed '#ifndef CUDNN_VERSION_H_\n#define CUDNN_VERSION_H_\n#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n#define CUDNN_VERSION (CUDNN_MAJOR * 10000 + CUDNN_MINOR * 100 + CUDNN_PATCHLEVEL)\n#endif\n'
+  seed '#if 0\n#define CUDNN_MAJOR 1 /* x */\n#elif defined(A) && (1 << 3) > 2 ? 1 : 0\n#else\n#define CUDNN_MAJOR 9 // y\n#endif\n"s\\\n"\n'
+  copy /usr/local/cuda/include/cudnn_version.h
+  ;;
+config)
+  seed '[store]\nroot = /tmp/x\n[install]\nmax_size = 16G\nmax_entries = 100000\nsources = /a:/b\n[link]\nname = cuda_link\n'
+  seed '; comment\n[install]\nmax_size = -1\nunknown = 1\n[x\n'
+  ;;
+junction)
+  [ -x "$BUILD_DIR/tests/junction_bytes" ] && "$BUILD_DIR/tests/junction_bytes" 'C:\\store\\9.1.0.70-cuda12' |
+    python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex("".join(sys.stdin.read().split())))' >"$dir/seed-junction"
+  seed '\x03\x00\x00\xa0\x10\x00\x00\x00'
+  ;;
+binfmt)
+  copy "$BUILD_DIR/tests/libstubcudnn.so"
+  copy "$BUILD_DIR/tests/stub_pe.dll"
+  copy /etc/ld.so.cache
+  ;;
+esac
+seed ''
