@@ -9,8 +9,9 @@ static int tap_count, tap_failed;
 
 #define ok(cond, ...)                                                                              \
     do {                                                                                           \
+        int ok_ = !!(cond); /* once: a condition may allocate or change state */                   \
         tap_count++;                                                                               \
-        if (cond) {                                                                                \
+        if (ok_) {                                                                                 \
             printf("ok %d - ", tap_count);                                                         \
         } else {                                                                                   \
             tap_failed++;                                                                          \
@@ -18,7 +19,7 @@ static int tap_count, tap_failed;
         }                                                                                          \
         printf(__VA_ARGS__);                                                                       \
         printf("\n");                                                                              \
-        if (!(cond))                                                                               \
+        if (!ok_)                                                                                  \
             printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);                        \
     } while (0)
 
