@@ -30,6 +30,11 @@ junction)
     python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex("".join(sys.stdin.read().split())))' >"$dir/seed-junction"
   seed '\x03\x00\x00\xa0\x10\x00\x00\x00'
   ;;
+manifest)
+  copy "$TESTS_DIR/data/redistrib_8.9.7.json"
+  seed '{"release_date":"2025-01-01","release_label":"9.27.0","release_product":"cudnn","cudnn":{"name":"n","version":"9.27.0.48","linux-x86_64":{"cuda12":{"relative_path":"cudnn/linux-x86_64/cudnn-linux-x86_64-9.27.0.48_cuda12-archive.tar.xz","sha256":"AAAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","md5":"m","size":"100"}},"windows-arm64":{"cuda13":{"relative_path":"cudnn/windows-arm64/cudnn-windows-arm64-9.27.0.48_cuda13-archive.zip","sha256":"dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd","size":100},"relative_path":"../x.zip","sha256":"d","size":"1"},"cuda_variant":["12","13"]}}'
+  seed '<a href="redistrib_9.1.0.json">redistrib_9.1.0.json</a> <a href="redistrib_8.9.7.29.json">x</a>\nredistrib_9.10.1.json\nredistrib_9.1.0.json redistrib_.json redistrib_1..json'
+  ;;
 binfmt)
   copy "$BUILD_DIR/tests/libstubcudnn.so"
   copy "$BUILD_DIR/tests/stub_pe.dll"
