@@ -537,6 +537,7 @@ int main(int argc, char **argv)
         if (*f.file_rel[i]) {
             fprintf(stderr, "make_fixture: --file '%s': this archive has no library there\n",
                     f.file_rel[i]);
+            archive_write_free(f.a); /* the half-written archive goes with it */
             return 2;
         }
     if (archive_write_close(f.a) != ARCHIVE_OK)
