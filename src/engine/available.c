@@ -96,7 +96,8 @@ int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct 
         free(o.v);
         return rc;
     }
-    qsort(o.v, o.count, sizeof(*o.v), offer_order);
+    if (o.count) /* qsort's array may not be NULL, even empty */
+        qsort(o.v, o.count, sizeof(*o.v), offer_order);
     *out = o.v;
     *count = o.count;
     return CDM_OK;
