@@ -3,6 +3,11 @@
  * entry is checked before anything is written (entry_check.c), and files are written by
  * cdm itself (not archive_write_disk) so that no link or odd entry can steer a write
  * outside the destination folder.
+ *
+ * Two threads share the work: this one reads and decodes (the decoder is the floor), the
+ * writer (extract_writer.c) hashes the archive's bytes and each file's, and writes and
+ * closes the files, through a bounded pool of blocks. Every check stays here, before a
+ * file's name reaches the writer.
  */
 /* libarchive's headers before cdm's: on Windows they bring in mingw's io.h, whose inline
  * functions call strncpy, which base/banned.h makes an error once it is read. */
@@ -11,6 +16,7 @@
 
 #include "cdm_archive.h"
 #include "entry_check.h"
+#include "extract_writer.h"
 #include "header.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
@@ -30,7 +36,36 @@ struct stream {
     unsigned char *block;
     uint64_t done, total;
     int error; /* set when the read callback failed: its message is in ctx */
+    /* while extracting: the writer hashes the bytes, the decoder reads the block in */
+    struct extract_writer *writer;
+    struct xw_block *in;
 };
+
+/* The writer stopped: xw_finish puts its error in the context, which then wins. */
+#define WRITER_FAILED CDM_EIO
+
+static la_ssize_t stream_read_shared(struct stream *s, const void **buf)
+{
+    if (s->in)
+        xw_give_back(s->writer, s->in); /* libarchive is done with it */
+    s->in = xw_take(s->writer);
+    if (!s->in) {
+        s->error = WRITER_FAILED;
+        return -1;
+    }
+    long long n = fs_reader_read(s->ctx, s->reader, s->in->data, XW_BLOCK_SIZE);
+    if (n < 0) {
+        s->error = (int)n;
+        return -1;
+    }
+    s->in->len = (size_t)n;
+    xw_archive_bytes(s->writer, s->in); /* hashed there, in order */
+    s->done += (uint64_t)n;
+    if (s->ctx->options.progress)
+        s->ctx->options.progress(s->ctx->options.callback_arg, s->done, s->total);
+    *buf = s->in->data;
+    return (la_ssize_t)n;
+}
 
 static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
 {
@@ -40,6 +75,8 @@ static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
         s->error = cdm_error_set(s->ctx, CDM_EIO, "interrupted");
         return -1;
     }
+    if (s->writer)
+        return stream_read_shared(s, buf);
     long long n = fs_reader_read(s->ctx, s->reader, s->block, READ_BLOCK);
     if (n < 0) {
         s->error = (int)n;
@@ -107,8 +144,9 @@ struct walk {
     const char *dest;
     const struct extract_limits *limits;
     struct extract_result *result;
-    struct sha256 *file_hash;
-    char *buf;
+    struct extract_writer *writer;
+    size_t *pending; /* the writer's n-th file is result->files[pending[n]] */
+    size_t pending_count, pending_cap;
     size_t file_cap;
     struct entry_checker check;
     struct strmap file_index; /* a regular file's path -> its place in result->files */
@@ -203,19 +241,26 @@ static int read_header_version(struct walk *w, const char *rel, const char *text
                          minor, patch);
 }
 
+/* The file's blocks go to the writer as they are decoded; its hash and mode come back
+ * from the writer once it is done (take_written). */
 static int write_regular(struct walk *w, struct archive *a, struct archive_entry *e,
                          const char *rel)
 {
     char *full = path_join(w->dest, rel);
-    struct fs_file *f = NULL;
     bool executable = (archive_entry_perm(e) & 0111) != 0;
-    int rc = fs_file_create(w->ctx, full, executable, &f);
     bool keep = is_version_header(rel);
     struct strbuf kept = STRBUF_INIT;
     unsigned long long size = 0;
-    sha256_reset(w->file_hash);
+    int rc = xw_file_open(w->writer, full, executable) ? CDM_OK : WRITER_FAILED;
     while (!rc) {
-        la_ssize_t n = archive_read_data(a, w->buf, READ_BLOCK);
+        struct xw_block *b = xw_take(w->writer);
+        if (!b) {
+            rc = WRITER_FAILED;
+            break;
+        }
+        la_ssize_t n = archive_read_data(a, b->data, XW_BLOCK_SIZE);
+        if (n <= 0)
+            xw_give_back(w->writer, b);
         if (n == 0)
             break;
         if (n < 0) {
@@ -228,32 +273,51 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
         size += (unsigned long long)n;
         w->result->extracted_size += (uint64_t)n;
         if (w->result->extracted_size > w->limits->max_total_size) {
+            xw_give_back(w->writer, b);
             rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
                                "refusing archive '%s': it unpacks to more than %llu bytes "
                                "([install] max_size); nothing was installed",
                                w->archive_path, w->limits->max_total_size);
             break;
         }
-        sha256_update(w->file_hash, w->buf, (size_t)n);
         if (keep && kept.len < HEADER_KEEP)
-            sb_addn(&kept, w->buf, (size_t)n);
-        rc = fs_file_write(w->ctx, f, w->buf, (size_t)n);
+            sb_addn(&kept, (const char *)b->data, (size_t)n);
+        b->len = (size_t)n;
+        xw_file_data(w->writer, b);
     }
-    if (f) {
-        if (rc)
-            fs_file_abort(f);
-        else
-            rc = fs_file_close(w->ctx, f);
-    }
+    if (!rc && !xw_file_close(w->writer))
+        rc = WRITER_FAILED;
     if (!rc) {
-        char hex[65];
-        sha256_finish_hex(w->file_hash, hex);
-        add_file(w, rel, size, hex, NULL, fs_file_mode(full));
+        if (w->pending_count == w->pending_cap) {
+            w->pending_cap = w->pending_cap ? w->pending_cap * 2 : 64;
+            w->pending = xrealloc(w->pending, w->pending_cap * sizeof(*w->pending));
+        }
+        w->pending[w->pending_count++] = w->result->file_count;
+        add_file(w, rel, size, "", NULL, -1); /* hash and mode: take_written */
         if (keep)
             rc = read_header_version(w, rel, sb_str(&kept), kept.len);
     }
     sb_free(&kept);
     free(full);
+    return rc;
+}
+
+/* Wait for the writer, then fill in the hash and mode of every file it wrote. */
+static int take_written(struct walk *w, struct stream *s)
+{
+    struct xw_file *done;
+    size_t count;
+    int rc = xw_finish(w->writer, w->ctx, &done, &count);
+    s->writer = NULL; /* what is left of the archive is hashed here (stream_drain) */
+    if (!rc && count != w->pending_count)
+        rc = cdm_error_set(w->ctx, CDM_EIO, "cannot install '%s': %zu files were written of %zu",
+                           w->archive_path, count, w->pending_count);
+    for (size_t i = 0; !rc && i < count; i++) {
+        struct db_file *f = &w->result->files[w->pending[i]];
+        f->sha256 = keep_string(w->result, done[i].sha256);
+        f->mode = done[i].mode;
+    }
+    free(done);
     return rc;
 }
 
@@ -395,9 +459,9 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                      .dest = dest,
                      .limits = limits,
                      .result = result,
-                     .file_hash = sha256_new(),
-                     .buf = xmalloc(READ_BLOCK),
+                     .writer = xw_start(s.hash),
                      .check = {.max_entries = limits->max_entries}};
+    s.writer = w.writer;
     struct archive *a = archive_read_new();
     if (str_ends_with_icase(path, ".zip") && (rc = zip_links_find(ctx, path, &w.zip_links)))
         goto out;
@@ -446,7 +510,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty", path);
         goto out;
     }
-    if ((rc = write_links(&w)))
+    if ((rc = take_written(&w, &s)) || (rc = write_links(&w)))
         goto out;
     if ((rc = stream_drain(&s)))
         goto out;
@@ -455,10 +519,23 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     _Static_assert(sizeof(result->top) == sizeof(w.check.top), "the same top folder buffer");
     memcpy(result->top, w.check.top, sizeof(result->top));
 out:
-    archive_read_free(a);
+    if (s.writer) { /* stopped early: the writer's error, if it failed, is the cause */
+        struct xw_file *done;
+        size_t count;
+        struct saved_error saved = error_save(ctx);
+        int written = xw_finish(w.writer, ctx, &done, &count);
+        if (written) {
+            rc = written;
+            free(saved.message);
+        } else {
+            error_restore(ctx, &saved);
+        }
+        free(done);
+    }
+    archive_read_free(a); /* before the pool goes: the decoder may hold a block */
+    xw_free(w.writer);
     stream_close(&s);
-    sha256_free(w.file_hash);
-    free(w.buf);
+    free(w.pending);
     entry_checker_free(&w.check);
     strmap_free(&w.file_index);
     strmap_free(&w.zip_links);
