@@ -15,7 +15,7 @@
 #include <archive_entry.h>
 
 #include "cdm_archive.h"
-#include "entry_check.h"
+#include "archive_walk.h"
 #include "extract_writer.h"
 #include "header.h"
 #include "platform/fs.h"
@@ -25,8 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define READ_BLOCK  (1 << 20)
-#define HEADER_KEEP (1 << 20) /* cudnn.h of v7 is about 100 KiB */
+#define READ_BLOCK (1 << 20)
 
 struct stream {
     cdm_ctx *ctx;
@@ -137,130 +136,34 @@ int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size
     return rc;
 }
 
-/* Everything extract needs while walking the entries. */
-struct walk {
-    cdm_ctx *ctx;
-    const char *archive_path;
-    const char *dest;
-    const struct extract_limits *limits;
-    struct extract_result *result;
+/* The writer and what it was given: its n-th file is result->files[pending[n]]. */
+struct handed {
     struct extract_writer *writer;
-    size_t *pending; /* the writer's n-th file is result->files[pending[n]] */
+    size_t *pending;
     size_t pending_count, pending_cap;
-    size_t file_cap;
-    struct entry_checker check;
-    struct strmap file_index; /* a regular file's path -> its place in result->files */
-    struct strmap zip_links;  /* a zip's entries that its central directory calls links */
-    char zip_target[4096];    /* the target of such an entry: its bytes */
-    char *header_from;        /* the header that gave the version */
 };
-
-static const char *keep_string(struct extract_result *r, const char *s)
-{
-    if ((r->string_count & (r->string_count + 1)) == 0) /* grow at 0, 1, 3, 7, ... */
-        r->strings = xrealloc(r->strings, (r->string_count * 2 + 2) * sizeof(char *));
-    char *copy = xstrdup(s);
-    r->strings[r->string_count++] = copy;
-    return copy;
-}
-
-static void add_file(struct walk *w, const char *rel, unsigned long long size, const char *sha256,
-                     const char *link_target, int mode)
-{
-    struct extract_result *r = w->result;
-    if (r->file_count == w->file_cap) {
-        w->file_cap = w->file_cap ? w->file_cap * 2 : 64;
-        r->files = xrealloc(r->files, w->file_cap * sizeof(*r->files));
-    }
-    if (sha256 && !link_target) {
-        bool added;
-        strmap_put(&w->file_index, rel, strlen(rel), r->file_count, &added);
-    }
-    struct db_file *f = &r->files[r->file_count++];
-    f->path = keep_string(r, rel);
-    f->size = size;
-    f->sha256 = sha256 ? keep_string(r, sha256) : NULL;
-    f->link_target = link_target ? keep_string(r, link_target) : NULL;
-    f->mode = mode;
-}
-
-static int refuse(struct walk *w, const struct entry_verdict *v)
-{
-    if (v->link_target)
-        return cdm_error_set(w->ctx, CDM_EARCHIVE,
-                             "refusing archive '%s': entry '%s' (a %slink to '%s') %s; a cuDNN "
-                             "archive links a library only to a file beside it; nothing was "
-                             "installed",
-                             w->archive_path, v->name, v->hard ? "hard " : "", v->link_target,
-                             v->why);
-    return cdm_error_set(w->ctx, CDM_EARCHIVE,
-                         "refusing archive '%s': entry '%s' %s; nothing was installed",
-                         w->archive_path, v->name, v->why);
-}
-
-static int make_parents(struct walk *w, const char *rel)
-{
-    char *full = path_join(w->dest, rel);
-    char *parent = path_dirname(full);
-    int rc = fs_mkdir_p(w->ctx, parent);
-    free(parent);
-    free(full);
-    return rc;
-}
-
-/* Every cudnn_version.h and cudnn.h of the archive is read, wherever it is: a compiler may
- * be pointed at any of them, so they must all agree. */
-static bool is_version_header(const char *rel)
-{
-    const char *base = path_basename(rel);
-    return !strcmp(base, "cudnn_version.h") || !strcmp(base, "cudnn.h");
-}
-
-/* The first header with the version macros gives the version; any other must agree. */
-static int read_header_version(struct walk *w, const char *rel, const char *text, size_t len)
-{
-    int major, minor, patch;
-    struct extract_result *r = w->result;
-    if (!cudnn_header_version(text, len, &major, &minor, &patch))
-        return CDM_OK;
-    if (!r->header_found) {
-        r->header_found = true;
-        r->major = major;
-        r->minor = minor;
-        r->patch = patch;
-        w->header_from = xstrdup(rel);
-        return CDM_OK;
-    }
-    if (r->major == major && r->minor == minor && r->patch == patch)
-        return CDM_OK;
-    return cdm_error_set(w->ctx, CDM_EARCHIVE,
-                         "refusing archive '%s': its headers disagree: '%s' says cuDNN "
-                         "%d.%d.%d but '%s' says %d.%d.%d; the archive was altered, get the "
-                         "original; nothing was installed",
-                         w->archive_path, w->header_from, r->major, r->minor, r->patch, rel, major,
-                         minor, patch);
-}
 
 /* The file's blocks go to the writer as they are decoded; its hash and mode come back
  * from the writer once it is done (take_written). */
 static int write_regular(struct walk *w, struct archive *a, struct archive_entry *e,
                          const char *rel)
 {
+    struct handed *h = w->arg;
     char *full = path_join(w->dest, rel);
     bool executable = (archive_entry_perm(e) & 0111) != 0;
-    bool keep = is_version_header(rel);
+    bool keep = walk_is_version_header(rel);
     struct strbuf kept = STRBUF_INIT;
     unsigned long long size = 0;
-    int rc = xw_file_open(w->writer, full, executable) ? CDM_OK : WRITER_FAILED;
+    int rc = xw_file_open(h->writer, full, executable) ? CDM_OK : WRITER_FAILED;
     while (!rc) {
-        struct xw_block *b = xw_take(w->writer);
+        struct xw_block *b = xw_take(h->writer);
         if (!b) {
             rc = WRITER_FAILED;
             break;
         }
         la_ssize_t n = archive_read_data(a, b->data, XW_BLOCK_SIZE);
         if (n <= 0)
-            xw_give_back(w->writer, b);
+            xw_give_back(h->writer, b);
         if (n == 0)
             break;
         if (n < 0) {
@@ -273,7 +176,7 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
         size += (unsigned long long)n;
         w->result->extracted_size += (uint64_t)n;
         if (w->result->extracted_size > w->limits->max_total_size) {
-            xw_give_back(w->writer, b);
+            xw_give_back(h->writer, b);
             rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
                                "refusing archive '%s': it unpacks to more than %llu bytes "
                                "([install] max_size); nothing was installed",
@@ -283,19 +186,19 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
         if (keep && kept.len < HEADER_KEEP)
             sb_addn(&kept, (const char *)b->data, (size_t)n);
         b->len = (size_t)n;
-        xw_file_data(w->writer, b);
+        xw_file_data(h->writer, b);
     }
-    if (!rc && !xw_file_close(w->writer))
+    if (!rc && !xw_file_close(h->writer))
         rc = WRITER_FAILED;
     if (!rc) {
-        if (w->pending_count == w->pending_cap) {
-            w->pending_cap = w->pending_cap ? w->pending_cap * 2 : 64;
-            w->pending = xrealloc(w->pending, w->pending_cap * sizeof(*w->pending));
+        if (h->pending_count == h->pending_cap) {
+            h->pending_cap = h->pending_cap ? h->pending_cap * 2 : 64;
+            h->pending = xrealloc(h->pending, h->pending_cap * sizeof(*h->pending));
         }
-        w->pending[w->pending_count++] = w->result->file_count;
-        add_file(w, rel, size, "", NULL, -1); /* hash and mode: take_written */
+        h->pending[h->pending_count++] = w->result->file_count;
+        walk_add_file(w, rel, size, "", NULL, -1); /* hash and mode: take_written */
         if (keep)
-            rc = read_header_version(w, rel, sb_str(&kept), kept.len);
+            rc = walk_header_version(w, rel, sb_str(&kept), kept.len);
     }
     sb_free(&kept);
     free(full);
@@ -305,135 +208,21 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
 /* Wait for the writer, then fill in the hash and mode of every file it wrote. */
 static int take_written(struct walk *w, struct stream *s)
 {
+    struct handed *h = w->arg;
     struct xw_file *done;
     size_t count;
-    int rc = xw_finish(w->writer, w->ctx, &done, &count);
+    int rc = xw_finish(h->writer, w->ctx, &done, &count);
     s->writer = NULL; /* what is left of the archive is hashed here (stream_drain) */
-    if (!rc && count != w->pending_count)
+    if (!rc && count != h->pending_count)
         rc = cdm_error_set(w->ctx, CDM_EIO, "cannot install '%s': %zu files were written of %zu",
-                           w->archive_path, count, w->pending_count);
+                           w->archive_path, count, h->pending_count);
     for (size_t i = 0; !rc && i < count; i++) {
-        struct db_file *f = &w->result->files[w->pending[i]];
-        f->sha256 = keep_string(w->result, done[i].sha256);
+        struct db_file *f = &w->result->files[h->pending[i]];
+        f->sha256 = walk_keep_string(w->result, done[i].sha256);
         f->mode = done[i].mode;
     }
     free(done);
     return rc;
-}
-
-/* The links, once every entry has been seen and every link judged: hard links share a
- * regular file written already, symbolic links name a file beside them. */
-static int write_links(struct walk *w)
-{
-    struct entry_verdict v;
-    if (entry_links_check(&w->check, &v))
-        return refuse(w, &v);
-    int rc = CDM_OK;
-    for (size_t i = 0; i < w->check.link_count && !rc; i++) {
-        const struct entry_link *link = &w->check.links[i];
-        char *path = path_join(w->dest, link->rel);
-        if ((rc = make_parents(w, link->rel))) {
-        } else if (!link->hard) {
-            if (!(rc = fs_symlink(w->ctx, link->target, path)))
-                add_file(w, link->rel, 0, NULL, link->target, -1);
-        } else {
-            char *from = path_join(w->dest, link->target);
-            size_t *index = strmap_get(&w->file_index, link->target, strlen(link->target));
-            if (!index) /* entry_links_check saw it as a file: it was written */
-                rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
-                                   "cannot install '%s': entry '%s' is a "
-                                   "hard link to a file that was not written",
-                                   w->archive_path, link->rel);
-            else if (!(rc = fs_hardlink(w->ctx, from, path))) {
-                /* the same bytes as the file it links to */
-                const struct db_file *f = &w->result->files[*index];
-                char *sha = xstrdup(f->sha256);
-                add_file(w, link->rel, f->size, sha, NULL, f->mode);
-                free(sha);
-            }
-            free(from);
-        }
-        free(path);
-    }
-    return rc;
-}
-
-static enum entry_kind entry_kind_of(struct archive_entry *e)
-{
-    if (archive_entry_hardlink(e))
-        return ENTRY_HARDLINK;
-    switch (archive_entry_filetype(e)) {
-    case 0:
-        return ENTRY_UNTYPED;
-    case AE_IFDIR:
-        return ENTRY_DIR;
-    case AE_IFREG:
-        return ENTRY_FILE;
-    case AE_IFLNK:
-        return ENTRY_SYMLINK;
-    case AE_IFCHR:
-    case AE_IFBLK:
-        return ENTRY_DEVICE;
-    case AE_IFIFO:
-        return ENTRY_FIFO;
-    case AE_IFSOCK:
-        return ENTRY_SOCKET;
-    default:
-        return ENTRY_UNKNOWN;
-    }
-}
-
-static int take_entry(struct walk *w, struct archive *a, struct archive_entry *e)
-{
-    const char *raw = archive_entry_pathname_utf8(e);
-    if (!raw)
-        raw = archive_entry_pathname(e);
-    enum entry_kind kind = entry_kind_of(e);
-    const char *target = NULL;
-    if (kind == ENTRY_HARDLINK) {
-        target = archive_entry_hardlink(e);
-    } else if (kind == ENTRY_SYMLINK) {
-        target = archive_entry_symlink_utf8(e);
-        if (!target)
-            target = archive_entry_symlink(e);
-    }
-    if (kind == ENTRY_FILE && raw && strmap_get(&w->zip_links, raw, strlen(raw))) {
-        la_ssize_t n = archive_read_data(a, w->zip_target, sizeof(w->zip_target));
-        if (n < 0 || (size_t)n >= sizeof(w->zip_target) || memchr(w->zip_target, 0, (size_t)n))
-            return cdm_error_set(w->ctx, CDM_EARCHIVE,
-                                 "refusing archive '%s': entry '%s' is a link whose target "
-                                 "cannot be read or is not a name; nothing was installed",
-                                 w->archive_path, raw);
-        w->zip_target[n] = '\0';
-        kind = ENTRY_SYMLINK;
-        target = w->zip_target;
-    }
-    struct entry_verdict v;
-    entry_check(&w->check, raw, kind, target, &v);
-    if (v.too_many)
-        return cdm_error_set(w->ctx, CDM_EARCHIVE,
-                             "refusing archive '%s': more than %llu entries "
-                             "([install] max_entries); nothing was installed",
-                             w->archive_path, w->limits->max_entries);
-    if (v.why)
-        return refuse(w, &v);
-    if (!v.rel)
-        return CDM_OK; /* the top folder, which is not part of the version folder */
-    const char *rel = v.rel;
-    if (kind == ENTRY_DIR) {
-        char *full = path_join(w->dest, rel);
-        int rc = fs_mkdir_p(w->ctx, full);
-        free(full);
-        return rc;
-    }
-    if (kind != ENTRY_HARDLINK)
-        layout_note(&w->result->scan, rel);
-    if (kind == ENTRY_HARDLINK || kind == ENTRY_SYMLINK)
-        return CDM_OK; /* held by the checker, made by write_links */
-    int rc = make_parents(w, rel);
-    if (rc)
-        return rc;
-    return write_regular(w, a, e, rel);
 }
 
 /* libarchive gave up: the read callback's own error first, else libarchive's words. */
@@ -446,28 +235,38 @@ static int read_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, 
                          s->path, fix, archive_error_string(a));
 }
 
+/* A zip's first bytes: a local file header, or the end of the directory of an empty one. */
+static bool is_zip(const char *path)
+{
+    struct strbuf head = STRBUF_INIT;
+    bool zip = fs_read_file(path, 4, &head) && head.len == 4 &&
+               (!memcmp(head.buf, "PK\x03\x04", 4) || !memcmp(head.buf, "PK\x05\x06", 4));
+    sb_free(&head);
+    return zip;
+}
+
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result)
 {
+    if (is_zip(path)) /* by its bytes: a download is read under a .partial name */
+        return zip_extract(ctx, path, dest, limits, result);
     memset(result, 0, sizeof(*result));
     struct stream s;
     int rc = stream_open(ctx, path, &s);
     if (rc)
         return rc;
+    struct handed handed = {.writer = xw_start(s.hash)};
     struct walk w = {.ctx = ctx,
                      .archive_path = path,
                      .dest = dest,
                      .limits = limits,
                      .result = result,
-                     .writer = xw_start(s.hash),
+                     .take_file = write_regular,
+                     .arg = &handed,
                      .check = {.max_entries = limits->max_entries}};
-    s.writer = w.writer;
+    s.writer = handed.writer;
     struct archive *a = archive_read_new();
-    if (str_ends_with_icase(path, ".zip") && (rc = zip_links_find(ctx, path, &w.zip_links)))
-        goto out;
-    /* Streaming readers only: a seekable zip reader would jump to the central directory
-     * and break the single pass that the hash relies on. */
-    archive_read_support_format_zip_streamable(a);
+    /* Streaming readers only (a zip goes to zip_extract): the hash is of the bytes read. */
     archive_read_support_format_tar(a);
     archive_read_support_format_gnutar(a);
     archive_read_support_filter_gzip(a);
@@ -502,7 +301,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
             goto out;
         }
         entries++;
-        if ((rc = take_entry(&w, a, e)))
+        if ((rc = walk_entry(&w, a, e)))
             goto out;
         fs_crash_point("extract-entry");
     }
@@ -510,7 +309,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty", path);
         goto out;
     }
-    if ((rc = take_written(&w, &s)) || (rc = write_links(&w)))
+    if ((rc = take_written(&w, &s)) || (rc = walk_links(&w)))
         goto out;
     if ((rc = stream_drain(&s)))
         goto out;
@@ -523,7 +322,7 @@ out:
         struct xw_file *done;
         size_t count;
         struct saved_error saved = error_save(ctx);
-        int written = xw_finish(w.writer, ctx, &done, &count);
+        int written = xw_finish(handed.writer, ctx, &done, &count);
         if (written) {
             rc = written;
             free(saved.message);
@@ -533,13 +332,10 @@ out:
         free(done);
     }
     archive_read_free(a); /* before the pool goes: the decoder may hold a block */
-    xw_free(w.writer);
+    xw_free(handed.writer);
     stream_close(&s);
-    free(w.pending);
-    entry_checker_free(&w.check);
-    strmap_free(&w.file_index);
-    strmap_free(&w.zip_links);
-    free(w.header_from);
+    free(handed.pending);
+    walk_free(&w);
     return rc;
 }
 

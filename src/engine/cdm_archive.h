@@ -45,9 +45,18 @@ void extract_result_free(struct extract_result *r);
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result);
 
-/* Put in links the names (as stored) of the entries the zip at path marks as symbolic
- * links in its central directory (zip_links.c). */
-int zip_links_find(cdm_ctx *ctx, const char *path, struct strmap *links);
+/* A zip read through its central directory (zip_reader.c): a seekable libarchive reader of
+ * the zip at path, NULL with the error in ctx; the error after libarchive failed on it;
+ * closing both. */
+struct archive;
+struct zip_source;
+struct archive *zip_open(cdm_ctx *ctx, const char *path, struct zip_source **src);
+int zip_failed(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_source *src);
+void zip_close(struct archive *a, struct zip_source *src);
+
+/* archive_extract for a zip, its entries inflated by several threads (zip_extract.c). */
+int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
+                const struct extract_limits *limits, struct extract_result *result);
 
 /* Only hash the archive (to tell whether it is the one installed already). */
 int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size);

@@ -1,0 +1,208 @@
+/* Walking an archive's entries (archive_walk.h). */
+/* libarchive's headers before cdm's (see archive.c). */
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "archive_walk.h"
+#include "header.h"
+#include "platform/fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *walk_keep_string(struct extract_result *r, const char *s)
+{
+    if ((r->string_count & (r->string_count + 1)) == 0) /* grow at 0, 1, 3, 7, ... */
+        r->strings = xrealloc(r->strings, (r->string_count * 2 + 2) * sizeof(char *));
+    char *copy = xstrdup(s);
+    r->strings[r->string_count++] = copy;
+    return copy;
+}
+
+void walk_add_file(struct walk *w, const char *rel, unsigned long long size, const char *sha256,
+                   const char *link_target, int mode)
+{
+    struct extract_result *r = w->result;
+    if (r->file_count == w->file_cap) {
+        w->file_cap = w->file_cap ? w->file_cap * 2 : 64;
+        r->files = xrealloc(r->files, w->file_cap * sizeof(*r->files));
+    }
+    if (sha256 && !link_target) {
+        bool added;
+        strmap_put(&w->file_index, rel, strlen(rel), r->file_count, &added);
+    }
+    struct db_file *f = &r->files[r->file_count++];
+    f->path = walk_keep_string(r, rel);
+    f->size = size;
+    f->sha256 = sha256 ? walk_keep_string(r, sha256) : NULL;
+    f->link_target = link_target ? walk_keep_string(r, link_target) : NULL;
+    f->mode = mode;
+}
+
+int walk_refuse(struct walk *w, const struct entry_verdict *v)
+{
+    if (v->link_target)
+        return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                             "refusing archive '%s': entry '%s' (a %slink to '%s') %s; a cuDNN "
+                             "archive links a library only to a file beside it; nothing was "
+                             "installed",
+                             w->archive_path, v->name, v->hard ? "hard " : "", v->link_target,
+                             v->why);
+    return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                         "refusing archive '%s': entry '%s' %s; nothing was installed",
+                         w->archive_path, v->name, v->why);
+}
+
+int walk_make_parents(struct walk *w, const char *rel)
+{
+    char *full = path_join(w->dest, rel);
+    char *parent = path_dirname(full);
+    int rc = fs_mkdir_p(w->ctx, parent);
+    free(parent);
+    free(full);
+    return rc;
+}
+
+/* Every cudnn_version.h and cudnn.h of the archive is read, wherever it is: a compiler may
+ * be pointed at any of them, so they must all agree. */
+bool walk_is_version_header(const char *rel)
+{
+    const char *base = path_basename(rel);
+    return !strcmp(base, "cudnn_version.h") || !strcmp(base, "cudnn.h");
+}
+
+/* The first header with the version macros gives the version; any other must agree. */
+int walk_header_version(struct walk *w, const char *rel, const char *text, size_t len)
+{
+    int major, minor, patch;
+    struct extract_result *r = w->result;
+    if (!cudnn_header_version(text, len, &major, &minor, &patch))
+        return CDM_OK;
+    if (!r->header_found) {
+        r->header_found = true;
+        r->major = major;
+        r->minor = minor;
+        r->patch = patch;
+        w->header_from = xstrdup(rel);
+        return CDM_OK;
+    }
+    if (r->major == major && r->minor == minor && r->patch == patch)
+        return CDM_OK;
+    return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                         "refusing archive '%s': its headers disagree: '%s' says cuDNN "
+                         "%d.%d.%d but '%s' says %d.%d.%d; the archive was altered, get the "
+                         "original; nothing was installed",
+                         w->archive_path, w->header_from, r->major, r->minor, r->patch, rel, major,
+                         minor, patch);
+}
+
+/* The links, once every entry has been seen and every link judged: hard links share a
+ * regular file written already, symbolic links name a file beside them. */
+int walk_links(struct walk *w)
+{
+    struct entry_verdict v;
+    if (entry_links_check(&w->check, &v))
+        return walk_refuse(w, &v);
+    int rc = CDM_OK;
+    for (size_t i = 0; i < w->check.link_count && !rc; i++) {
+        const struct entry_link *link = &w->check.links[i];
+        char *path = path_join(w->dest, link->rel);
+        if ((rc = walk_make_parents(w, link->rel))) {
+        } else if (!link->hard) {
+            if (!(rc = fs_symlink(w->ctx, link->target, path)))
+                walk_add_file(w, link->rel, 0, NULL, link->target, -1);
+        } else {
+            char *from = path_join(w->dest, link->target);
+            size_t *index = strmap_get(&w->file_index, link->target, strlen(link->target));
+            if (!index) /* entry_links_check saw it as a file: it was written */
+                rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
+                                   "cannot install '%s': entry '%s' is a "
+                                   "hard link to a file that was not written",
+                                   w->archive_path, link->rel);
+            else if (!(rc = fs_hardlink(w->ctx, from, path))) {
+                /* the same bytes as the file it links to */
+                const struct db_file *f = &w->result->files[*index];
+                char *sha = xstrdup(f->sha256);
+                walk_add_file(w, link->rel, f->size, sha, NULL, f->mode);
+                free(sha);
+            }
+            free(from);
+        }
+        free(path);
+    }
+    return rc;
+}
+
+static enum entry_kind entry_kind_of(struct archive_entry *e)
+{
+    if (archive_entry_hardlink(e))
+        return ENTRY_HARDLINK;
+    switch (archive_entry_filetype(e)) {
+    case 0:
+        return ENTRY_UNTYPED;
+    case AE_IFDIR:
+        return ENTRY_DIR;
+    case AE_IFREG:
+        return ENTRY_FILE;
+    case AE_IFLNK:
+        return ENTRY_SYMLINK;
+    case AE_IFCHR:
+    case AE_IFBLK:
+        return ENTRY_DEVICE;
+    case AE_IFIFO:
+        return ENTRY_FIFO;
+    case AE_IFSOCK:
+        return ENTRY_SOCKET;
+    default:
+        return ENTRY_UNKNOWN;
+    }
+}
+
+int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e)
+{
+    const char *raw = archive_entry_pathname_utf8(e);
+    if (!raw)
+        raw = archive_entry_pathname(e);
+    enum entry_kind kind = entry_kind_of(e);
+    const char *target = NULL;
+    if (kind == ENTRY_HARDLINK) {
+        target = archive_entry_hardlink(e);
+    } else if (kind == ENTRY_SYMLINK) {
+        target = archive_entry_symlink_utf8(e);
+        if (!target)
+            target = archive_entry_symlink(e);
+    }
+    struct entry_verdict v;
+    entry_check(&w->check, raw, kind, target, &v);
+    if (v.too_many)
+        return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                             "refusing archive '%s': more than %llu entries "
+                             "([install] max_entries); nothing was installed",
+                             w->archive_path, w->limits->max_entries);
+    if (v.why)
+        return walk_refuse(w, &v);
+    if (!v.rel)
+        return CDM_OK; /* the top folder, which is not part of the version folder */
+    const char *rel = v.rel;
+    if (kind == ENTRY_DIR) {
+        char *full = path_join(w->dest, rel);
+        int rc = fs_mkdir_p(w->ctx, full);
+        free(full);
+        return rc;
+    }
+    if (kind != ENTRY_HARDLINK)
+        layout_note(&w->result->scan, rel);
+    if (kind == ENTRY_HARDLINK || kind == ENTRY_SYMLINK)
+        return CDM_OK; /* held by the checker, made by write_links */
+    int rc = walk_make_parents(w, rel);
+    if (rc)
+        return rc;
+    return w->take_file(w, a, e, rel);
+}
+
+void walk_free(struct walk *w)
+{
+    entry_checker_free(&w->check);
+    strmap_free(&w->file_index);
+    free(w->header_from);
+}

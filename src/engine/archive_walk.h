@@ -1,0 +1,52 @@
+/*
+ * Walking an archive's entries, shared by the streaming extraction (archive.c) and the
+ * parallel one of zips (zip_extract.c): every entry checked (entry_check.c), folders made,
+ * links held until the last entry and then judged and made, the files' records kept, the
+ * version headers read. What becomes of a regular file is the caller's (take_file).
+ */
+#ifndef CDM_ARCHIVE_WALK_H
+#define CDM_ARCHIVE_WALK_H
+
+#include "cdm_archive.h"
+#include "entry_check.h"
+
+struct archive;
+struct archive_entry;
+
+#define HEADER_KEEP (1 << 20) /* cudnn.h of v7 is about 100 KiB */
+
+/* Everything an extraction needs while walking the entries. */
+struct walk {
+    cdm_ctx *ctx;
+    const char *archive_path;
+    const char *dest;
+    const struct extract_limits *limits;
+    struct extract_result *result;
+    /* a regular file, checked, its folder made: written (archive.c) or planned (zip) */
+    int (*take_file)(struct walk *w, struct archive *a, struct archive_entry *e, const char *rel);
+    void *arg; /* the take_file's own state */
+    size_t file_cap;
+    struct entry_checker check;
+    struct strmap file_index; /* a regular file's path -> its place in result->files */
+    char *header_from;        /* the header that gave the version */
+};
+
+/* A copy of s owned by r. */
+const char *walk_keep_string(struct extract_result *r, const char *s);
+/* Record an entry below the top folder (link_target for a symbolic link). */
+void walk_add_file(struct walk *w, const char *rel, unsigned long long size, const char *sha256,
+                   const char *link_target, int mode);
+/* The error for an entry entry_check refused. */
+int walk_refuse(struct walk *w, const struct entry_verdict *v);
+int walk_make_parents(struct walk *w, const char *rel);
+/* cudnn_version.h and cudnn.h, wherever they are: their text goes to walk_header_version. */
+bool walk_is_version_header(const char *rel);
+int walk_header_version(struct walk *w, const char *rel, const char *text, size_t len);
+/* Check one entry and act on it (w->take_file for a regular file). */
+int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e);
+/* After the last entry: judge the links held and make them. */
+int walk_links(struct walk *w);
+/* What the walk holds (not the result). */
+void walk_free(struct walk *w);
+
+#endif

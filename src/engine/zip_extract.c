@@ -1,0 +1,387 @@
+/*
+ * Extracting a zip with several threads. A zip's entries are compressed one by one, so
+ * they can be inflated at once: the central directory is walked first (every entry checked
+ * as a tar's are, folders made, links held), then the regular files are shared among
+ * workers, the largest first to the least loaded, each worker reading its own files with
+ * its own seekable reader in the directory's order; a thread of its own hashes the
+ * archive file meanwhile (from the page cache). The records, links and header checks are
+ * then made in the directory's order, as a single reader would make them.
+ */
+/* libarchive's headers before cdm's (see archive.c). */
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "archive_walk.h"
+#include "platform/fs.h"
+#include "platform/sha256.h"
+#include "platform/thread.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZIP_WORKERS_MAX 4
+#define WORK_BLOCK      (256 * 1024)
+
+struct job {
+    char *raw, *rel, *full; /* the entry's name as stored, below the top folder, on disk */
+    size_t entry;           /* its place in the central directory */
+    size_t record;          /* its place in result->files */
+    uint64_t declared;
+    bool executable, keep;
+    /* the worker's results */
+    uint64_t size;
+    char sha256[65];
+    int mode;
+    struct strbuf header; /* the text of a version header */
+};
+
+struct plan {
+    struct job *jobs;
+    size_t count, cap;
+    size_t entry; /* the entry being walked */
+    uint64_t declared;
+};
+
+struct shared {
+    const char *path;
+    const struct extract_limits *limits;
+    atomic_ullong extracted;
+    atomic_bool stop; /* a worker failed: the others give up */
+};
+
+struct worker {
+    struct shared *shared;
+    struct job **mine;
+    size_t count, cap;
+    uint64_t load;
+    struct cdm_ctx wctx; /* the worker's errors */
+    bool failed;
+    struct thread *thread;
+};
+
+static int plan_file(struct walk *w, struct archive *a, struct archive_entry *e, const char *rel)
+{
+    (void)a;
+    struct plan *p = w->arg;
+    if (p->count == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 64;
+        p->jobs = xrealloc(p->jobs, p->cap * sizeof(*p->jobs));
+    }
+    struct job *j = &p->jobs[p->count++];
+    memset(j, 0, sizeof(*j));
+    const char *raw = archive_entry_pathname_utf8(e);
+    j->raw = xstrdup(raw ? raw : archive_entry_pathname(e));
+    j->rel = xstrdup(rel);
+    j->full = path_join(w->dest, rel);
+    j->entry = p->entry;
+    j->record = w->result->file_count;
+    j->declared = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
+    j->executable = (archive_entry_perm(e) & 0111) != 0;
+    j->keep = walk_is_version_header(rel);
+    j->header = (struct strbuf)STRBUF_INIT;
+    p->declared += j->declared;
+    walk_add_file(w, rel, 0, "", NULL, -1); /* size, hash and mode once written */
+    return CDM_OK;
+}
+
+static int too_big(cdm_ctx *ctx, const char *path, const struct extract_limits *limits)
+{
+    return cdm_error_set(ctx, CDM_EARCHIVE,
+                         "refusing archive '%s': it unpacks to more than %llu bytes "
+                         "([install] max_size); nothing was installed",
+                         path, limits->max_total_size);
+}
+
+static int write_job(struct worker *k, struct archive *a, struct job *j, unsigned char *buf,
+                     struct sha256 *hash)
+{
+    cdm_ctx *ctx = &k->wctx;
+    struct shared *sh = k->shared;
+    struct fs_file *f = NULL;
+    int rc = fs_file_create(ctx, j->full, j->executable, &f);
+    sha256_reset(hash);
+    while (!rc) {
+        if (atomic_load(&sh->stop)) {
+            rc = CDM_EIO; /* another worker's error is the one told */
+            break;
+        }
+        la_ssize_t n = archive_read_data(a, buf, WORK_BLOCK);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                               "cannot read archive '%s' at entry '%s': %s; the file is "
+                               "damaged or incomplete, download it again",
+                               sh->path, j->raw, archive_error_string(a));
+            break;
+        }
+        j->size += (uint64_t)n;
+        if (atomic_fetch_add(&sh->extracted, (unsigned long long)n) + (unsigned long long)n >
+            sh->limits->max_total_size) {
+            rc = too_big(ctx, sh->path, sh->limits);
+            break;
+        }
+        sha256_update(hash, buf, (size_t)n);
+        if (j->keep && j->header.len < HEADER_KEEP)
+            sb_addn(&j->header, (const char *)buf, (size_t)n);
+        rc = fs_file_write(ctx, f, buf, (size_t)n);
+    }
+    if (f) {
+        if (rc)
+            fs_file_abort(f);
+        else
+            rc = fs_file_close(ctx, f);
+    }
+    if (!rc) {
+        sha256_finish_hex(hash, j->sha256);
+        j->mode = fs_file_mode(j->full);
+    }
+    return rc;
+}
+
+/* One worker: its files, in the directory's order, through its own reader. */
+static int worker_main(void *arg)
+{
+    struct worker *k = arg;
+    struct shared *sh = k->shared;
+    cdm_ctx *ctx = &k->wctx;
+    struct zip_source *src = NULL;
+    struct archive *a = zip_open(ctx, sh->path, &src);
+    unsigned char *buf = xmalloc(WORK_BLOCK);
+    struct sha256 *hash = sha256_new();
+    int rc = a ? CDM_OK : cdm_error_code(ctx);
+    size_t entry = 0, next = 0;
+    while (!rc && next < k->count) {
+        struct archive_entry *e;
+        int r = archive_read_next_header(a, &e);
+        if (r < ARCHIVE_WARN) {
+            rc = zip_failed(ctx, sh->path, a, src);
+            break;
+        }
+        struct job *j = k->mine[next];
+        if (r == ARCHIVE_EOF || entry > j->entry) {
+            rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                               "cannot install '%s': entry '%s' is gone on the second read; "
+                               "was the file changed meanwhile? nothing was installed",
+                               sh->path, j->raw);
+            break;
+        }
+        if (entry++ < j->entry)
+            continue;
+        next++;
+        const char *raw = archive_entry_pathname_utf8(e);
+        if (!raw)
+            raw = archive_entry_pathname(e);
+        if (!raw || strcmp(raw, j->raw) || archive_entry_filetype(e) != AE_IFREG)
+            rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                               "cannot install '%s': entry '%s' is not what it was on the "
+                               "first read; was the file changed meanwhile? nothing was "
+                               "installed",
+                               sh->path, j->raw);
+        else
+            rc = write_job(k, a, j, buf, hash);
+    }
+    if (rc) {
+        k->failed = true;
+        atomic_store(&sh->stop, true);
+    }
+    if (a)
+        zip_close(a, src);
+    sha256_free(hash);
+    free(buf);
+    return rc;
+}
+
+struct hasher {
+    const char *path;
+    struct cdm_ctx wctx;
+    char sha256[65];
+    uint64_t size;
+    int rc;
+};
+
+/* The archive file's hash, read apart from the workers (the page cache serves both). */
+static int hash_main(void *arg)
+{
+    struct hasher *h = arg;
+    struct fs_reader *r;
+    uint64_t total;
+    if ((h->rc = fs_reader_open(&h->wctx, h->path, &r, &total)))
+        return h->rc;
+    struct sha256 *hash = sha256_new();
+    unsigned char *buf = xmalloc(WORK_BLOCK);
+    long long n;
+    while ((n = fs_reader_read(&h->wctx, r, buf, WORK_BLOCK)) > 0) {
+        sha256_update(hash, buf, (size_t)n);
+        h->size += (uint64_t)n;
+    }
+    if (n < 0)
+        h->rc = (int)n;
+    sha256_finish_hex(hash, h->sha256);
+    sha256_free(hash);
+    free(buf);
+    fs_reader_close(r);
+    return h->rc;
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
+    return x->declared < y->declared ? 1 : x->declared > y->declared ? -1 : 0;
+}
+
+static int by_entry(const void *a, const void *b)
+{
+    const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
+    return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* The largest file first, each to the worker with the least to do; each worker then
+ * reads its own in the directory's order (one pass through its reader). */
+static size_t share(struct plan *p, struct worker *workers, size_t n)
+{
+    struct job **order = xmalloc((p->count ? p->count : 1) * sizeof(*order));
+    for (size_t i = 0; i < p->count; i++)
+        order[i] = &p->jobs[i];
+    qsort(order, p->count, sizeof(*order), by_size_desc);
+    if (n > p->count)
+        n = p->count ? p->count : 1;
+    for (size_t i = 0; i < p->count; i++) {
+        struct worker *least = &workers[0];
+        for (size_t k = 1; k < n; k++)
+            if (workers[k].load < least->load)
+                least = &workers[k];
+        if (least->count == least->cap) {
+            least->cap = least->cap ? least->cap * 2 : 16;
+            least->mine = xrealloc(least->mine, least->cap * sizeof(*least->mine));
+        }
+        least->mine[least->count++] = order[i];
+        least->load += order[i]->declared + 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        qsort(workers[k].mine, workers[k].count, sizeof(*workers[k].mine), by_entry);
+    free(order);
+    return n;
+}
+
+/* Run the workers and the hasher; the first failure's error goes into ctx. */
+static int run_all(cdm_ctx *ctx, struct worker *workers, size_t n, struct hasher *h)
+{
+    struct thread *hash_thread = thread_start(hash_main, h);
+    for (size_t k = 0; k < n; k++)
+        workers[k].thread = thread_start(worker_main, &workers[k]);
+    for (size_t k = 0; k < n; k++) {
+        if (workers[k].thread)
+            thread_join(workers[k].thread);
+        else
+            worker_main(&workers[k]); /* no thread to be had: here, one after another */
+    }
+    if (hash_thread)
+        thread_join(hash_thread);
+    else
+        hash_main(h);
+    /* a worker's own failure, not one that only stopped because another had failed */
+    for (size_t k = 0; k < n; k++)
+        if (workers[k].failed && workers[k].wctx.err.message)
+            return cdm_error_set(ctx, workers[k].wctx.err.code, "%s", workers[k].wctx.err.message);
+    if (h->rc)
+        return cdm_error_set(ctx, h->rc, "%s",
+                             h->wctx.err.message ? h->wctx.err.message : "cannot read the archive");
+    return CDM_OK;
+}
+
+/* The walk of the central directory: every entry checked, folders made, files planned. */
+static int walk_directory(struct walk *w, struct plan *p)
+{
+    struct zip_source *src = NULL;
+    struct archive *a = zip_open(w->ctx, w->archive_path, &src);
+    if (!a)
+        return cdm_error_code(w->ctx);
+    int rc = CDM_OK;
+    for (;; p->entry++) {
+        struct archive_entry *e;
+        int r = archive_read_next_header(a, &e);
+        if (r == ARCHIVE_EOF)
+            break;
+        if (r < ARCHIVE_WARN) {
+            rc = zip_failed(w->ctx, w->archive_path, a, src);
+            break;
+        }
+        if ((rc = walk_entry(w, a, e)))
+            break;
+    }
+    zip_close(a, src);
+    if (!rc && p->entry == 0)
+        rc = cdm_error_set(w->ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty",
+                           w->archive_path);
+    if (!rc && p->declared > w->limits->max_total_size)
+        rc = too_big(w->ctx, w->archive_path, w->limits);
+    return rc;
+}
+
+int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
+                const struct extract_limits *limits, struct extract_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    struct plan plan = {0};
+    struct walk w = {.ctx = ctx,
+                     .archive_path = path,
+                     .dest = dest,
+                     .limits = limits,
+                     .result = result,
+                     .take_file = plan_file,
+                     .arg = &plan,
+                     .check = {.max_entries = limits->max_entries}};
+    struct shared shared = {.path = path, .limits = limits};
+    atomic_init(&shared.extracted, 0);
+    atomic_init(&shared.stop, false);
+    struct worker workers[ZIP_WORKERS_MAX];
+    memset(workers, 0, sizeof(workers));
+    struct hasher hasher;
+    memset(&hasher, 0, sizeof(hasher));
+    hasher.path = path;
+    size_t n = thread_cpu_count();
+    n = n < 2 ? 2 : n > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : n;
+    for (size_t k = 0; k < n; k++)
+        workers[k].shared = &shared;
+    int rc = walk_directory(&w, &plan);
+    if (rc)
+        goto out;
+    n = share(&plan, workers, n);
+    if ((rc = run_all(ctx, workers, n, &hasher)))
+        goto out;
+    for (size_t i = 0; i < plan.count && !rc; i++) {
+        struct job *j = &plan.jobs[i];
+        struct db_file *f = &result->files[j->record];
+        f->size = j->size;
+        f->sha256 = walk_keep_string(result, j->sha256);
+        f->mode = j->mode;
+        result->extracted_size += j->size;
+        if (j->keep)
+            rc = walk_header_version(&w, j->rel, sb_str(&j->header), j->header.len);
+    }
+    if (rc || (rc = walk_links(&w)))
+        goto out;
+    memcpy(result->sha256, hasher.sha256, sizeof(result->sha256));
+    result->archive_size = hasher.size;
+    if (ctx->options.progress)
+        ctx->options.progress(ctx->options.callback_arg, hasher.size, hasher.size);
+    _Static_assert(sizeof(result->top) == sizeof(w.check.top), "the same top folder buffer");
+    memcpy(result->top, w.check.top, sizeof(result->top));
+out:
+    for (size_t k = 0; k < ZIP_WORKERS_MAX; k++) {
+        free(workers[k].mine);
+        error_state_free(&workers[k].wctx.err);
+    }
+    error_state_free(&hasher.wctx.err);
+    for (size_t i = 0; i < plan.count; i++) {
+        free(plan.jobs[i].raw);
+        free(plan.jobs[i].rel);
+        free(plan.jobs[i].full);
+        sb_free(&plan.jobs[i].header);
+    }
+    free(plan.jobs);
+    walk_free(&w);
+    return rc;
+}
