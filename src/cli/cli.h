@@ -17,7 +17,7 @@ struct cli {
     bool json;
     bool quiet;
     bool verbose;
-    cdm_ctx *ctx; /* opened by cli_ctx */
+    cdm_ctx *ctx;       /* opened by cli_ctx */
     char *command_line; /* "cdm install x.zip", shown to a cdm waiting for the store's lock */
     const struct cli_command *command;
 };
@@ -61,19 +61,19 @@ struct cli_option {
 
 #define CLI_OPT_FLAG(name, help)                                                                   \
     {                                                                                              \
-        name, 0, NULL, CLI_FLAG, CLI_COMPLETE_NONE, help, 0, 0, NULL, false                        \
+        name, 0, NULL, CLI_FLAG, CLI_COMPLETE_NONE, help, 0, 0, NULL, false, false                 \
     }
 #define CLI_OPT_VALUE(name, value_name, complete, help)                                            \
     {                                                                                              \
-        name, 0, value_name, CLI_VALUE, complete, help, 0, 0, NULL, false                          \
+        name, 0, value_name, CLI_VALUE, complete, help, 0, 0, NULL, false, false                   \
     }
 #define CLI_OPT_INT(name, value_name, complete, min, max, expects, help)                           \
     {                                                                                              \
-        name, 0, value_name, CLI_INT, complete, help, min, max, expects, false                     \
+        name, 0, value_name, CLI_INT, complete, help, min, max, expects, false, false              \
     }
 #define CLI_OPT_END                                                                                \
     {                                                                                              \
-        NULL, 0, NULL, CLI_FLAG, CLI_COMPLETE_NONE, NULL, 0, 0, NULL, false                        \
+        NULL, 0, NULL, CLI_FLAG, CLI_COMPLETE_NONE, NULL, 0, 0, NULL, false, false                 \
     }
 /* --cuda N: five commands choose a build variant the same way. */
 #define CLI_OPT_CUDA                                                                               \
