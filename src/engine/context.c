@@ -46,6 +46,10 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
     ctx->root =
         store_root_choose(ctx->options.root ? ctx->options.root : env_root, ctx->config.root);
     free(env_root);
+    char *env_state = nonempty_env("CDM_STATE");
+    char *state = env_state ? env_state : fs_default_state();
+    ctx->state_path = fs_absolute(state);
+    free(state);
     return CDM_OK;
 }
 
@@ -55,9 +59,11 @@ void cdm_ctx_free(cdm_ctx *ctx)
         return;
     db_rollback(ctx);
     db_close(ctx);
+    fs_unlock(ctx->state_lock);
     fs_unlock(ctx->lock);
     config_free(&ctx->config);
     free(ctx->root);
+    free(ctx->state_path);
     error_state_free(&ctx->err);
     free(ctx);
 }

@@ -11,8 +11,18 @@
 /*
  * Migrations, applied in order, one transaction each, by PRAGMA user_version.
  * Never edit a step that has shipped: add a new one (tables and columns only grow).
+ *
+ * The store's index. Its generations and attachments tables are the user's state since
+ * that moved to its own file (state_migrations): a store index still makes them, empty,
+ * and the first open of an index with rows there moves them (db_state.c).
  */
-static const char *const migrations[] = {
+/* An attachment's columns, the same in the index (before the split) and in the state. */
+#define ATTACHMENTS_COLUMNS                                                                        \
+    "(id INTEGER PRIMARY KEY, venv TEXT NOT NULL, folder TEXT NOT NULL, project TEXT NOT "         \
+    "NULL, target TEXT NOT NULL, original TEXT NOT NULL, install_id TEXT NOT NULL, wheel TEXT "    \
+    "NOT NULL, time INTEGER NOT NULL, state TEXT NOT NULL)"
+
+static const char *const index_migrations[] = {
     /* 1: installs, their files, and each project's link history */
     "CREATE TABLE installs ("
     "  id TEXT PRIMARY KEY,"
@@ -63,113 +73,193 @@ static const char *const migrations[] = {
     /* 5: Python environments whose cuDNN wheel folder cdm attach replaced with a link (the
      * original moved aside to `original`); state attaching, attached, detaching, detached.
      * IF NOT EXISTS, so that an index set back to an older user_version migrates again */
-    "CREATE TABLE IF NOT EXISTS attachments ("
-    "  id INTEGER PRIMARY KEY,"
-    "  venv TEXT NOT NULL,"
-    "  folder TEXT NOT NULL,"
-    "  project TEXT NOT NULL,"
-    "  target TEXT NOT NULL,"
-    "  original TEXT NOT NULL,"
-    "  install_id TEXT NOT NULL,"
-    "  wheel TEXT NOT NULL,"
-    "  time INTEGER NOT NULL,"
-    "  state TEXT NOT NULL"
-    ");"
+    "CREATE TABLE IF NOT EXISTS attachments " ATTACHMENTS_COLUMNS ";"
     "CREATE INDEX IF NOT EXISTS attachments_folder ON attachments(folder);",
 };
 
-int db_fail(cdm_ctx *ctx, const char *what)
+/*
+ * The user's state: one per user, beside no store, so that one store may serve many users
+ * (a read-only shared store) and a user may use several stores. A generation records the
+ * store whose install it links (store, the root as given), so that "who uses this
+ * install" counts only links into this store.
+ */
+static const char *const state_migrations[] = {
+    /* 1: the history of each project's link, the attached Python environments (as the
+     * index had them), and the sources a move of history from an index is under way from */
+    "CREATE TABLE generations ("
+    "  project TEXT NOT NULL,"
+    "  generation INTEGER NOT NULL,"
+    "  install_id TEXT,"
+    "  action TEXT NOT NULL,"
+    "  link_name TEXT NOT NULL,"
+    "  time INTEGER NOT NULL,"
+    "  state TEXT NOT NULL DEFAULT 'ok',"
+    "  store TEXT,"
+    "  PRIMARY KEY (project, generation)"
+    ");"
+    "CREATE INDEX generations_install ON generations(install_id);"
+    "CREATE INDEX generations_pending ON generations(project, generation) "
+    "WHERE state = 'pending';"
+    "CREATE TABLE attachments " ATTACHMENTS_COLUMNS ";"
+    "CREATE INDEX attachments_folder ON attachments(folder);"
+    "CREATE TABLE moving (source TEXT PRIMARY KEY, time INTEGER NOT NULL);",
+};
+
+struct schema {
+    const char *const *steps;
+    int count;
+};
+
+static const struct schema index_schema = {index_migrations, (int)CDM_ARRAY_LEN(index_migrations)};
+static const struct schema state_schema = {state_migrations, (int)CDM_ARRAY_LEN(state_migrations)};
+
+/* What a connection is, in messages. */
+static const char *conn_name(const cdm_ctx *ctx, sqlite3 *db)
 {
-    return cdm_error_set(ctx, CDM_EDB, "index '%s': %s: %s",
-                         ctx->db ? sqlite3_db_filename(ctx->db, "main") : "?", what,
-                         ctx->db ? sqlite3_errmsg(ctx->db) : "not open");
+    return db && db == ctx->state ? "state" : "index";
 }
 
-static int db_exec(cdm_ctx *ctx, const char *sql)
+int db_fail_on(cdm_ctx *ctx, sqlite3 *db, const char *what)
+{
+    return cdm_error_set(ctx, CDM_EDB, "%s '%s': %s: %s", conn_name(ctx, db),
+                         db ? sqlite3_db_filename(db, "main") : "?", what,
+                         db ? sqlite3_errmsg(db) : "not open");
+}
+
+int db_fail(cdm_ctx *ctx, const char *what)
+{
+    return db_fail_on(ctx, ctx->db, what);
+}
+
+int db_exec_on(cdm_ctx *ctx, sqlite3 *db, const char *sql)
 {
     char *err = NULL;
-    if (sqlite3_exec(ctx->db, sql, NULL, NULL, &err) == SQLITE_OK)
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK)
         return CDM_OK;
-    int rc = cdm_error_set(ctx, CDM_EDB, "index '%s': %s", sqlite3_db_filename(ctx->db, "main"),
-                           err ? err : "failed");
+    int rc = cdm_error_set(ctx, CDM_EDB, "%s '%s': %s", conn_name(ctx, db),
+                           sqlite3_db_filename(db, "main"), err ? err : "failed");
     sqlite3_free(err);
     return rc;
 }
 
-static int user_version(cdm_ctx *ctx, int *version)
+static int db_exec(cdm_ctx *ctx, const char *sql)
+{
+    return db_exec_on(ctx, ctx->db, sql);
+}
+
+static int user_version(cdm_ctx *ctx, sqlite3 *db, int *version)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(ctx->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(ctx, "cannot read its version");
-    int rc = sqlite3_step(st) == SQLITE_ROW ? CDM_OK : db_fail(ctx, "cannot read its version");
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+        return db_fail_on(ctx, db, "cannot read its version");
+    int rc =
+        sqlite3_step(st) == SQLITE_ROW ? CDM_OK : db_fail_on(ctx, db, "cannot read its version");
     *version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     return rc;
 }
 
-static int migrate(cdm_ctx *ctx)
+static int migrate(cdm_ctx *ctx, sqlite3 *db, const struct schema *schema, bool read_only)
 {
     int version = 0;
-    int rc = user_version(ctx, &version);
+    int rc = user_version(ctx, db, &version);
     if (rc)
         return rc;
-    int latest = (int)CDM_ARRAY_LEN(migrations);
-    if (version > latest)
-        return cdm_error_set(
-            ctx, CDM_EDB,
-            "index '%s' was written by a newer cdm (schema %d, this one knows %d); "
-            "upgrade cdm",
-            sqlite3_db_filename(ctx->db, "main"), version, latest);
-    for (int step = version; step < latest; step++) {
-        if ((rc = db_begin(ctx)))
+    const char *name = conn_name(ctx, db), *path = sqlite3_db_filename(db, "main");
+    if (version > schema->count)
+        return cdm_error_set(ctx, CDM_EDB,
+                             "%s '%s' was written by a newer cdm (schema %d, this one knows "
+                             "%d); upgrade cdm",
+                             name, path, version, schema->count);
+    if (read_only && version < schema->count)
+        return cdm_error_set(ctx, CDM_EDB,
+                             "%s '%s' was written by an older cdm (schema %d, this one needs "
+                             "%d) and is read-only here; run this cdm once where it may write "
+                             "the store (e.g. 'cdm gc' as the store's owner)",
+                             name, path, version, schema->count);
+    for (int step = version; step < schema->count; step++) {
+        if ((rc = db_exec_on(ctx, db, "BEGIN IMMEDIATE")))
             return rc;
         char pragma[64];
         snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", step + 1);
-        if ((rc = db_exec(ctx, migrations[step])) || (rc = db_exec(ctx, pragma)) ||
-            (rc = db_commit(ctx))) {
-            db_rollback(ctx);
+        if ((rc = db_exec_on(ctx, db, schema->steps[step])) || (rc = db_exec_on(ctx, db, pragma)) ||
+            (rc = db_exec_on(ctx, db, "COMMIT"))) {
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
             return rc;
         }
     }
     return CDM_OK;
 }
 
-int db_open(cdm_ctx *ctx, const char *path)
+/* "file:PATH?mode=ro[&immutable=1]", the path percent-encoded (SQLite decodes it back to
+ * the bytes given, so Windows' drive letters and backslashes pass as they are). */
+static char *ro_uri(const char *path, bool immutable)
 {
-    if (ctx->db)
-        return CDM_OK;
-    bool fresh = fs_kind(path) != FS_FILE; /* also true for ":memory:" */
-    if (sqlite3_open_v2(path, &ctx->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        int rc = cdm_error_set(ctx, CDM_EDB, "cannot open index '%s': %s", path,
-                               ctx->db ? sqlite3_errmsg(ctx->db) : "out of memory");
-        db_close(ctx);
-        return rc;
+    struct strbuf uri = STRBUF_INIT;
+    sb_add(&uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/-._~", *p))
+            sb_addc(&uri, (char)*p);
+        else
+            sb_addf(&uri, "%%%02X", *p);
     }
-    sqlite3_busy_timeout(ctx->db, 10000);
-    /* WAL lets readers (activate, list) run while an install writes. The mode is stored in
-     * the file, so it is set once; and the -wal/-shm files are kept between runs, so that a
-     * reader (a prompt hook's activate) neither recreates nor deletes them each time. */
-    int persist = 1;
-    sqlite3_file_control(ctx->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
-    int rc = db_exec(ctx, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
-    if (!rc && fresh)
-        rc = db_exec(ctx, "PRAGMA journal_mode = WAL;");
+    sb_add(&uri, immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+    return sb_detach(&uri);
+}
+
+static int open_conn(cdm_ctx *ctx, sqlite3 **out, const char *path, enum db_mode mode,
+                     const struct schema *schema)
+{
+    bool fresh = fs_kind(path) != FS_FILE; /* also true for ":memory:" */
+    bool read_only = mode != DB_READ_WRITE;
+    char *uri = read_only ? ro_uri(path, mode == DB_IMMUTABLE) : NULL;
+    int flags = read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    sqlite3 *db = NULL;
+    int rc = CDM_OK;
+    if (sqlite3_open_v2(uri ? uri : path, &db, flags, NULL) != SQLITE_OK) {
+        rc = cdm_error_set(ctx, CDM_EDB, "cannot open %s '%s': %s",
+                           schema == &state_schema ? "state" : "index", path,
+                           db ? sqlite3_errmsg(db) : "out of memory");
+        goto out;
+    }
+    *out = db; /* from here on, messages name it */
+    sqlite3_busy_timeout(db, 10000);
+    if (!read_only) {
+        /* WAL lets readers (activate, list) run while an install writes. The mode is stored
+         * in the file, so it is set once; and the -wal/-shm files are kept between runs, so
+         * that a reader (a prompt hook's activate) neither recreates nor deletes them. */
+        int persist = 1;
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+        rc = db_exec_on(ctx, db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+        if (!rc && fresh)
+            rc = db_exec_on(ctx, db, "PRAGMA journal_mode = WAL;");
+    }
     if (!rc)
-        rc = migrate(ctx);
-    if (rc)
-        db_close(ctx);
+        rc = migrate(ctx, db, schema, read_only);
+out:
+    if (rc) {
+        *out = NULL;
+        sqlite3_close_v2(db);
+    }
+    free(uri);
     return rc;
 }
 
-int db_open_read(cdm_ctx *ctx)
+int db_open(cdm_ctx *ctx, const char *path, enum db_mode mode)
 {
-    if (ctx->db)
-        return CDM_OK;
-    char *path = store_index_path(ctx);
-    int rc = db_open(ctx, fs_kind(path) == FS_FILE ? path : ":memory:");
-    free(path);
-    return rc;
+    return ctx->db ? CDM_OK : open_conn(ctx, &ctx->db, path, mode, &index_schema);
+}
+
+int db_state_connect(cdm_ctx *ctx, const char *path)
+{
+    return ctx->state ? CDM_OK : open_conn(ctx, &ctx->state, path, DB_READ_WRITE, &state_schema);
+}
+
+bool db_read_only(cdm_ctx *ctx)
+{
+    return ctx->db && sqlite3_db_readonly(ctx->db, "main") == 1;
 }
 
 void db_close(cdm_ctx *ctx)
@@ -177,6 +267,10 @@ void db_close(cdm_ctx *ctx)
     if (ctx->db) {
         sqlite3_close_v2(ctx->db);
         ctx->db = NULL;
+    }
+    if (ctx->state) {
+        sqlite3_close_v2(ctx->state);
+        ctx->state = NULL;
     }
 }
 
@@ -194,26 +288,40 @@ void db_rollback(cdm_ctx *ctx)
 {
     if (ctx->db && !sqlite3_get_autocommit(ctx->db))
         sqlite3_exec(ctx->db, "ROLLBACK", NULL, NULL, NULL);
+    if (ctx->state && !sqlite3_get_autocommit(ctx->state))
+        sqlite3_exec(ctx->state, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int db_prepare_on(cdm_ctx *ctx, sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) == SQLITE_OK)
+        return CDM_OK;
+    return db_fail_on(ctx, db, "cannot prepare a query");
 }
 
 int db_prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st)
 {
-    if (sqlite3_prepare_v2(ctx->db, sql, -1, st, NULL) == SQLITE_OK)
-        return CDM_OK;
-    return db_fail(ctx, "cannot prepare a query");
+    return db_prepare_on(ctx, ctx->db, sql, st);
 }
 
-int db_prepare_key(cdm_ctx *ctx, const char *sql, const char *key, sqlite3_stmt **st)
+int db_prepare_key_on(cdm_ctx *ctx, sqlite3 *db, const char *sql, const char *key,
+                      sqlite3_stmt **st)
 {
-    int rc = db_prepare(ctx, sql, st);
+    int rc = db_prepare_on(ctx, db, sql, st);
     if (!rc)
         sqlite3_bind_text(*st, 1, key, -1, SQLITE_STATIC);
     return rc;
 }
 
+int db_prepare_key(cdm_ctx *ctx, const char *sql, const char *key, sqlite3_stmt **st)
+{
+    return db_prepare_key_on(ctx, ctx->db, sql, key, st);
+}
+
 int db_run(cdm_ctx *ctx, sqlite3_stmt *st, const char *what)
 {
-    int rc = sqlite3_step(st) == SQLITE_DONE ? CDM_OK : db_fail(ctx, what);
+    int rc =
+        sqlite3_step(st) == SQLITE_DONE ? CDM_OK : db_fail_on(ctx, sqlite3_db_handle(st), what);
     sqlite3_finalize(st);
     return rc;
 }
@@ -247,7 +355,7 @@ int db_collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
     int rc = CDM_OK;
     if (step != SQLITE_DONE) {
         strv_free(v);
-        rc = db_fail(ctx, "cannot read the index");
+        rc = db_fail_on(ctx, sqlite3_db_handle(st), "cannot read it");
     } else {
         *out = v;
     }
@@ -267,7 +375,7 @@ int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, cons
         rc = read(ctx, st, v + n++ * size);
     }
     if (!rc && step != SQLITE_DONE)
-        rc = db_fail(ctx, what);
+        rc = db_fail_on(ctx, sqlite3_db_handle(st), what);
     sqlite3_finalize(st);
     if (rc) {
         free(v);
@@ -294,19 +402,30 @@ int db_integrity(cdm_ctx *ctx, struct strbuf *problems)
     return CDM_OK;
 }
 
-int db_work_pending(cdm_ctx *ctx, bool *pending)
+int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes)
 {
+    *yes = false;
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok') OR "
-                        "EXISTS (SELECT 1 FROM generations WHERE state <> 'ok')",
-                        &st);
+    int rc = db_prepare_on(ctx, db, sql, &st);
     if (rc)
         return rc;
     if (sqlite3_step(st) == SQLITE_ROW)
-        *pending = sqlite3_column_int(st, 0) != 0;
+        *yes = sqlite3_column_int(st, 0) != 0;
     else
-        rc = db_fail(ctx, "cannot read the index");
+        rc = db_fail_on(ctx, db, "cannot read it");
     sqlite3_finalize(st);
     return rc;
+}
+
+int db_work_pending(cdm_ctx *ctx, bool *pending)
+{
+    int rc = db_exists(ctx, ctx->db, "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok')",
+                       pending);
+    if (rc || *pending || !ctx->state)
+        return rc;
+    return db_exists(ctx, ctx->state,
+                     "SELECT EXISTS (SELECT 1 FROM generations WHERE state <> 'ok') OR "
+                     "EXISTS (SELECT 1 FROM attachments WHERE state IN ('attaching', "
+                     "'detaching'))",
+                     pending);
 }

@@ -1,8 +1,11 @@
 /*
- * The SQLite index of the store, and all of cdm's SQL: db.c opens it and migrates it,
- * db_install.c keeps the installs, db_files.c their files, db_generation.c each
- * project's link history. Functions that set no message on CDM_ENOTFOUND say so: the
- * caller decides what absence means.
+ * cdm's two SQLite files and all of cdm's SQL: the store's index (ctx->db: installs and
+ * their files, beside the store) and the user's state (ctx->state: each project's link
+ * history, attachments; under the user's data folder). db.c opens and migrates both,
+ * db_state.c opens the state and moves history an older index kept into it,
+ * db_install.c keeps the installs, db_files.c their files, db_generation.c each project's
+ * link history, db_attach.c the attachments. Functions that set no message on
+ * CDM_ENOTFOUND say so: the caller decides what absence means.
  */
 #ifndef CDM_DB_H
 #define CDM_DB_H
@@ -11,9 +14,23 @@
 
 /* ---- db.c: the connection ---------------------------------------------------------- */
 
-int db_open(cdm_ctx *ctx, const char *path);
-/* The store's index for reading: a store not made yet reads as empty and stays unmade. */
+enum db_mode {
+    DB_READ_WRITE, /* made when missing */
+    DB_READ_ONLY,  /* SQLite's mode=ro: a store this user may not write */
+    DB_IMMUTABLE,  /* mode=ro&immutable=1: nobody writes it while cdm runs ([store] shared) */
+};
+/* Open the store's index at path and migrate it (a read-only one must need no migration). */
+int db_open(cdm_ctx *ctx, const char *path, enum db_mode mode);
+/* Open the state database at path (made when missing) and migrate it. */
+int db_state_connect(cdm_ctx *ctx, const char *path);
+/* Was the index opened read-only? */
+bool db_read_only(cdm_ctx *ctx);
+/* db_state.c. The index and the state for reading: a store or a state not made yet reads
+ * as empty and stays unmade; history an older index kept moves to the state first. */
 int db_open_read(cdm_ctx *ctx);
+/* Open the state for writing (made when missing; the caller holds the state's lock) and
+ * move history an older index kept into it. */
+int db_state_open(cdm_ctx *ctx);
 void db_close(cdm_ctx *ctx);
 
 int db_begin(cdm_ctx *ctx);
@@ -27,10 +44,17 @@ int db_integrity(cdm_ctx *ctx, struct strbuf *problems);
 /* For the db*.c files. Set the context's error from SQLite's ("index 'PATH': WHAT:
  * sqlite's message"). */
 int db_fail(cdm_ctx *ctx, const char *what);
-/* Prepare a statement; on failure the error is set. */
+/* The same for the connection db ("state 'PATH': ..." for the state). */
+int db_fail_on(cdm_ctx *ctx, sqlite3 *db, const char *what);
+/* Run SQL without results on db. */
+int db_exec_on(cdm_ctx *ctx, sqlite3 *db, const char *sql);
+/* Prepare a statement on the index (db_prepare) or on db; on failure the error is set. */
 int db_prepare(cdm_ctx *ctx, const char *sql, sqlite3_stmt **st);
+int db_prepare_on(cdm_ctx *ctx, sqlite3 *db, const char *sql, sqlite3_stmt **st);
 /* The same with ?1 bound to key (not copied: it must outlive the statement). */
 int db_prepare_key(cdm_ctx *ctx, const char *sql, const char *key, sqlite3_stmt **st);
+int db_prepare_key_on(cdm_ctx *ctx, sqlite3 *db, const char *sql, const char *key,
+                      sqlite3_stmt **st);
 /* Step a statement without results to its end and finalize it; what names it in the
  * error. */
 int db_run(cdm_ctx *ctx, sqlite3_stmt *st, const char *what);
@@ -47,6 +71,8 @@ typedef int (*db_row_fn)(cdm_ctx *ctx, sqlite3_stmt *st, void *elem);
 int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, const char *what,
                void **out, size_t *count);
 
+/* The first column of the one row sql (on db) selects, as a truth value. */
+int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes);
 /* Is an install or a link change recorded as pending (under way, or interrupted)? */
 int db_work_pending(cdm_ctx *ctx, bool *pending);
 

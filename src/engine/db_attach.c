@@ -26,11 +26,12 @@ static void read_row(sqlite3_stmt *st, struct db_attachment *a)
 int db_attach_insert(cdm_ctx *ctx, struct db_attachment *a)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "INSERT INTO attachments (venv, folder, project, target, original, "
-                        "install_id, wheel, time, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                        "?9)",
-                        &st);
+    int rc =
+        db_prepare_on(ctx, ctx->state,
+                      "INSERT INTO attachments (venv, folder, project, target, original, "
+                      "install_id, wheel, time, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                      "?9)",
+                      &st);
     if (rc)
         return rc;
     a->time = (long long)time(NULL);
@@ -41,9 +42,9 @@ int db_attach_insert(cdm_ctx *ctx, struct db_attachment *a)
     sqlite3_bind_int64(st, 8, a->time);
     sqlite3_bind_text(st, 9, a->state, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot record an attachment");
+        rc = db_fail_on(ctx, ctx->state, "cannot record an attachment");
     else
-        a->id = sqlite3_last_insert_rowid(ctx->db);
+        a->id = sqlite3_last_insert_rowid(ctx->state);
     sqlite3_finalize(st);
     return rc;
 }
@@ -52,17 +53,17 @@ int db_attach_insert(cdm_ctx *ctx, struct db_attachment *a)
 static int settle(cdm_ctx *ctx, long long id, const char *state)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        state ? "UPDATE attachments SET state = ?2 WHERE id = ?1"
-                              : "DELETE FROM attachments WHERE id = ?1",
-                        &st);
+    int rc = db_prepare_on(ctx, ctx->state,
+                           state ? "UPDATE attachments SET state = ?2 WHERE id = ?1"
+                                 : "DELETE FROM attachments WHERE id = ?1",
+                           &st);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
     if (state)
         sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot update an attachment");
+        rc = db_fail_on(ctx, ctx->state, "cannot update an attachment");
     sqlite3_finalize(st);
     return rc;
 }
@@ -80,13 +81,14 @@ int db_attach_delete(cdm_ctx *ctx, long long id)
 int db_attach_set_original(cdm_ctx *ctx, long long id, const char *original)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "UPDATE attachments SET original = ?2 WHERE id = ?1", &st);
+    int rc =
+        db_prepare_on(ctx, ctx->state, "UPDATE attachments SET original = ?2 WHERE id = ?1", &st);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_text(st, 2, original, -1, SQLITE_STATIC);
     if (sqlite3_step(st) != SQLITE_DONE)
-        rc = db_fail(ctx, "cannot record where the wheel's folder goes");
+        rc = db_fail_on(ctx, ctx->state, "cannot record where the wheel's folder goes");
     sqlite3_finalize(st);
     return rc;
 }
@@ -94,17 +96,18 @@ int db_attach_set_original(cdm_ctx *ctx, long long id, const char *original)
 int db_attach_current(cdm_ctx *ctx, const char *folder, struct db_attachment *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx,
-                            "SELECT " ATTACH_COLUMNS " FROM attachments WHERE folder = ?1 AND "
-                            "state <> 'detached' ORDER BY id DESC LIMIT 1",
-                            folder, &st);
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT " ATTACH_COLUMNS " FROM attachments WHERE folder = ?1 AND "
+                               "state <> 'detached' ORDER BY id DESC LIMIT 1",
+                               folder, &st);
     if (rc)
         return rc;
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW)
         read_row(st, out);
     else
-        rc = step == SQLITE_DONE ? CDM_ENOTFOUND : db_fail(ctx, "cannot read an attachment");
+        rc = step == SQLITE_DONE ? CDM_ENOTFOUND
+                                 : db_fail_on(ctx, ctx->state, "cannot read an attachment");
     sqlite3_finalize(st);
     return rc;
 }
@@ -122,10 +125,10 @@ int db_attach_unsettled(cdm_ctx *ctx, struct db_attachment **out, size_t *count)
     *out = NULL;
     *count = 0;
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        "SELECT " ATTACH_COLUMNS " FROM attachments WHERE state IN "
-                        "('attaching', 'detaching') ORDER BY id",
-                        &st);
+    int rc = db_prepare_on(ctx, ctx->state,
+                           "SELECT " ATTACH_COLUMNS " FROM attachments WHERE state IN "
+                           "('attaching', 'detaching') ORDER BY id",
+                           &st);
     if (rc)
         return rc;
     return db_collect(ctx, st, sizeof(**out), collect_row, "cannot read the attachments",

@@ -1,4 +1,5 @@
-/* The generations table: every change of a project's link, numbered per project. */
+/* The generations table of the user's state: every change of a project's link, numbered
+ * per project, each naming the store (its root) whose install it links. */
 #include "db.h"
 
 #include <stdlib.h>
@@ -23,9 +24,9 @@ static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     g->time = sqlite3_column_int64(st, 4);
     if (!fits)
         return cdm_error_set(ctx, CDM_EDB,
-                             "index '%s': generation %lld has a value too long for cdm; check "
+                             "state '%s': generation %lld has a value too long for cdm; check "
                              "it with 'cdm doctor'",
-                             sqlite3_db_filename(ctx->db, "main"), g->number);
+                             sqlite3_db_filename(ctx->state, "main"), g->number);
     return CDM_OK;
 }
 
@@ -35,7 +36,7 @@ static int read_one(cdm_ctx *ctx, sqlite3_stmt *st, struct cdm_generation *out)
     int step = sqlite3_step(st);
     int rc = step == SQLITE_ROW    ? read_row(ctx, st, out)
              : step == SQLITE_DONE ? CDM_ENOTFOUND
-                                   : db_fail(ctx, "cannot read a generation");
+                                   : db_fail_on(ctx, ctx->state, "cannot read a generation");
     sqlite3_finalize(st);
     return rc;
 }
@@ -44,12 +45,13 @@ int db_generation_get(cdm_ctx *ctx, const char *project, long long number,
                       struct cdm_generation *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx,
-                            number ? "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                     "AND state = 'ok' AND generation = ?2"
-                                   : "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                     "AND state = 'ok' ORDER BY generation DESC LIMIT 1",
-                            project, &st);
+    int rc =
+        db_prepare_key_on(ctx, ctx->state,
+                          number ? "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                                   "AND state = 'ok' AND generation = ?2"
+                                 : "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                                   "AND state = 'ok' ORDER BY generation DESC LIMIT 1",
+                          project, &st);
     if (rc)
         return rc;
     if (number)
@@ -63,10 +65,10 @@ int db_generation_get(cdm_ctx *ctx, const char *project, long long number,
 int db_generation_newest(cdm_ctx *ctx, const char *project, struct cdm_generation *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx,
-                            "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                            "ORDER BY generation DESC LIMIT 1",
-                            project, &st);
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
+                               "ORDER BY generation DESC LIMIT 1",
+                               project, &st);
     return rc ? rc : read_one(ctx, st, out);
 }
 
@@ -76,10 +78,10 @@ int db_generation_list(cdm_ctx *ctx, const char *project, struct cdm_generation 
     *out = NULL;
     *count = 0;
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx,
-                            "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 AND "
-                            "state = 'ok' ORDER BY generation",
-                            project, &st);
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 AND "
+                               "state = 'ok' ORDER BY generation",
+                               project, &st);
     if (rc)
         return rc;
     struct cdm_generation *v = NULL;
@@ -99,12 +101,12 @@ int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id,
 {
     /* Numbered in the same statement, one above the project's newest in any state. */
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx,
-                            "INSERT INTO generations (project, generation, install_id, action, "
-                            "link_name, time, state) SELECT ?1, COALESCE(MAX(generation), 0) + 1, "
-                            "?2, ?3, ?4, ?5, ?6 FROM generations WHERE project = ?1 "
-                            "RETURNING generation",
-                            project, &st);
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "INSERT INTO generations (project, generation, install_id, action, "
+                               "link_name, time, state, store) SELECT ?1, "
+                               "COALESCE(MAX(generation), 0) + 1, ?2, ?3, ?4, ?5, ?6, ?7 FROM "
+                               "generations WHERE project = ?1 RETURNING generation",
+                               project, &st);
     if (rc)
         return rc;
     db_bind_text_or_null(st, 2, install_id);
@@ -112,12 +114,13 @@ int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id,
     sqlite3_bind_text(st, 4, link_name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
     sqlite3_bind_text(st, 6, state, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 7, ctx->root, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
         if (number)
             *number = sqlite3_column_int64(st, 0);
         return db_run(ctx, st, "cannot record a generation"); /* to its end */
     }
-    rc = db_fail(ctx, "cannot record a generation");
+    rc = db_fail_on(ctx, ctx->state, "cannot record a generation");
     sqlite3_finalize(st);
     return rc;
 }
@@ -125,12 +128,12 @@ int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id,
 int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx,
-                        state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
-                                "generation = ?2"
-                              : "DELETE FROM generations WHERE project = ?1 AND "
-                                "generation = ?2",
-                        &st);
+    int rc = db_prepare_on(ctx, ctx->state,
+                           state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
+                                   "generation = ?2"
+                                 : "DELETE FROM generations WHERE project = ?1 AND "
+                                   "generation = ?2",
+                           &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
@@ -160,7 +163,7 @@ static void refs_free(struct ref_list *l)
 static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generation_fn fn, void *arg)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, sql, &st);
+    int rc = db_prepare_on(ctx, ctx->state, sql, &st);
     if (rc)
         return rc;
     struct ref_list l = {NULL, 0};
@@ -178,7 +181,7 @@ static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generati
     }
     sqlite3_finalize(st);
     if (step != SQLITE_DONE)
-        rc = db_fail(ctx, what);
+        rc = db_fail_on(ctx, ctx->state, what);
     for (size_t i = 0; i < l.n && !rc; i++)
         rc = fn(ctx, &l.v[i], arg);
     refs_free(&l);
@@ -205,7 +208,7 @@ int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg
 /* A row of the usage scan: a project's generation in state "ok", and its install. */
 struct usage_row {
     char *project;
-    char *install_id; /* NULL for an unlink */
+    char *install_id; /* NULL for an unlink, or a link into another store */
     long long generation;
 };
 
@@ -215,7 +218,7 @@ static int read_usage(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     struct usage_row *r = elem;
     const unsigned char *project = sqlite3_column_text(st, 0), *id = sqlite3_column_text(st, 2);
     r->project = xstrdup(project ? (const char *)project : "");
-    r->install_id = id ? xstrdup((const char *)id) : NULL;
+    r->install_id = id && sqlite3_column_int(st, 3) ? xstrdup((const char *)id) : NULL;
     r->generation = sqlite3_column_int64(st, 1);
     return CDM_OK;
 }
@@ -240,8 +243,10 @@ int db_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count)
      * generation of each project picked here, which with thousands of projects costs a
      * fraction of the per-row subquery's index lookups. */
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(
-        ctx, "SELECT project, generation, install_id FROM generations WHERE state = 'ok'", &st);
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT project, generation, install_id, store IS ?1 FROM "
+                               "generations WHERE state = 'ok'",
+                               ctx->root, &st);
     struct usage_row *rows = NULL;
     size_t n = 0;
     if (!rc)
@@ -271,10 +276,12 @@ int db_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count)
 int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(
-        ctx,
-        "SELECT g.project FROM generations g WHERE g.install_id = ?1 AND " GEN_IS_CURRENT
-        " ORDER BY g.project",
-        install_id, &st);
-    return rc ? rc : db_collect_strings(ctx, st, projects);
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT g.project FROM generations g WHERE g.install_id = ?1 "
+                               "AND g.store IS ?2 AND " GEN_IS_CURRENT " ORDER BY g.project",
+                               install_id, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 2, ctx->root, -1, SQLITE_STATIC);
+    return db_collect_strings(ctx, st, projects);
 }

@@ -18,8 +18,11 @@ struct cdm_ctx {
     struct cdm_options options;
     struct cdm_config config;
     char *root;
-    sqlite3 *db;
+    char *state_path; /* the user's state database (CDM_STATE, else the platform's place) */
+    sqlite3 *db;      /* the store's index: installs and their files */
+    sqlite3 *state;   /* the user's state: projects' generations, attachments */
     struct fs_lock_handle *lock;
+    struct fs_lock_handle *state_lock;
     bool recovered; /* leftovers of interrupted work were dealt with in this process */
     volatile sig_atomic_t interrupted; /* cdm_interrupt: set from a signal handler */
 };

@@ -59,18 +59,32 @@ static int lock_store(cdm_ctx *ctx)
     return rc;
 }
 
+/* The user's state's lock, taken after the store's by a process that needs both. */
+static int lock_state(cdm_ctx *ctx)
+{
+    char *dir = path_dirname(ctx->state_path);
+    char *lock_path = state_lock_path(ctx);
+    int rc = fs_mkdir_p(ctx, dir);
+    if (!rc)
+        rc = fs_lock(ctx, lock_path, &ctx->state_lock);
+    free(lock_path);
+    free(dir);
+    return rc;
+}
+
 int store_open(cdm_ctx *ctx, bool for_writing)
 {
     if (ctx->db && (!for_writing || ctx->lock))
         return CDM_OK;
     if (!for_writing)
         return db_open_read(ctx);
-    db_close(ctx); /* opened for reading before: open again under the lock */
+    db_close(ctx); /* opened for reading before: open again under the locks */
     int rc;
     char *db_path = store_index_path(ctx);
     char *staging = store_staging_dir(ctx);
     if (!(rc = fs_mkdir_p(ctx, ctx->root)) && !(rc = fs_mkdir(ctx, staging)) &&
-        !(rc = lock_store(ctx)) && !(rc = db_open(ctx, db_path)))
+        !(rc = lock_store(ctx)) && !(rc = db_open(ctx, db_path, DB_READ_WRITE)) &&
+        !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
         rc = recover_once(ctx);
     free(staging);
     free(db_path);
@@ -101,17 +115,24 @@ int store_open_settled(cdm_ctx *ctx)
     if (rc || ctx->lock || ctx->recovered || (rc = work_visible(ctx, &visible)) || !visible)
         return rc;
     char *lock_path = store_lock_path(ctx);
+    char *state_lock = state_lock_path(ctx);
     rc = fs_lock_try(ctx, lock_path, &ctx->lock);
+    if (!rc && fs_kind(ctx->state_path) == FS_FILE)
+        rc = fs_lock_try(ctx, state_lock, &ctx->state_lock);
+    free(state_lock);
     free(lock_path);
-    if (rc == CDM_EBUSY)
-        return CDM_OK; /* a writer is at work, and finishes what it finds first */
-    if (rc) {
+    if (rc == CDM_EBUSY) {
+        rc = CDM_OK; /* a writer is at work, and finishes what it finds first */
+    } else if (rc) {
         /* A store this user may read but not write: say so, and read it as it is. */
         cdm_warn(ctx, "%s; interrupted work in '%s' is left for a cdm that may write there",
                  cdm_error_message(ctx), ctx->root);
-        return CDM_OK;
+        rc = CDM_OK;
+    } else {
+        rc = recover_once(ctx);
     }
-    rc = recover_once(ctx);
+    fs_unlock(ctx->state_lock);
+    ctx->state_lock = NULL;
     fs_unlock(ctx->lock);
     ctx->lock = NULL;
     return rc;

@@ -84,9 +84,16 @@ char *store_downloads_dir(const cdm_ctx *ctx)
     return path_join(ctx->root, "downloads");
 }
 
+char *state_lock_path(const cdm_ctx *ctx)
+{
+    return xasprintf("%s.lock", ctx->state_path);
+}
+
 char *store_attached_dir(const cdm_ctx *ctx, long long n)
 {
-    char *base = path_join(ctx->root, ".attached");
+    char *state_dir = path_dirname(ctx->state_path);
+    char *base = path_join(state_dir, ".attached");
+    free(state_dir);
     char *num = xasprintf("%lld", n);
     char *dir = path_join(base, num);
     free(num);

@@ -9,8 +9,15 @@
  *   <root>/.staging/<id>.old          an install being replaced
  *   <root>/.staging/<id>.removing     an install being removed
  *   <root>/downloads/<name>.partial   an archive being downloaded (outside the store lock)
- *   <root>/.attached/<n>/             a Python environment's cuDNN wheel folder, kept while
- *                                     cdm attach has put a link in its place
+ *
+ * and the user's state, apart from any store (CDM_STATE, else the platform's place):
+ *
+ *   <state>                           the state database (projects' history, attachments)
+ *   <state>.lock                      held by a writer of the state for as long as it runs
+ *   <state's folder>/.attached/<n>/   a Python environment's cuDNN wheel folder, kept while
+ *                                     cdm attach has put a link in its place (attachments
+ *                                     made before the state had its own file keep theirs
+ *                                     in <root>/.attached/<n>/, as recorded)
  *
  * The root is settled once, when the context is made; the rest derives from it. Results
  * are malloc'd.
@@ -41,7 +48,8 @@ char *store_staging_id(const char *name, const char **suffix);
 char *store_install_path(const cdm_ctx *ctx, const char *id);
 /* downloads/, where archives are downloaded to (as <name>.partial) before an install */
 char *store_downloads_dir(const cdm_ctx *ctx);
-/* .attached/<n>: where attachment n keeps the wheel folder it replaced */
+char *state_lock_path(const cdm_ctx *ctx);
+/* <state's folder>/.attached/<n>: where attachment n keeps the wheel folder it replaced */
 char *store_attached_dir(const cdm_ctx *ctx, long long n);
 /* The install id a path names when it is a folder right below the root (links in the
  * path resolved); false, with id "", when it is not. */

@@ -75,6 +75,9 @@ void fs_unlock(struct fs_lock_handle *lock);
 /* Per-platform defaults. */
 char *fs_default_root(void);
 char *fs_default_config(void);
+/* The user's state (projects, links, generations): ${XDG_DATA_HOME:-~/.local/share}/cdm/state.db,
+ * %LOCALAPPDATA%\cdm\state.db on Windows. */
+char *fs_default_state(void);
 const char *fs_host_platform(void);
 uint64_t fs_process_id(void);
 /* Sleep ms milliseconds (waiting on a lock that another process holds). */

@@ -377,6 +377,11 @@ char *fs_default_root(void)
     return home_subdir("XDG_DATA_HOME", ".local/share", "cdm");
 }
 
+char *fs_default_state(void)
+{
+    return home_subdir("XDG_DATA_HOME", ".local/share", "cdm/state.db");
+}
+
 char *fs_default_config(void)
 {
     return home_subdir("XDG_CONFIG_HOME", ".config", "cdm/config.ini");

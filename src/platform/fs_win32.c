@@ -494,13 +494,25 @@ char *fs_default_root(void)
     return xstrdup("C:\\cudnn_archive");
 }
 
+/* %VAR%\cdm\leaf, or the default root's leaf when VAR is unset */
+static char *profile_file(const char *var, const char *leaf)
+{
+    char *dir = fs_getenv(var);
+    char *out = dir && *dir ? xasprintf("%s\\cdm\\%s", dir, leaf)
+                            : xasprintf("C:\\cudnn_archive\\%s", leaf);
+    free(dir);
+    return out;
+}
+
+char *fs_default_state(void)
+{
+    /* Local, not roaming: the state names this machine's folders. */
+    return profile_file("LOCALAPPDATA", "state.db");
+}
+
 char *fs_default_config(void)
 {
-    char *appdata = fs_getenv("APPDATA");
-    char *out = appdata && *appdata ? xasprintf("%s\\cdm\\config.ini", appdata)
-                                    : xstrdup("C:\\cudnn_archive\\config.ini");
-    free(appdata);
-    return out;
+    return profile_file("APPDATA", "config.ini");
 }
 
 const char *fs_host_platform(void)

@@ -72,8 +72,8 @@ check "the wheel's lib folder is now a link to the project's link" \
 check "so its libcudnn.so.9 is the store's" \
   test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9")"
 original=$(json 'd["original"]')
-check "the wheel's folder was moved under the store" \
-  sh -c 'case "$1" in "$2"/.attached/*) test -f "$1/libcudnn_graph.so.9";; *) false;; esac' _ "$original" "$CDM_ROOT"
+check "the wheel's folder was moved beside the user's state" \
+  sh -c 'case "$1" in "$2"/.attached/*) test -f "$1/libcudnn_graph.so.9";; *) false;; esac' _ "$original" "$(dirname "$STATE_DB")"
 check "the framework and its pin are reported" \
   test "$(json 'd["framework"], d["requirement"].split(";")[0], d["wheel"]')" = "('torch 2.11.0', 'nvidia-cudnn-cu13==9.19.0.56', 'nvidia_cudnn_cu13 9.19.0.56')"
 run_cdm attach "$V" "$P" --json
@@ -149,7 +149,7 @@ for point in attach-recorded attach-moved attach-linked; do
   fi
   check "after $point the environment is as it was" test "$(digest "$V")" = "$before"
   check "after $point nothing waits in the index" \
-    test -z "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM attachments WHERE state IN (\"attaching\", \"detaching\")").fetchall() or "")' "$CDM_ROOT/cdm.db")"
+    test -z "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT id FROM attachments WHERE state IN (\"attaching\", \"detaching\")").fetchall() or "")' "$STATE_DB")"
 done
 for point in detach-recorded detach-unlinked detach-moved; do
   "$CDM" attach "$V" "$P" >/dev/null 2>&1

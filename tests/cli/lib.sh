@@ -8,6 +8,9 @@ SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cdm-test.XXXXXX")
 export CDM_ROOT="$SCRATCH/store"
 export CDM_CONFIG="$SCRATCH/config.ini"
 export HOME="$SCRATCH/home"
+# The user's state (projects' history) goes to its default place under this HOME.
+unset XDG_DATA_HOME CDM_STATE
+STATE_DB="$HOME/.local/share/cdm/state.db"
 # No scenario reaches the Internet: a version missing from the sources is not downloaded
 # from NVIDIA. The download scenarios point this at their loopback mirror.
 export CDM_FETCH_BASE=off

@@ -12,6 +12,7 @@ v2=$SCRATCH/v2/$(basename "$v1")
 id=9.1.0.70-cuda12
 W=$SCRATCH/w
 export CDM_ROOT=$W/store
+export CDM_STATE=$W/state.db # the user's state goes with the store each setup makes anew
 P=$W/project
 
 # setup KIND: a fresh store with v1, and a project linked to it when KIND is "linked"

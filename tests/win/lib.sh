@@ -13,6 +13,10 @@ export CDM_ROOT_POSIX=$CDM_ROOT
 CDM_ROOT=$(wpath "$CDM_ROOT")
 CDM_CONFIG=$(wpath "$CDM_CONFIG")
 export CDM_ROOT CDM_CONFIG
+# Each scenario its own state: %LOCALAPPDATA% is the Wine prefix's, which all share.
+STATE_DB=$SCRATCH/state/state.db
+CDM_STATE=$(wpath "$STATE_DB")
+export CDM_STATE
 
 # run_cdm ARGS...: cdm.exe under Wine; stdout in $OUT, stderr in $ERR (without the CRs of
 # text mode), status in $RC

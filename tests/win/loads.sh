@@ -61,7 +61,7 @@ expect_rc 1 "9.21 passes the check, and the attach stops for want of the project
 expect_err "cannot attach .*has no 'cuda_link' link; run 'cdm link" "saying so"
 check "the environment is as it was" test "$(digest "$E")" = "$before"
 check "and nothing is recorded" \
-  test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM attachments").fetchone()[0])' "$CDM_ROOT_POSIX/cdm.db")" = 0
+  test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM attachments").fetchone()[0])' "$STATE_DB")" = 0
 skip "attach and detach through a junction to the project's bin folder" \
   "Wine 8 has no junctions (FSCTL_SET_REPARSE_POINT is unsupported), so no project link exists to attach to; see the README's Windows section"
 run_cdm detach "$(wpath "$E")" --json
