@@ -267,12 +267,15 @@ struct cdm_link_request {
     const char *name;    /* the link's name; NULL: the project's current one or [link] name */
     bool pin_exact;      /* write the install's full id to the pin even when the pin's own
                           * text ("8.8") names it already */
+    bool dry_run;        /* say what would change (result), change nothing */
 };
 
 struct cdm_link_result {
     struct cdm_which_info now; /* the project after the change */
     char previous_id[64];      /* what the link pointed to before ("" for none) */
     bool changed;              /* false: it was so already, nothing was recorded */
+    bool dry_run;              /* nothing was changed: now is the project as it is, with the
+                                * install it would link in now.project.linked_id */
     bool unignored;            /* the link was created in a git work tree whose ignore files
                                 * do not ignore it (gitignore.h: core.excludesFile unread) */
 };
@@ -281,8 +284,10 @@ struct cdm_link_result {
  * keeps its text while it names the linked install ("8.8" for 8.8.0.121-cuda11); else it
  * gets the install's full id. unlink and rollback take a NULL project as link does. */
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result);
-/* Remove a project's link (never its target) and record it; forget also removes the pin. */
-int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_result *result);
+/* Remove a project's link (never its target) and record it; forget also removes the pin;
+ * dry_run says whether it would change anything, and changes nothing. */
+int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
+               struct cdm_link_result *result);
 /* Go back to the install of generation `to` (0: the one before the current); recorded as a
  * new generation, so rolling back twice returns. */
 int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_link_result *result);

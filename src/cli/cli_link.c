@@ -105,11 +105,16 @@ void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const ch
         cli_json_which(&j, w);
         kv_string_or_null(&j, "previous", r->previous_id);
         json_kv_bool(&j, "changed", r->changed);
+        json_kv_bool(&j, "dry_run", r->dry_run);
         json_object_end(&j);
         json_print(&j, stdout);
         return;
     }
-    if (!r->changed && *w->project.linked_id)
+    if (r->dry_run && r->changed)
+        cli_info(cli, "would change '%s' from %s to %s; changed nothing (--dry-run)\n",
+                 w->project.link_path, *r->previous_id ? r->previous_id : "no link",
+                 *w->project.linked_id ? w->project.linked_id : "no link");
+    else if (!r->changed && *w->project.linked_id)
         cli_info(cli, "'%s' -> %s already; nothing to do\n", w->project.link_path,
                  w->project.linked_id);
     else if (!r->changed)

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT };
+enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT, OPT_DRY_RUN };
 enum { ARG_PROJECT, ARG_VERSION };
 
 /* A single word is the project when it names a folder, else the version for the nearest
@@ -25,13 +25,14 @@ static int run_link(struct cli *cli, const struct cli_args *args)
         return EXIT_FAIL;
     struct cdm_link_request req = {.cuda = (int)args->number[OPT_CUDA],
                                    .name = args->value[OPT_NAME],
-                                   .pin_exact = args->given[OPT_PIN_EXACT]};
+                                   .pin_exact = args->given[OPT_PIN_EXACT],
+                                   .dry_run = args->given[OPT_DRY_RUN]};
     split_args(args, &req.project, &req.spec);
     struct cdm_link_result result;
     if (cdm_link(ctx, &req, &result) != CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "linked");
-    if (result.unignored && !cli->json)
+    if (result.unignored && !cli->json && !result.dry_run)
         cli_info(cli,
                  "hint: '%s' is in a git work tree and git does not ignore '%s'; add the line "
                  "'/%s' to its .gitignore (commit %s, not the link)\n",
@@ -52,6 +53,7 @@ static const struct cli_option link_options[] = {
     [OPT_CUDA] = CLI_OPT_CUDA,
     [OPT_PIN_EXACT] = CLI_OPT_FLAG("pin-exact", "write the install's full id to the pin file, "
                                                 "even when its text names the install already"),
+    [OPT_DRY_RUN] = CLI_OPT_FLAG("dry-run", "say what would change, change nothing"),
     CLI_OPT_END,
 };
 

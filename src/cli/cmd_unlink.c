@@ -1,7 +1,7 @@
 /* cdm unlink: a project's link removed, never its target. */
 #include "cli.h"
 
-enum { OPT_FORGET };
+enum { OPT_FORGET, OPT_DRY_RUN };
 
 static int run_unlink(struct cli *cli, const struct cli_args *args)
 {
@@ -9,7 +9,8 @@ static int run_unlink(struct cli *cli, const struct cli_args *args)
     if (!ctx)
         return EXIT_FAIL;
     struct cdm_link_result result;
-    if (cdm_unlink(ctx, args->pos[0], args->given[OPT_FORGET], &result) != CDM_OK)
+    if (cdm_unlink(ctx, args->pos[0], args->given[OPT_FORGET], args->given[OPT_DRY_RUN], &result) !=
+        CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "unlinked");
     return EXIT_OK;
@@ -22,6 +23,7 @@ static const struct cli_arg unlink_args[] = {
 
 static const struct cli_option unlink_options[] = {
     [OPT_FORGET] = CLI_OPT_FLAG("forget", "also delete the .cudnn-version pin file"),
+    [OPT_DRY_RUN] = CLI_OPT_FLAG("dry-run", "say what would change, change nothing"),
     CLI_OPT_END,
 };
 

@@ -142,7 +142,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     char **sites = NULL, *folder = NULL, *venv = NULL, *target = NULL;
     struct db_attachment *a = xcalloc(1, sizeof(*a));
     struct py_dist dist;
-    int rc = store_open(ctx, true);
+    int rc = store_open_state(ctx);
     if (rc)
         goto out;
     venv = fs_realpath(req->venv);
@@ -298,7 +298,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     char **sites = NULL, *folder = NULL, *venv = NULL;
     struct db_attachment *a = xcalloc(1, sizeof(*a));
     struct py_dist dist;
-    int rc = store_open(ctx, true);
+    int rc = store_open_state(ctx);
     if (rc)
         goto out;
     venv = fs_realpath(venv_arg);

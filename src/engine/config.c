@@ -170,6 +170,11 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         c->root = *root ? root : NULL;
         if (!*root)
             free(root);
+    } else if (!strcmp(section, "store") && !strcmp(name, "shared")) {
+        if (strcmp(value, "read-only") && strcmp(value, "no"))
+            return bad_value(ps, line, section, name, value,
+                             "give read-only (a store others write, opened immutable) or no");
+        c->shared_read_only = !strcmp(value, "read-only");
     } else if (!strcmp(section, "install") && !strcmp(name, "sources")) {
         /* one folder per line: repeat the key, or indent continuation lines */
         if (!*value)

@@ -5,9 +5,10 @@
 #include "base/error.h"
 
 struct cdm_config {
-    char *path;     /* the file read, NULL when none */
-    char *root;     /* [store] root */
-    char **sources; /* [install] sources, NULL-terminated */
+    char *path;            /* the file read, NULL when none */
+    char *root;            /* [store] root */
+    bool shared_read_only; /* [store] shared = read-only: nobody writes the store while cdm runs */
+    char **sources;        /* [install] sources, NULL-terminated */
     size_t source_count;
     char *link_name;                   /* [link] name */
     unsigned long long max_total_size; /* [install] max_size, bytes */

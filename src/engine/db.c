@@ -226,6 +226,9 @@ static int open_conn(cdm_ctx *ctx, sqlite3 **out, const char *path, enum db_mode
     }
     *out = db; /* from here on, messages name it */
     sqlite3_busy_timeout(db, 10000);
+    /* Opened for writing but the file or its file system is read-only (a shared store):
+     * read it as it is. */
+    read_only |= sqlite3_db_readonly(db, "main") == 1;
     if (!read_only) {
         /* WAL lets readers (activate, list) run while an install writes. The mode is stored
          * in the file, so it is set once; and the -wal/-shm files are kept between runs, so

@@ -128,7 +128,9 @@ int db_open_read(cdm_ctx *ctx)
     int rc = CDM_OK;
     if (!ctx->db) {
         char *path = store_index_path(ctx);
-        rc = db_open(ctx, fs_kind(path) == FS_FILE ? path : ":memory:", DB_READ_WRITE);
+        bool file = fs_kind(path) == FS_FILE;
+        rc = db_open(ctx, file ? path : ":memory:",
+                     file && ctx->config.shared_read_only ? DB_IMMUTABLE : DB_READ_WRITE);
         free(path);
     }
     if (rc || ctx->state)

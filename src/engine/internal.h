@@ -23,7 +23,8 @@ struct cdm_ctx {
     sqlite3 *state;   /* the user's state: projects' generations, attachments */
     struct fs_lock_handle *lock;
     struct fs_lock_handle *state_lock;
-    bool recovered; /* leftovers of interrupted work were dealt with in this process */
+    bool recovered;       /* leftovers of interrupted work were dealt with in this process */
+    bool state_recovered; /* those of the state were */
     volatile sig_atomic_t interrupted; /* cdm_interrupt: set from a signal handler */
 };
 

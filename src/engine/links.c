@@ -1,6 +1,6 @@
 /*
  * Changing a project's link: link, unlink, rollback. Every change is a generation in the
- * index, written in three steps under the store lock:
+ * user's state, written in three steps under the state's lock:
  *
  *   record the generation as "pending", switch the link (atomically where the platform
  *   allows), write the pin file, mark the generation "ok".
@@ -80,11 +80,12 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
     return db_generation_settle(ctx, p->path, number, "ok");
 }
 
-/* Open the store for writing and the project in dir, which must exist. */
+/* Open the user's state for writing (the store is only read: it may be a read-only
+ * shared one) and the project in dir, which must exist. */
 static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
-                           struct cdm_generation *cur, bool *has_cur)
+                           struct cdm_generation *cur, bool *has_cur, bool dry_run)
 {
-    int rc = store_open(ctx, true);
+    int rc = dry_run ? store_open_settled(ctx) : store_open_state(ctx);
     if (rc || (rc = dir ? cdm_project_open(ctx, dir, p) : cdm_project_find(ctx, NULL, p)))
         return rc;
     rc = db_generation_get(ctx, p->path, 0, cur);
@@ -96,6 +97,18 @@ static int finish(cdm_ctx *ctx, const char *path, bool changed, struct cdm_link_
 {
     result->changed = changed;
     return cdm_which(ctx, path, &result->now);
+}
+
+/* What a dry run reports: the project as it is, with the install it would link (id, ""
+ * for none) in place of its own. */
+static int dry_finish(cdm_ctx *ctx, const char *path, bool changed, const char *id,
+                      struct cdm_link_result *result)
+{
+    int rc = finish(ctx, path, changed, result);
+    result->dry_run = true;
+    if (!rc)
+        copy_str(result->now.project.linked_id, sizeof(result->now.project.linked_id), id);
+    return rc;
 }
 
 /* An install that exists in the store, for a link. */
@@ -182,7 +195,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     struct cdm_project p;
     struct cdm_generation cur;
     bool has_cur = false;
-    int rc = open_for_change(ctx, req->project, &p, &cur, &has_cur);
+    int rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, req->dry_run);
     if (rc)
         return rc;
     if (req->name && !project_link_name_valid(req->name))
@@ -239,10 +252,13 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     if (same) {
         /* The link is right; only the pin may need writing (absent, or --pin-exact). */
         bool write_pin = !pin_keeps(&p, &in, req->pin_exact);
-        if (write_pin && (rc = project_pin_write(ctx, &p, in.id)))
+        if (write_pin && !req->dry_run && (rc = project_pin_write(ctx, &p, in.id)))
             return rc;
-        return finish(ctx, p.path, write_pin, result);
+        return req->dry_run ? dry_finish(ctx, p.path, write_pin, in.id, result)
+                            : finish(ctx, p.path, write_pin, result);
     }
+    if (req->dry_run)
+        return dry_finish(ctx, p.path, true, in.id, result);
     /* The old name is only ours to remove when the history says cdm made it. */
     if ((rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &in, "link", req->pin_exact)))
         return rc;
@@ -254,19 +270,24 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     return finish(ctx, p.path, true, result);
 }
 
-int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, struct cdm_link_result *result)
+int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
+               struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
     struct cdm_project p;
     struct cdm_generation cur;
     bool has_cur = false;
-    int rc = open_for_change(ctx, project, &p, &cur, &has_cur);
+    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, dry_run);
     if (rc)
         return rc;
     if (p.link_foreign)
         return refuse_unlink(ctx, &p, "it was left alone");
     COPY_ARRAY(result->previous_id, p.linked_id);
     bool changed = false;
+    if (dry_run)
+        return dry_finish(ctx, p.path,
+                          p.has_link || (has_cur && cur.install_id[0]) || (forget && p.has_pin), "",
+                          result);
     /* A link removed by hand while the index says linked: record the unlink all the same. */
     if (p.has_link || (has_cur && cur.install_id[0])) {
         if ((rc = apply(ctx, &p, NULL, p.link_name, NULL, "unlink", false)))
@@ -287,7 +308,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
     struct cdm_project p;
     struct cdm_generation cur, back;
     bool has_cur = false;
-    int rc = open_for_change(ctx, project, &p, &cur, &has_cur);
+    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, false);
     if (rc)
         return rc;
     if (!has_cur)

@@ -211,15 +211,22 @@ static int recover_attachments(cdm_ctx *ctx, unsigned *done)
     return rc;
 }
 
+int recover_state(cdm_ctx *ctx, unsigned *done)
+{
+    int rc = db_generation_each_pending(ctx, settle, done);
+    return rc ? rc : recover_attachments(ctx, done);
+}
+
 int recover_interrupted(cdm_ctx *ctx, unsigned *done)
 {
+    int rc = recover_state(ctx, done);
+    return rc ? rc : recover_store(ctx, done);
+}
+
+int recover_store(cdm_ctx *ctx, unsigned *done)
+{
     char **pending = NULL;
-    int rc = db_generation_each_pending(ctx, settle, done);
-    if (!rc)
-        rc = recover_attachments(ctx, done);
-    if (rc)
-        return rc;
-    rc = db_install_pending(ctx, &pending);
+    int rc = db_install_pending(ctx, &pending);
     for (char **p = pending; !rc && p && *p; p++)
         rc = roll_forward(ctx, *p, done);
     strv_free(pending);

@@ -8,17 +8,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int recover_once(cdm_ctx *ctx)
+/* The store's and the state's interrupted work (what recover_interrupted does), or the
+ * state's only (state_only: the store may be read-only here), once per process. */
+static int recover_once(cdm_ctx *ctx, bool state_only)
 {
-    if (ctx->recovered)
+    if (state_only ? ctx->state_recovered : ctx->recovered)
         return CDM_OK;
     unsigned done = 0;
-    int rc = recover_interrupted(ctx, &done);
-    if (!rc)
-        ctx->recovered = true;
+    int rc = state_only || ctx->state_recovered
+                 ? (state_only ? recover_state(ctx, &done) : recover_store(ctx, &done))
+                 : recover_interrupted(ctx, &done);
+    if (!rc) {
+        ctx->state_recovered = true;
+        ctx->recovered |= !state_only;
+    }
     if (done)
         cdm_warn(ctx, "cleaned up %u leftover(s) of interrupted work in '%s' (as 'cdm gc' does)",
-                 done, ctx->root);
+                 done, state_only ? ctx->state_path : ctx->root);
+    return rc;
+}
+
+/* A store this cdm may not write: say whose it is. */
+static int refuse_shared(cdm_ctx *ctx, const char *why)
+{
+    char *index = store_index_path(ctx);
+    char *owner = fs_owner_name(fs_kind(index) == FS_FILE ? index : ctx->root);
+    int rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                           "cannot change the store '%s': %s; versions are installed and "
+                           "removed there by its writer (%s, who owns it); for versions of "
+                           "your own, use a store you may write (--root DIR)",
+                           ctx->root, why, owner ? owner : "its owner");
+    free(owner);
+    free(index);
     return rc;
 }
 
@@ -78,16 +99,44 @@ int store_open(cdm_ctx *ctx, bool for_writing)
         return CDM_OK;
     if (!for_writing)
         return db_open_read(ctx);
+    if (ctx->config.shared_read_only) {
+        char *why = xasprintf("it is shared read-only ([store] shared in config '%s')",
+                              ctx->config.path ? ctx->config.path : "?");
+        int rc = refuse_shared(ctx, why);
+        free(why);
+        return rc;
+    }
     db_close(ctx); /* opened for reading before: open again under the locks */
     int rc;
+    bool existed = fs_kind(ctx->root) == FS_DIR;
     char *db_path = store_index_path(ctx);
     char *staging = store_staging_dir(ctx);
     if (!(rc = fs_mkdir_p(ctx, ctx->root)) && !(rc = fs_mkdir(ctx, staging)) &&
         !(rc = lock_store(ctx)) && !(rc = db_open(ctx, db_path, DB_READ_WRITE)) &&
-        !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
-        rc = recover_once(ctx);
+        db_read_only(ctx))
+        rc = cdm_error_set(ctx, CDM_EIO, "its index '%s' is read-only here", db_path);
+    if (rc && existed) {
+        /* A store that is there but cannot be written (a read-only mount, another user's) */
+        char *why = xstrdup(cdm_error_message(ctx));
+        rc = refuse_shared(ctx, why);
+        free(why);
+    }
+    if (!rc && !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
+        rc = recover_once(ctx, false);
     free(staging);
     free(db_path);
+    return rc;
+}
+
+int store_open_state(cdm_ctx *ctx)
+{
+    if (ctx->state_lock)
+        return CDM_OK;
+    /* The store as a reader does (finishing a kill's leftovers where it may), then the
+     * state for writing under its own lock: a link needs no write to the store. */
+    int rc = store_open_settled(ctx);
+    if (!rc && !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
+        rc = recover_once(ctx, true);
     return rc;
 }
 
@@ -129,7 +178,7 @@ int store_open_settled(cdm_ctx *ctx)
                  cdm_error_message(ctx), ctx->root);
         rc = CDM_OK;
     } else {
-        rc = recover_once(ctx);
+        rc = recover_once(ctx, false);
     }
     fs_unlock(ctx->state_lock);
     ctx->state_lock = NULL;

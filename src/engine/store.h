@@ -9,6 +9,11 @@
  * process; what was done is reported as a warning). */
 int store_open(cdm_ctx *ctx, bool for_writing);
 
+/* The store for reading (as store_open_settled) and the user's state for writing: its lock
+ * held until the context is freed, its interrupted link changes and attachments settled
+ * first. For link, unlink, rollback, attach, detach: they work on a read-only store. */
+int store_open_state(cdm_ctx *ctx);
+
 /* Open the store for reading, and first finish work a kill interrupted when there is any
  * (a pending record, anything in .staging/): under the lock, taken without waiting and
  * released after. When a writer holds the lock, its work is left to it: readers then see

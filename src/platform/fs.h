@@ -72,6 +72,10 @@ int fs_lock(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out);
 int fs_lock_try(cdm_ctx *ctx, const char *path, struct fs_lock_handle **out);
 void fs_unlock(struct fs_lock_handle *lock);
 
+/* Who owns the file at path, for naming a shared store's writer: a user name ("DOMAIN\\name"
+ * on Windows), else "uid N"; NULL when it cannot be told. malloc'd. */
+char *fs_owner_name(const char *path);
+
 /* Per-platform defaults. */
 char *fs_default_root(void);
 char *fs_default_config(void);

@@ -1,5 +1,5 @@
 /* The store's lock on Windows: LockFileEx over the whole lock file, dropped by Windows
- * when the process dies. */
+ * when the process dies; and who owns a store's files. */
 #include "fs.h"
 #include "win32_util.h"
 #include "base/util.h"
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
+#include <aclapi.h>
 
 struct fs_lock_handle {
     HANDLE h;
@@ -57,4 +58,28 @@ void fs_unlock(struct fs_lock_handle *lock)
     UnlockFileEx(lock->h, 0, MAXDWORD, MAXDWORD, &ov);
     CloseHandle(lock->h);
     free(lock);
+}
+
+char *fs_owner_name(const char *path)
+{
+    wchar_t *w = win_path(path);
+    PSID owner = NULL;
+    PSECURITY_DESCRIPTOR sd = NULL;
+    DWORD e = GetNamedSecurityInfoW(w, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION, &owner, NULL,
+                                    NULL, NULL, &sd);
+    free(w);
+    if (e != ERROR_SUCCESS)
+        return NULL;
+    wchar_t name[256], domain[256];
+    DWORD n = 256, d = 256;
+    SID_NAME_USE use;
+    char *out = NULL;
+    if (LookupAccountSidW(NULL, owner, name, &n, domain, &d, &use)) {
+        char *u = win_narrow(name), *dom = win_narrow(domain);
+        out = *dom ? xasprintf("%s\\%s", dom, u) : xstrdup(u);
+        free(u);
+        free(dom);
+    }
+    LocalFree(sd);
+    return out;
 }

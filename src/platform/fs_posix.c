@@ -3,6 +3,7 @@
 #include "fs.h"
 
 #include <dirent.h>
+#include <pwd.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -370,6 +371,18 @@ static char *home_subdir(const char *xdg_var, const char *fallback, const char *
     char *out = path_join(base, leaf);
     free(base);
     return out;
+}
+
+char *fs_owner_name(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    struct passwd pw, *found = NULL;
+    char buf[4096];
+    if (getpwuid_r(st.st_uid, &pw, buf, sizeof(buf), &found) == 0 && found)
+        return xstrdup(found->pw_name);
+    return xasprintf("uid %lu", (unsigned long)st.st_uid);
 }
 
 char *fs_default_root(void)

@@ -126,14 +126,29 @@ static int refuse_foreign(cdm_ctx *ctx, const char *path)
                          path);
 }
 
+/* A drive letter mapped to a network share: a junction there is made, but not followed. */
+static bool on_mapped_drive(const char *target)
+{
+    if (!target[0] || target[1] != ':')
+        return false;
+    wchar_t root[4] = {(wchar_t)(unsigned char)target[0], L':', L'\\', 0};
+    return GetDriveTypeW(root) == DRIVE_REMOTE;
+}
+
 int link_set(cdm_ctx *ctx, const char *path, const char *target)
 {
     unsigned char *buf = NULL;
     size_t size = 0;
-    const char *why = junction_build(target, &buf, &size);
+    const char *why = on_mapped_drive(target)
+                          ? "is on a mapped network drive; junctions can only point to a local "
+                            "volume"
+                          : junction_build(target, &buf, &size);
     if (why)
-        return cdm_error_set(ctx, CDM_EUNSUPPORTED, "cannot link '%s' to '%s': the target %s", path,
-                             target, why);
+        return cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                             "cannot link '%s' to '%s': the target %s; install the version into "
+                             "a store on a local disk (cdm --root C:\\cudnn_archive install "
+                             "ARCHIVE) and link that",
+                             path, target, why);
     enum link_kind kind;
     char *old = NULL;
     int rc = link_read(ctx, path, &kind, &old);

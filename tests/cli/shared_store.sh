@@ -1,0 +1,85 @@
+# A store shared read-only (a read-only bind mount, as an NFS or SMB export would be): two
+# users, each with a HOME and so a state of their own, link and activate from it at once
+# without seeing each other's projects; install, remove and gc refuse, naming the store's
+# writer; [store] shared = read-only opens the index immutable and refuses writes up front.
+. "$TESTS_DIR/cli/lib.sh" || exit 1
+
+WRITER=$SCRATCH/store
+RO=$SCRATCH/ro
+mkdir -p "$RO"
+for v in 9.1.0.70 9.2.0.82; do
+  run_cdm --root "$WRITER" install "$(fixture "cudnn-linux-x86_64-${v}_cuda12-archive.tar.xz")"
+done
+expect_rc 0 "the writer fills the store"
+if ! mount --bind -o ro "$WRITER" "$RO" 2>"$SCRATCH/mount.err"; then
+  skip "a read-only store" "mount --bind -o ro is not allowed here: $(head -1 "$SCRATCH/mount.err")"
+  done_testing
+  exit 0
+fi
+trap 'umount "$RO" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+check "the mount is read-only" sh -c '! touch "$1/x" 2>/dev/null' _ "$RO"
+export CDM_ROOT=$RO
+
+# user NAME CMD...: cdm as that user (their own HOME, so their own state)
+user() {
+  local name=$1
+  shift
+  mkdir -p "$SCRATCH/$name"
+  HOME=$SCRATCH/$name "$CDM" "$@"
+}
+PA=$SCRATCH/alice/project PB=$SCRATCH/bob/project
+mkdir -p "$PA" "$PB"
+
+# Both at once, several times each, into the one read-only store.
+(for i in 1 2 3; do user alice link "$PA" 9.1 >/dev/null && user alice link "$PA" 9.2 >/dev/null || exit 1; done) &
+a=$!
+(for i in 1 2 3; do user bob link "$PB" 9.2 >/dev/null && user bob link "$PB" 9.1 >/dev/null || exit 1; done) &
+b=$!
+wait $a
+check "alice links from the read-only store" test $? -eq 0
+wait $b
+check "bob links from it at the same time" test $? -eq 0
+check "alice's link points into it" test "$(readlink "$PA/cuda_link")" = "$RO/9.2.0.82-cuda12"
+check "bob's too" test "$(readlink "$PB/cuda_link")" = "$RO/9.1.0.70-cuda12"
+check "each user's history is in their own state" \
+  test -f "$SCRATCH/alice/.local/share/cdm/state.db" -a -f "$SCRATCH/bob/.local/share/cdm/state.db"
+OUT=$(user alice activate "$PA" --shell bash)
+check "alice activates her project" sh -c 'printf "%s" "$1" | grep -q "CUDNN_PATH=.$2/cuda_link"' _ "$OUT" "$PA"
+OUT=$(user bob list --json)
+check "bob's list shows his project only" \
+  test "$(json '[(i["id"], i["projects"]) for i in d]')" = "[('9.1.0.70-cuda12', ['$PB']), ('9.2.0.82-cuda12', [])]"
+OUT=$(user alice history "$PA" --json)
+check "alice's history has her 6 changes" test "$(json 'len(d)')" = 6
+check "verify works on the read-only store" user alice verify
+OUT=$(user bob doctor "$PB" --json 2>/dev/null)
+check "the doctor's store checks pass on it" \
+  test "$(json '[c["status"] for c in d["checks"] if c["name"].startswith("store.")]' 2>/dev/null)" = "['ok', 'ok', 'ok']"
+
+# Writes refuse, naming the writer (the owner of the index).
+owner=$(stat -c %U "$WRITER/cdm.db")
+for cmd in "install $(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)" "remove 9.1" "gc"; do
+  HOME=$SCRATCH/alice run_cdm $cmd
+  expect_rc 1 "${cmd%% *} refuses on the read-only store"
+  expect_err "cannot change the store '$RO'.*Read-only file system.*its writer \\($owner, who owns it\\)" \
+    "${cmd%% *} names the store, why and its writer"
+done
+user alice unlink "$PA" >/dev/null
+check "unlink works on it" test ! -e "$PA/cuda_link"
+
+# [store] shared = read-only: the index is opened immutable (nothing of SQLite's is
+# written next to it, even where it could be) and writes refuse before trying.
+printf '[store]\nshared = read-only\n' >"$CDM_CONFIG"
+OUT=$(CDM_ROOT=$WRITER user alice list --json)
+check "list reads the store immutable" test "$(json 'len(d)')" = 2
+CDM_ROOT=$WRITER user alice link "$PA" 9.1 >/dev/null
+check "link works" test "$(readlink "$PA/cuda_link")" = "$WRITER/9.1.0.70-cuda12"
+CDM_ROOT=$WRITER HOME=$SCRATCH/alice run_cdm remove 9.1
+expect_rc 1 "remove refuses"
+expect_err "it is shared read-only \\(\\[store\\] shared in config" "saying the configuration says so"
+check "and the install is still there" test -d "$WRITER/9.1.0.70-cuda12"
+printf '[store]\nshared = sometimes\n' >"$CDM_CONFIG"
+run_cdm list
+expect_rc 1 "another value of [store] shared is a configuration error"
+expect_err "\\[store\\] shared = 'sometimes'" "naming it"
+
+done_testing
