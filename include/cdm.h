@@ -125,6 +125,11 @@ struct cdm_install_result {
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
                 struct cdm_install_result *result);
+/* Copy the install spec (and cuda) names in the store at from (another store, such as one
+ * on a network share) into this one, hashing every file as it is copied against the other
+ * store's record. changed false when the same install (same archive) is here already. */
+int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int cuda,
+                           struct cdm_install_result *result);
 
 /* Every install, ordered by version. *out is malloc'd (free it); *count may be 0. */
 int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count);

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM };
+enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE };
 
 static int run_install(struct cli *cli, const struct cli_args *args)
 {
@@ -16,7 +16,12 @@ static int run_install(struct cli *cli, const struct cli_args *args)
                                       args->given[OPT_FORCE]};
     struct cdm_install_result result;
     cli_catch_interrupts(ctx);
-    if (cdm_install(ctx, &req, &result) != CDM_OK) {
+    const char *from = args->value[OPT_FROM_STORE];
+    if (from && (req.sha256 || req.platform || req.force))
+        return cli_usage_error(cli, "--from-store copies an install as it is: it takes no "
+                                    "--sha256, --platform or --force");
+    if ((from ? cdm_install_from_store(ctx, from, req.what, req.cuda, &result)
+              : cdm_install(ctx, &req, &result)) != CDM_OK) {
         int rc = cli_fail(cli);
         return cdm_interrupted(ctx) ? EXIT_INTERRUPTED : rc;
     }
@@ -63,6 +68,9 @@ static const struct cli_option install_options[] = {
     [OPT_PLATFORM] =
         CLI_OPT_VALUE("platform", "P", CLI_COMPLETE_NONE,
                       "fill a store for another platform (windows-x86_64, linux-x86_64)"),
+    [OPT_FROM_STORE] = CLI_OPT_VALUE("from-store", "DIR", CLI_COMPLETE_DIRS,
+                                     "copy VERSION from the store at DIR (a shared one), "
+                                     "checking every file's hash"),
     CLI_OPT_END,
 };
 

@@ -7,12 +7,13 @@
  *
  * A crash at any point leaves a state that the next writer rolls forward (a pending record
  * with its .ready folder) or cleans up (everything else in .staging), under the store lock
- * (recover.c). The steps read top to bottom in cdm_install and commit_install below.
+ * (recover.c). The steps read top to bottom in cdm_install and install_commit below.
  */
 #include "cdm_archive.h"
 #include "checksum.h"
 #include "db.h"
 #include "fetch.h"
+#include "install.h"
 #include "official.h"
 #include "sources.h"
 #include "store.h"
@@ -35,8 +36,6 @@ static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_nam
                          const struct archive_name *name, struct cdm_install_info *in);
 static void describe_content(const struct archive_name *name, const struct extract_result *x,
                              struct cdm_install_info *in);
-static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
-                          const struct extract_result *x);
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
                 struct cdm_install_result *result)
@@ -127,7 +126,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     describe_content(&name, &x, &in);
     /* the hash was checked against NVIDIA's own manifest, fetched over TLS */
     in.official = in.official || dl.official;
-    if ((rc = commit_install(ctx, tmp, &in, &x)))
+    if ((rc = install_commit(ctx, tmp, &in, x.files, x.file_count)))
         goto out;
     result->install = in;
     result->changed = true;
@@ -276,8 +275,8 @@ static void describe_content(const struct archive_name *name, const struct extra
 }
 
 /* Steps after a checked extraction, as the comment at the top of this file says. */
-static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
-                          const struct extract_result *x)
+int install_commit(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
+                   const struct db_file *files, size_t file_count)
 {
     char *ready = store_staging_path(ctx, in->id, "ready");
     char *old = store_staging_path(ctx, in->id, "old");
@@ -296,7 +295,7 @@ static int commit_install(cdm_ctx *ctx, const char *tmp, const struct cdm_instal
     if ((rc = db_begin(ctx)))
         goto undo;
     if ((rc = db_install_put(ctx, in, "pending")) ||
-        (rc = db_files_add(ctx, in->id, x->files, x->file_count)) || (rc = db_commit(ctx))) {
+        (rc = db_files_add(ctx, in->id, files, file_count)) || (rc = db_commit(ctx))) {
         db_rollback(ctx);
         goto undo;
     }

@@ -36,8 +36,9 @@ static int refuse_shared(cdm_ctx *ctx, const char *why)
     int rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
                            "cannot change the store '%s': %s; versions are installed and "
                            "removed there by its writer (%s, who owns it); for versions of "
-                           "your own, use a store you may write (--root DIR)",
-                           ctx->root, why, owner ? owner : "its owner");
+                           "your own, use a store you may write (--root DIR), where 'cdm install "
+                           "--from-store %s VERSION' copies one from this one",
+                           ctx->root, why, owner ? owner : "its owner", ctx->root);
     free(owner);
     free(index);
     return rc;

@@ -145,9 +145,10 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
                           : junction_build(target, &buf, &size);
     if (why)
         return cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                             "cannot link '%s' to '%s': the target %s; install the version into "
-                             "a store on a local disk (cdm --root C:\\cudnn_archive install "
-                             "ARCHIVE) and link that",
+                             "cannot link '%s' to '%s': the target %s; copy the version into a "
+                             "store on a local disk ('cdm --root C:\\cudnn_archive install "
+                             "--from-store STORE VERSION', STORE the folder that holds it) and "
+                             "link that",
                              path, target, why);
     enum link_kind kind;
     char *old = NULL;

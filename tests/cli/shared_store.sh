@@ -11,6 +11,33 @@ for v in 9.1.0.70 9.2.0.82; do
   run_cdm --root "$WRITER" install "$(fixture "cudnn-linux-x86_64-${v}_cuda12-archive.tar.xz")"
 done
 expect_rc 0 "the writer fills the store"
+# ---- cdm install --from-store: one version copied into a store of one's own ---------------
+LOCAL=$SCRATCH/local
+run_cdm --root "$LOCAL" install --from-store "$WRITER" 9.2 --json
+expect_rc 0 "install --from-store copies a version from another store"
+check "reported as changed, with the other store's id and hash" \
+  test "$(json 'd["changed"], d["id"], d["path"]')" = "(True, '9.2.0.82-cuda12', '$LOCAL/9.2.0.82-cuda12')"
+check "the copy is the same tree (types, names, sizes, links, modes)" \
+  test "$(cd "$WRITER/9.2.0.82-cuda12" && find . -printf '%y %p %s %l %m\n' | sort)" = \
+  "$(cd "$LOCAL/9.2.0.82-cuda12" && find . -printf '%y %p %s %l %m\n' | sort)"
+run_cdm --root "$LOCAL" verify 9.2
+expect_rc 0 "and verifies against its record here"
+run_cdm --root "$LOCAL" install --from-store "$WRITER" 9.2 --json
+check "a second time changes nothing" test "$(json 'd["changed"]')" = False
+lib=$WRITER/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0
+cp "$lib" "$SCRATCH/lib.bak"
+printf 'X' | dd of="$lib" bs=1 seek=3 conv=notrunc 2>/dev/null
+run_cdm --root "$LOCAL" install --from-store "$WRITER" 9.1
+expect_rc 1 "a file that no longer matches the other store's record is refused"
+expect_err "'$lib' does not match the record of its store.*run 'cdm verify' on that store" \
+  "naming the file and what to do"
+check "and nothing of it is left here" \
+  test ! -e "$LOCAL/9.1.0.70-cuda12" -a -z "$(ls -A "$LOCAL/.staging")"
+cp "$SCRATCH/lib.bak" "$lib"
+run_cdm --root "$LOCAL" install --from-store "$SCRATCH/nowhere" 9.1
+expect_rc 1 "a folder that is no store is refused"
+expect_err "'$SCRATCH/nowhere' is no cdm store" "saying so"
+
 if ! mount --bind -o ro "$WRITER" "$RO" 2>"$SCRATCH/mount.err"; then
   skip "a read-only store" "mount --bind -o ro is not allowed here: $(head -1 "$SCRATCH/mount.err")"
   done_testing
