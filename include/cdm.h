@@ -229,6 +229,7 @@ struct cdm_project {
     char linked_id[64];   /* the install id the link points to ("" when not into the store) */
     bool has_pin;
     char pinned_id[64]; /* the install id in the pin file */
+    char view[192];     /* the view the link points to (see toolkits), "" for the install */
 };
 
 /* Read the project in folder dir (which must exist). */
@@ -240,6 +241,27 @@ int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out);
 /* This machine's platform name as archives spell it: linux-x86_64, windows-x86_64, ... */
 const char *cdm_host_platform(void);
 
+/* ---- CUDA toolkits -------------------------------------------------------------------
+ *
+ * cdm finds the toolkits on the machine (Windows: CUDA_PATH, CUDA_PATH_V*_* and the
+ * registry keys NVIDIA's installer writes; elsewhere: CUDA_HOME, CUDA_PATH,
+ * /usr/local/cuda, /usr/local/cuda-*, /opt/cuda), each version read from version.json,
+ * version.txt or bin/nvcc --version. `cdm link --toolkit` records one with a project: its
+ * link then leads to a view, <root>/views/<install id>+cuda<version>-<hash>, a folder of
+ * links holding the toolkit's folders with the install's cuDNN files on top, so that the
+ * link works as CUDA_PATH (nvcc, cudart and cuDNN all through it). Projects with the same
+ * pair share a view; cdm gc removes the views no project uses. */
+struct cdm_toolkit {
+    char version[64];   /* "13.0.88" */
+    char path[4096];    /* the folder as found */
+    char real[4096];    /* the folder, links resolved: what a project records */
+    char found_by[128]; /* "CUDA_HOME", "CUDA_PATH_V12_4", "registry v12.4", "/usr/local" */
+    char source[32];    /* what told the version: "version.json", "version.txt", "nvcc" */
+};
+/* The toolkits found, each folder once (the first way it was found), in search order.
+ * *out malloc'd; *count may be 0. */
+int cdm_toolkits(cdm_ctx *ctx, struct cdm_toolkit **out, size_t *count);
+
 /* ---- links and their history ----------------------------------------------------------- */
 
 /* One change of a project's link. Numbers grow by one per project. */
@@ -249,8 +271,11 @@ struct cdm_generation {
     char action[16];     /* "link", "rollback", "unlink"; "gone" when cdm gc dropped the
                           * record of a project folder that no longer exists */
     char link_name[256];
-    int64_t time; /* seconds since the epoch */
-    bool current; /* the newest: what the index says the project uses */
+    int64_t time;            /* seconds since the epoch */
+    bool current;            /* the newest: what the index says the project uses */
+    char toolkit[64];        /* the CUDA toolkit's version recorded with it, "" for none */
+    char toolkit_path[4096]; /* its folder, links resolved */
+    char view[192];          /* the view the link points to, "" for the install itself */
 };
 
 /* What a project uses, read from the file system and compared with the index. */
@@ -263,6 +288,8 @@ struct cdm_which_info {
     long long generation;                 /* the current generation, 0 when there is none */
     char index_id[64];                    /* the install id the current generation names */
     bool drift;                           /* the link on disk and the index disagree */
+    char toolkit[64];                     /* the current generation's toolkit, "" for none */
+    char toolkit_path[4096];
 };
 
 struct cdm_link_request {
@@ -272,6 +299,9 @@ struct cdm_link_request {
     const char *name;    /* the link's name; NULL: the project's current one or [link] name */
     bool pin_exact;      /* write the install's full id to the pin even when the pin's own
                           * text ("8.8") names it already */
+    const char *toolkit; /* a CUDA toolkit (version such as 13.0, or folder) the project is to
+                          * use, through a view; "none" drops it; NULL keeps the project's */
+    bool force;          /* link a pair outside the compatibility tables (with a warning) */
     bool dry_run;        /* say what would change (result), change nothing */
 };
 
@@ -344,6 +374,8 @@ struct cdm_activation {
     char id[64];          /* the linked install */
     char bin_dir[16];     /* the install's folders, relative to the link, '/' separated */
     char lib_dir[32];
+    char toolkit[64]; /* the CUDA toolkit's version when the link leads to a view ("" for
+                       * none): the folders above are then the view's */
 };
 /* The project in dir (search: the nearest one from dir upwards; dir NULL: the current
  * folder). Fails, saying which `cdm link` to run, when the project has no usable link. */

@@ -28,6 +28,9 @@ void cli_json_which(struct json *j, const struct cdm_which_info *w)
     kv_string_or_null(j, "install_state",
                       w->installed ? cdm_install_state_name(w->install_state) : NULL);
     json_kv_bool(j, "drift", w->drift);
+    kv_string_or_null(j, "toolkit", w->toolkit);
+    kv_string_or_null(j, "toolkit_path", w->toolkit_path);
+    kv_string_or_null(j, "view", p->view);
     json_kv_bool(j, "gone", w->gone);
 }
 
@@ -91,6 +94,9 @@ void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
             cli_printf("generation  -\n");
         if (p->has_pin)
             cli_printf("pinned      %s\n", p->pinned_id);
+        if (*w->toolkit)
+            cli_printf("toolkit     CUDA %s, '%s'%s\n", w->toolkit, w->toolkit_path,
+                       *p->view ? "" : " (no view: the link leads to cuDNN alone)");
     }
     cli_warn_which(cli, w);
 }
@@ -119,6 +125,9 @@ void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const ch
                  w->project.linked_id);
     else if (!r->changed)
         cli_info(cli, "'%s': no link; nothing to do\n", w->project.link_path);
+    else if (*w->project.linked_id && *w->project.view)
+        cli_info(cli, "%s '%s' -> %s with the CUDA %s toolkit (generation %lld)\n", done,
+                 w->project.link_path, w->project.linked_id, w->toolkit, w->generation);
     else if (*w->project.linked_id)
         cli_info(cli, "%s '%s' -> %s (generation %lld)\n", done, w->project.link_path,
                  w->project.linked_id, w->generation);

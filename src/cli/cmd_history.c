@@ -40,11 +40,13 @@ static int run_history(struct cli *cli, const struct cli_args *args)
             json_kv_string(&j, "time", when);
             json_kv_bool(&j, "current", g[i].current);
             json_kv_string(&j, "link_name", g[i].link_name);
+            json_key(&j, "toolkit");
+            json_string(&j, g[i].toolkit[0] ? g[i].toolkit : NULL);
             json_object_end(&j);
         } else {
-            cli_printf("%s  %-4lld %-9s %-22s %-20s %s\n", g[i].current ? "*" : " ", g[i].number,
-                       g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when,
-                       g[i].link_name);
+            cli_printf("%s  %-4lld %-9s %-22s %-20s %s%s%s\n", g[i].current ? "*" : " ",
+                       g[i].number, g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when,
+                       g[i].link_name, g[i].toolkit[0] ? "  with CUDA " : "", g[i].toolkit);
         }
     }
     if (cli->json) {

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT, OPT_DRY_RUN };
+enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT, OPT_TOOLKIT, OPT_FORCE, OPT_DRY_RUN };
 enum { ARG_PROJECT, ARG_VERSION };
 
 /* A single word is the project when it names a folder, else the version for the nearest
@@ -26,6 +26,8 @@ static int run_link(struct cli *cli, const struct cli_args *args)
     struct cdm_link_request req = {.cuda = (int)args->number[OPT_CUDA],
                                    .name = args->value[OPT_NAME],
                                    .pin_exact = args->given[OPT_PIN_EXACT],
+                                   .toolkit = args->value[OPT_TOOLKIT],
+                                   .force = args->given[OPT_FORCE],
                                    .dry_run = args->given[OPT_DRY_RUN]};
     split_args(args, &req.project, &req.spec);
     struct cdm_link_result result;
@@ -53,6 +55,12 @@ static const struct cli_option link_options[] = {
     [OPT_CUDA] = CLI_OPT_CUDA,
     [OPT_PIN_EXACT] = CLI_OPT_FLAG("pin-exact", "write the install's full id to the pin file, "
                                                 "even when its text names the install already"),
+    [OPT_TOOLKIT] = CLI_OPT_VALUE("toolkit", "X.Y|DIR|none", CLI_COMPLETE_NONE,
+                                  "the CUDA toolkit the project uses (a version 'cdm toolkits' "
+                                  "lists, or its folder): the link then leads to a view of both; "
+                                  "none drops it (default: the project's)"),
+    [OPT_FORCE] = CLI_OPT_FLAG("force", "link a cuDNN and toolkit outside the compatibility "
+                                        "tables, with a warning"),
     [OPT_DRY_RUN] = CLI_OPT_FLAG("dry-run", "say what would change, change nothing"),
     CLI_OPT_END,
 };
@@ -71,5 +79,11 @@ const struct cli_command cli_cmd_link = {
         "text while it names the linked version (8.8 stays 8.8); otherwise, or with "
         "--pin-exact, it gets the full id.\n"
         "The first link in a git work tree that does not ignore it prints a hint to add it to "
-        ".gitignore.\n",
+        ".gitignore.\n"
+        "With --toolkit the link leads to a view in the store: the toolkit's bin, include and "
+        "library folders with the cuDNN files on top, made of links, so that the link works as "
+        "CUDA_PATH (activation then also sets CUDA_HOME and puts its bin on PATH). A pair "
+        "outside the compatibility tables is refused unless --force. Later links keep the "
+        "project's toolkit.\n"
+        " cdm link . 9.19 --toolkit 13.0\n",
 };

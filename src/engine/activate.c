@@ -4,6 +4,7 @@
 #include "store.h"
 #include "store_paths.h"
 #include "platform/fs.h"
+#include "view.h"
 #include "platform/link.h"
 
 #include <stdlib.h>
@@ -78,6 +79,12 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     COPY_ARRAY(out->id, in.id);
     COPY_ARRAY(out->bin_dir, in.bin_dir);
     COPY_ARRAY(out->lib_dir, in.lib_dir);
+    if (*p.view) {
+        /* The folders activation puts on the path lists are the view's (the toolkit's). */
+        view_toolkit_version(p.view, out->toolkit, sizeof(out->toolkit));
+        view_dirs(p.target, str_starts_with(in.platform, "windows"), out->lib_dir,
+                  sizeof(out->lib_dir), out->bin_dir, sizeof(out->bin_dir));
+    }
     return CDM_OK;
 }
 

@@ -180,6 +180,59 @@ static char *native_path(const struct shell_platform *pf, const char *path)
     return s;
 }
 
+/* Where the loader's list is not PATH (POSIX), a toolkit's programs need PATH too. */
+static bool programs_apart(const struct shell_platform *pf)
+{
+    return strcmp(pf->path_var, "PATH") != 0;
+}
+
+static char *restored_list(const struct shell_platform *pf, const char *current, const char *entry,
+                           bool was_set, const char *saved);
+
+/* With a toolkit, activation also keeps CUDA_HOME (and PATH, programs_apart) in
+ * CDM_SAVED_CUDA_HOME (CDM_SAVED_PATH), and the PATH entry it added in CDM_BIN_ENTRY. */
+static bool toolkit_is_on(env_get_fn get, void *arg)
+{
+    bool set = false;
+    const char *v = NULL;
+    return parse_saved(get(arg, "CDM_SAVED_CUDA_HOME"), &set, &v);
+}
+
+static void toolkit_plan(const struct shell_platform *pf, env_get_fn get, void *arg, bool was_on,
+                         const struct activation_target *t, struct cdm_env_plan *out)
+{
+    if (!was_on)
+        add(out, "CDM_SAVED_CUDA_HOME", saved_form(get(arg, "CUDA_HOME")), NULL);
+    add(out, "CUDA_HOME", native_path(pf, t->link_path), NULL);
+    if (!programs_apart(pf))
+        return;
+    if (!was_on)
+        add(out, "CDM_SAVED_PATH", saved_form(get(arg, "PATH")), NULL);
+    char *joined = xasprintf("%s/%s", t->link_path, t->bin_dir);
+    char *entry = native_path(pf, joined);
+    const char *drop[] = {entry, was_on ? get(arg, "CDM_BIN_ENTRY") : NULL};
+    add(out, "PATH", list_without(pf, get(arg, "PATH"), drop, CDM_ARRAY_LEN(drop)), xstrdup(entry));
+    add(out, "CDM_BIN_ENTRY", entry, NULL);
+    free(joined);
+}
+
+/* CUDA_HOME and PATH as they were before a toolkit was activated. */
+static void toolkit_restore(const struct shell_platform *pf, env_get_fn get, void *arg,
+                            struct cdm_env_plan *out)
+{
+    bool set = false;
+    const char *value = NULL;
+    parse_saved(get(arg, "CDM_SAVED_CUDA_HOME"), &set, &value);
+    add_set(out, "CUDA_HOME", value);
+    add(out, "CDM_SAVED_CUDA_HOME", NULL, NULL);
+    if (!programs_apart(pf) || !parse_saved(get(arg, "CDM_SAVED_PATH"), &set, &value))
+        return;
+    add(out, "PATH", restored_list(pf, get(arg, "PATH"), get(arg, "CDM_BIN_ENTRY"), set, value),
+        NULL);
+    add(out, "CDM_SAVED_PATH", NULL, NULL);
+    add(out, "CDM_BIN_ENTRY", NULL, NULL);
+}
+
 char *activation_entry(const struct shell_platform *pf, const struct activation_target *t)
 {
     char *joined =
@@ -216,6 +269,10 @@ bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
     add(out, "CDM_PROJECT", native_path(pf, t->project), NULL);
     add_set(out, "CDM_ACTIVE", t->id);
     free(entry);
+    if (t->toolkit)
+        toolkit_plan(pf, get, arg, on && toolkit_is_on(get, arg), t, out);
+    else if (on && toolkit_is_on(get, arg))
+        toolkit_restore(pf, get, arg, out); /* from a project with a toolkit to one without */
     return true;
 }
 
@@ -262,6 +319,8 @@ void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *ar
     add(out, "CDM_PATH_ENTRY", NULL, NULL);
     add(out, "CDM_PROJECT", NULL, NULL);
     add(out, "CDM_ACTIVE", NULL, NULL);
+    if (toolkit_is_on(get, arg))
+        toolkit_restore(pf, get, arg, out);
 }
 
 char *env_change_value(const struct shell_platform *pf, const struct cdm_env_change *c)
@@ -296,6 +355,8 @@ static void target_of(const struct shell_platform *pf, const struct cdm_activati
     t->project = a->project;
     t->link_path = a->link_path;
     t->lib_dir = pf->use_bin_dir ? a->bin_dir : a->lib_dir;
+    t->toolkit = *a->toolkit != '\0';
+    t->bin_dir = a->bin_dir;
 }
 
 int cdm_activation_plan(cdm_ctx *ctx, const struct cdm_activation *a, struct cdm_env_plan *out)
@@ -331,7 +392,8 @@ bool cdm_activation_is_current(const struct cdm_activation *a)
     char *entry = activation_entry(pf, &t);
     struct env_snapshot env = {NULL, 0};
     bool current = activation_is_on(pf, env_snapshot_get, &env) &&
-                   env_is(&env, "CDM_ACTIVE", a->id) && env_is(&env, "CDM_PATH_ENTRY", entry);
+                   env_is(&env, "CDM_ACTIVE", a->id) && env_is(&env, "CDM_PATH_ENTRY", entry) &&
+                   toolkit_is_on(env_snapshot_get, &env) == t.toolkit;
     env_snapshot_free(&env);
     free(entry);
     return current;

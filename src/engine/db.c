@@ -103,6 +103,17 @@ static const char *const state_migrations[] = {
     "CREATE TABLE attachments " ATTACHMENTS_COLUMNS ";"
     "CREATE INDEX attachments_folder ON attachments(folder);"
     "CREATE TABLE moving (source TEXT PRIMARY KEY, time INTEGER NOT NULL);",
+    /* 2: the CUDA toolkit a link change recorded with the project (its version and folder,
+     * links resolved) and the view in the generation's store its link then points to (NULL
+     * when none could be made); a generation without a row has no toolkit */
+    "CREATE TABLE IF NOT EXISTS generation_toolkits ("
+    "  project TEXT NOT NULL,"
+    "  generation INTEGER NOT NULL,"
+    "  toolkit_version TEXT NOT NULL,"
+    "  toolkit TEXT NOT NULL,"
+    "  view TEXT,"
+    "  PRIMARY KEY (project, generation)"
+    ");",
 };
 
 struct schema {

@@ -127,6 +127,16 @@ int db_generation_list(cdm_ctx *ctx, const char *project, struct cdm_generation 
  * none; *number (may be NULL) gets its number. */
 int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id, const char *action,
                       const char *link_name, const char *state, long long *number);
+/* The toolkit and view a link change records; name NULL when no view could be made (the
+ * link then leads to the install, as without a toolkit). */
+struct db_view_ref {
+    const char *toolkit_version, *toolkit, *name;
+};
+/* Record them with generation number of project, before its link is switched. */
+int db_generation_set_view(cdm_ctx *ctx, const char *project, long long number,
+                           const struct db_view_ref *view);
+/* The views a project's current generation, or a pending one, points to (strv_free). */
+int db_views_in_use(cdm_ctx *ctx, char ***names);
 /* Mark a pending generation "ok", or delete it (state NULL). */
 int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state);
 
@@ -136,6 +146,7 @@ struct db_generation_ref {
     long long number;
     char *install_id; /* NULL when it links nothing */
     char *link_name;
+    char *view; /* NULL when the link leads to the install itself */
 };
 /* Call fn for each generation of a kind, the whole list read first, so fn may change the
  * table; stops at the first failure fn returns. */

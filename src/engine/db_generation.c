@@ -6,7 +6,13 @@
 #include <string.h>
 #include <time.h>
 
-#define GEN_COLUMNS "generation, install_id, action, link_name, time"
+#define GEN_COLUMNS                                                                                \
+    "g.generation, g.install_id, g.action, g.link_name, g.time, t.toolkit_version, t.toolkit, "    \
+    "t.view"
+/* A generation with its toolkit, when it recorded one. */
+#define GEN_FROM                                                                                   \
+    "generations g LEFT JOIN generation_toolkits t ON t.project = g.project AND "                  \
+    "t.generation = g.generation"
 
 /* The newest "ok" generation of each project, as a condition on the row g. */
 #define GEN_IS_CURRENT                                                                             \
@@ -22,6 +28,9 @@ static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     fits &= db_column_text(st, 2, g->action, sizeof(g->action));
     fits &= db_column_text(st, 3, g->link_name, sizeof(g->link_name));
     g->time = sqlite3_column_int64(st, 4);
+    fits &= db_column_text(st, 5, g->toolkit, sizeof(g->toolkit));
+    fits &= db_column_text(st, 6, g->toolkit_path, sizeof(g->toolkit_path));
+    fits &= db_column_text(st, 7, g->view, sizeof(g->view));
     if (!fits)
         return cdm_error_set(ctx, CDM_EDB,
                              "state '%s': generation %lld has a value too long for cdm; check "
@@ -47,10 +56,10 @@ int db_generation_get(cdm_ctx *ctx, const char *project, long long number,
     sqlite3_stmt *st = NULL;
     int rc =
         db_prepare_key_on(ctx, ctx->state,
-                          number ? "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                   "AND state = 'ok' AND generation = ?2"
-                                 : "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                                   "AND state = 'ok' ORDER BY generation DESC LIMIT 1",
+                          number ? "SELECT " GEN_COLUMNS " FROM " GEN_FROM " WHERE g.project = ?1 "
+                                   "AND g.state = 'ok' AND g.generation = ?2"
+                                 : "SELECT " GEN_COLUMNS " FROM " GEN_FROM " WHERE g.project = ?1 "
+                                   "AND g.state = 'ok' ORDER BY g.generation DESC LIMIT 1",
                           project, &st);
     if (rc)
         return rc;
@@ -66,8 +75,8 @@ int db_generation_newest(cdm_ctx *ctx, const char *project, struct cdm_generatio
 {
     sqlite3_stmt *st = NULL;
     int rc = db_prepare_key_on(ctx, ctx->state,
-                               "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 "
-                               "ORDER BY generation DESC LIMIT 1",
+                               "SELECT " GEN_COLUMNS " FROM " GEN_FROM " WHERE g.project = ?1 "
+                               "ORDER BY g.generation DESC LIMIT 1",
                                project, &st);
     return rc ? rc : read_one(ctx, st, out);
 }
@@ -79,8 +88,8 @@ int db_generation_list(cdm_ctx *ctx, const char *project, struct cdm_generation 
     *count = 0;
     sqlite3_stmt *st = NULL;
     int rc = db_prepare_key_on(ctx, ctx->state,
-                               "SELECT " GEN_COLUMNS " FROM generations WHERE project = ?1 AND "
-                               "state = 'ok' ORDER BY generation",
+                               "SELECT " GEN_COLUMNS " FROM " GEN_FROM " WHERE g.project = ?1 AND "
+                               "g.state = 'ok' ORDER BY g.generation",
                                project, &st);
     if (rc)
         return rc;
@@ -125,15 +134,55 @@ int db_generation_add(cdm_ctx *ctx, const char *project, const char *install_id,
     return rc;
 }
 
+int db_generation_set_view(cdm_ctx *ctx, const char *project, long long number,
+                           const struct db_view_ref *view)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "INSERT OR REPLACE INTO generation_toolkits (project, generation, "
+                               "toolkit_version, toolkit, view) VALUES (?1, ?2, ?3, ?4, ?5)",
+                               project, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 2, number);
+    db_bind_text_or_null(st, 3, view->toolkit_version);
+    db_bind_text_or_null(st, 4, view->toolkit);
+    db_bind_text_or_null(st, 5, view->name);
+    return db_run(ctx, st, "cannot record a generation's toolkit");
+}
+
+int db_views_in_use(cdm_ctx *ctx, char ***names)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT DISTINCT t.view FROM " GEN_FROM " WHERE t.view IS NOT NULL "
+                               "AND g.store IS ?1 AND (g.state = 'pending' OR " GEN_IS_CURRENT
+                               ") ORDER BY t.view",
+                               ctx->root, &st);
+    return rc ? rc : db_collect_strings(ctx, st, names);
+}
+
 int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_on(ctx, ctx->state,
-                           state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
-                                   "generation = ?2"
-                                 : "DELETE FROM generations WHERE project = ?1 AND "
-                                   "generation = ?2",
-                           &st);
+    /* A dropped change's toolkit goes with it: the next change reuses its number. */
+    int rc = state ? CDM_OK
+                   : db_prepare_key_on(ctx, ctx->state,
+                                       "DELETE FROM generation_toolkits WHERE project = ?1 AND "
+                                       "generation = ?2",
+                                       project, &st);
+    if (!rc && !state) {
+        sqlite3_bind_int64(st, 2, number);
+        rc = db_run(ctx, st, "cannot update a generation");
+    }
+    if (rc)
+        return rc;
+    rc = db_prepare_on(ctx, ctx->state,
+                       state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
+                               "generation = ?2"
+                             : "DELETE FROM generations WHERE project = ?1 AND "
+                               "generation = ?2",
+                       &st);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
@@ -154,6 +203,7 @@ static void refs_free(struct ref_list *l)
         free(l->v[i].project);
         free(l->v[i].install_id);
         free(l->v[i].link_name);
+        free(l->v[i].view);
     }
     free(l->v);
 }
@@ -177,6 +227,8 @@ static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generati
         l.v[l.n].number = sqlite3_column_int64(st, 1);
         l.v[l.n].install_id = id ? xstrdup(id) : NULL;
         l.v[l.n].link_name = xstrdup((const char *)sqlite3_column_text(st, 3));
+        const char *view = (const char *)sqlite3_column_text(st, 4);
+        l.v[l.n].view = view ? xstrdup(view) : NULL;
         l.n++;
     }
     sqlite3_finalize(st);
@@ -190,19 +242,21 @@ static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generati
 
 int db_generation_each_pending(cdm_ctx *ctx, db_generation_fn fn, void *arg)
 {
-    return each_ref(ctx,
-                    "SELECT project, generation, install_id, link_name FROM generations "
-                    "WHERE state = 'pending' ORDER BY project, generation",
-                    "cannot read pending generations", fn, arg);
+    return each_ref(
+        ctx,
+        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view FROM " GEN_FROM
+        " WHERE g.state = 'pending' ORDER BY g.project, g.generation",
+        "cannot read pending generations", fn, arg);
 }
 
 int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg)
 {
-    return each_ref(ctx,
-                    "SELECT g.project, g.generation, g.install_id, g.link_name FROM "
-                    "generations g WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
-                    "AND " GEN_IS_CURRENT " ORDER BY g.project",
-                    "cannot read the projects", fn, arg);
+    return each_ref(
+        ctx,
+        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view FROM " GEN_FROM
+        " WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
+        "AND " GEN_IS_CURRENT " ORDER BY g.project",
+        "cannot read the projects", fn, arg);
 }
 
 /* A row of the usage scan: a project's generation in state "ok", and its install. */

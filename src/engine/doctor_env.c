@@ -35,8 +35,12 @@ static void compute(struct doctor *d, struct doctor_env *e)
             copy_str(e->activation, sizeof(e->activation),
                      d->have_project ? cdm_error_message(d->ctx) : "no project to activate");
     } else {
-        struct activation_target t = {act.id, act.project, act.link_path,
-                                      pf->use_bin_dir ? act.bin_dir : act.lib_dir};
+        struct activation_target t = {.id = act.id,
+                                      .project = act.project,
+                                      .link_path = act.link_path,
+                                      .lib_dir = pf->use_bin_dir ? act.bin_dir : act.lib_dir,
+                                      .toolkit = *act.toolkit,
+                                      .bin_dir = act.bin_dir};
         e->activated = activation_plan(pf, env_snapshot_get, &snap, &t, &plan);
         char *entry = activation_entry(pf, &t);
         if (e->activated)

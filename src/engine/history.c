@@ -26,6 +26,8 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
     if (rc == CDM_OK) {
         out->generation = cur.number;
         COPY_ARRAY(out->index_id, cur.install_id);
+        COPY_ARRAY(out->toolkit, cur.toolkit);
+        COPY_ARRAY(out->toolkit_path, cur.toolkit_path);
     } else if (rc != CDM_ENOTFOUND) {
         return rc;
     }

@@ -9,12 +9,15 @@
  * pending generation by what it finds on disk (recover.c).
  */
 #include "links.h"
+#include "compat.h"
 #include "db.h"
 #include "gitignore.h"
 #include "project.h"
 #include "sources.h"
 #include "store.h"
 #include "store_paths.h"
+#include "toolkit.h"
+#include "view.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "version.h"
@@ -39,24 +42,41 @@ static bool pin_keeps(const struct cdm_project *p, const struct cdm_install_info
            version_spec_matches(&spec, &v, in->cuda);
 }
 
+/* Where a link change points: an install, or a view of it over a CUDA toolkit. */
+struct dest {
+    const struct cdm_install_info *in; /* NULL: the link goes */
+    char *path;                        /* in->path, or the view's folder */
+    struct cdm_toolkit tk;             /* tk.version "" without a toolkit */
+    char *view;                        /* the view's name; NULL without one */
+};
+
+static void dest_free(struct dest *d)
+{
+    free(d->path);
+    free(d->view);
+}
+
 /*
- * Point p's link, named link_name, at install in (NULL: remove the link), recorded as a
- * generation with action; the pin file is written unless it names in already (pin_keeps).
- * When the project's link had another name (old_name, from its history), that old link is
- * removed once the new one stands.
+ * Point p's link, named link_name, at d (d->in NULL: remove the link), recorded as a
+ * generation with action; the pin file is written unless it names the install already
+ * (pin_keeps). When the project's link had another name (old_name, from its history),
+ * that old link is removed once the new one stands.
  */
 static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name,
-                 const char *link_name, const struct cdm_install_info *in, const char *action,
-                 bool pin_exact)
+                 const char *link_name, const struct dest *d, const char *action, bool pin_exact)
 {
+    const struct cdm_install_info *in = d->in;
     long long number = 0;
     int rc =
         db_generation_add(ctx, p->path, in ? in->id : NULL, action, link_name, "pending", &number);
+    if (!rc && in && *d->tk.version)
+        rc = db_generation_set_view(ctx, p->path, number,
+                                    &(struct db_view_ref){d->tk.version, d->tk.real, d->view});
     if (rc)
         return rc;
     fs_crash_point("link-recorded");
     char *link_path = path_join(p->path, link_name);
-    rc = in ? link_set(ctx, link_path, in->path) : link_remove(ctx, link_path);
+    rc = in ? link_set(ctx, link_path, d->path) : link_remove(ctx, link_path);
     free(link_path);
     if (rc) {
         struct saved_error saved = error_save(ctx);
@@ -80,12 +100,98 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
     return db_generation_settle(ctx, p->path, number, "ok");
 }
 
-/* Open the user's state for writing (the store is only read: it may be a read-only
- * shared one) and the project in dir, which must exist. */
-static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
-                           struct cdm_generation *cur, bool *has_cur, bool dry_run)
+/* The toolkit a link is to use: given (--toolkit: a version or a folder; "none": none),
+ * else the one the project's current generation recorded. tk->version "" for none. */
+static int choose_toolkit(cdm_ctx *ctx, const char *project, const char *given,
+                          const struct cdm_generation *cur, struct cdm_toolkit *tk)
 {
-    int rc = dry_run ? store_open_settled(ctx) : store_open_state(ctx);
+    memset(tk, 0, sizeof(*tk));
+    if (given && !strcmp(given, "none"))
+        return CDM_OK;
+    const char *spec = given ? given : cur && *cur->toolkit_path ? cur->toolkit_path : NULL;
+    if (!spec)
+        return CDM_OK;
+    int rc = toolkit_resolve(ctx, spec, tk);
+    if (rc && !given) {
+        char *why = xstrdup(cdm_error_message(ctx));
+        rc = cdm_error_set(ctx, rc,
+                           "the CUDA toolkit recorded with '%s' cannot be used: %s; pass "
+                           "--toolkit with another, or --toolkit none",
+                           project, why);
+        free(why);
+    }
+    return rc;
+}
+
+/* The pair must be in the compatibility tables (compat.h), unless force: then a warning. */
+static int check_pair(cdm_ctx *ctx, const char *project, const struct cdm_install_info *in,
+                      const struct cdm_toolkit *tk, bool force)
+{
+    struct version v, t;
+    if (!version_parse(in->version, &v) || !version_parse(tk->version, &t) || t.count < 2)
+        return CDM_OK;
+    char why[256];
+    enum compat_verdict verdict = compat_toolkit(v.part[0], v.part[1], v.count > 2 ? v.part[2] : 0,
+                                                 in->cuda, t.part[0], t.part[1], why, sizeof(why));
+    if (verdict == COMPAT_WARN)
+        cdm_warn(ctx, "%s", why);
+    if (verdict != COMPAT_FAIL)
+        return CDM_OK;
+    if (force) {
+        cdm_warn(ctx, "linking anyway (--force): %s", why);
+        return CDM_OK;
+    }
+    return cdm_error_set(ctx, CDM_EMISMATCH,
+                         "cannot link '%s' to %s with the CUDA %s toolkit '%s': %s; link a "
+                         "version built for it, give another --toolkit, or pass --force",
+                         project, in->id, tk->version, tk->path, why);
+}
+
+/* Where a link to in leads: the install, or with a toolkit its view (named view, or a new
+ * name), built when missing. A view this system cannot make (Windows without hard links
+ * or symbolic links) leaves the link leading to the install, as without a toolkit, with a
+ * warning; the toolkit stays recorded, so the doctor can say why. */
+static int make_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const struct cdm_toolkit *tk,
+                     const char *view, struct dest *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->in = in;
+    d->tk = *tk;
+    if (!*tk->version) {
+        d->path = xstrdup(in->path);
+        return CDM_OK;
+    }
+    char *name = view && *view ? xstrdup(view) : view_name(in->id, tk->version, tk->real);
+    int rc = view_ensure(ctx, in, tk->real, name);
+    if (rc == CDM_EUNSUPPORTED) {
+        cdm_warn(ctx, "the link leads to %s alone, without the CUDA toolkit: %s", in->id,
+                 cdm_error_message(ctx));
+        free(name);
+        d->path = xstrdup(in->path);
+        return CDM_OK;
+    }
+    if (rc) {
+        free(name);
+        return rc;
+    }
+    d->view = name;
+    d->path = store_view_path(ctx, name);
+    return CDM_OK;
+}
+
+/* How a change opens the store: to read (a dry run, or a first look), with the user's
+ * state for writing (the store only read: it may be a read-only shared one), or with the
+ * store's lock too, for a change that builds a toolkit's view in the store. */
+enum open_mode { OPEN_READ, OPEN_STATE, OPEN_STORE };
+
+/* Open the store and the project in dir, which must exist, and read its current
+ * generation. */
+static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
+                           struct cdm_generation *cur, bool *has_cur, enum open_mode mode)
+{
+    int rc = mode == OPEN_READ    ? store_open_settled(ctx)
+             : mode == OPEN_STATE ? store_open_state(ctx)
+                                  : store_open(ctx, true);
     if (rc || (rc = dir ? cdm_project_open(ctx, dir, p) : cdm_project_find(ctx, NULL, p)))
         return rc;
     rc = db_generation_get(ctx, p->path, 0, cur);
@@ -195,7 +301,11 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     struct cdm_project p;
     struct cdm_generation cur;
     bool has_cur = false;
-    int rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, req->dry_run);
+    int rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, OPEN_READ);
+    if (!rc && !req->dry_run) {
+        bool view = req->toolkit ? strcmp(req->toolkit, "none") != 0 : has_cur && *cur.toolkit_path;
+        rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
+    }
     if (rc)
         return rc;
     if (req->name && !project_link_name_valid(req->name))
@@ -231,7 +341,9 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     char *why = xasprintf("cannot link '%s' to %s", p.path, in.id);
     rc = installed(ctx, in.id, why, &in);
     free(why);
-    if (rc)
+    struct cdm_toolkit tk;
+    if (rc || (rc = choose_toolkit(ctx, p.path, req->toolkit, has_cur ? &cur : NULL, &tk)) ||
+        (*tk.version && (rc = check_pair(ctx, p.path, &in, &tk, req->force))))
         return rc;
     COPY_ARRAY(result->previous_id, p.linked_id);
     char *link_path = path_join(p.path, name);
@@ -242,11 +354,24 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         rc = link_read(ctx, link_path, &kind, &target);
     if (!rc && kind == LINK_FOREIGN)
         rc = refuse_foreign(ctx, link_path);
-    bool same = !rc && kind == LINK_OURS && store_path_is_install(ctx, target, in.id) && has_cur &&
-                !strcmp(cur.install_id, in.id) && !strcmp(cur.link_name, name);
+    struct dest d = {0};
+    if (!rc && req->dry_run && *tk.version) {
+        /* where the link would lead, nothing built */
+        d.in = &in;
+        d.tk = tk;
+        d.view = view_name(in.id, tk.version, tk.real);
+        d.path = store_view_path(ctx, d.view);
+    } else if (!rc) {
+        rc = make_dest(ctx, &in, &tk, NULL, &d);
+    }
+    bool same = !rc && kind == LINK_OURS && fs_same_path(target, d.path) && has_cur &&
+                !strcmp(cur.install_id, in.id) && !strcmp(cur.link_name, name) &&
+                !strcmp(cur.view, d.view ? d.view : "") && !strcmp(cur.toolkit_path, tk.real);
     bool created = !rc && kind == LINK_NONE;
     free(target);
     free(link_path);
+    if (rc || same)
+        dest_free(&d);
     if (rc)
         return rc;
     if (same) {
@@ -260,7 +385,9 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     if (req->dry_run)
         return dry_finish(ctx, p.path, true, in.id, result);
     /* The old name is only ours to remove when the history says cdm made it. */
-    if ((rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &in, "link", req->pin_exact)))
+    rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact);
+    dest_free(&d);
+    if (rc)
         return rc;
     if (created) {
         char *top = git_worktree_of(p.path);
@@ -277,7 +404,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
     struct cdm_project p;
     struct cdm_generation cur;
     bool has_cur = false;
-    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, dry_run);
+    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, dry_run ? OPEN_READ : OPEN_STATE);
     if (rc)
         return rc;
     if (p.link_foreign)
@@ -290,7 +417,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
                           result);
     /* A link removed by hand while the index says linked: record the unlink all the same. */
     if (p.has_link || (has_cur && cur.install_id[0])) {
-        if ((rc = apply(ctx, &p, NULL, p.link_name, NULL, "unlink", false)))
+        if ((rc = apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false)))
             return rc;
         changed = true;
     }
@@ -308,7 +435,13 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
     struct cdm_project p;
     struct cdm_generation cur, back;
     bool has_cur = false;
-    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, false);
+    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, OPEN_READ);
+    if (!rc && has_cur) {
+        /* the store's lock too when the generation rolled back to has a toolkit's view */
+        bool view = db_generation_get(ctx, p.path, to ? to : cur.number - 1, &back) == CDM_OK &&
+                    *back.toolkit_path;
+        rc = open_for_change(ctx, project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
+    }
     if (rc)
         return rc;
     if (!has_cur)
@@ -331,6 +464,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
         return rc;
     COPY_ARRAY(result->previous_id, p.linked_id);
     struct cdm_install_info in;
+    struct dest d = {0};
     if (back.install_id[0]) {
         char *why = xasprintf("cannot roll back '%s' to generation %lld", p.path, number);
         rc = installed(ctx, back.install_id, why, &in);
@@ -340,9 +474,18 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
     }
     if (p.link_foreign)
         return refuse_foreign(ctx, p.link_path);
+    /* The generation's toolkit as it recorded it; its view is built again when cdm gc
+     * removed it since. */
+    struct cdm_toolkit tk = {0};
+    COPY_ARRAY(tk.version, back.toolkit);
+    COPY_ARRAY(tk.real, back.toolkit_path);
+    COPY_ARRAY(tk.path, back.toolkit_path);
+    if (back.install_id[0] && (rc = make_dest(ctx, &in, &tk, back.view, &d)))
+        return rc;
     /* Generation `number` without a link was an unlink: rolling back to it unlinks. */
-    if ((rc =
-             apply(ctx, &p, NULL, p.link_name, back.install_id[0] ? &in : NULL, "rollback", false)))
+    rc = apply(ctx, &p, NULL, p.link_name, &d, "rollback", false);
+    dest_free(&d);
+    if (rc)
         return rc;
     return finish(ctx, p.path, true, result);
 }
@@ -364,5 +507,5 @@ int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
         return rc;
     if (p.link_foreign)
         return refuse_unlink(ctx, &p, "move it away, then remove again");
-    return apply(ctx, &p, NULL, p.link_name, NULL, "unlink", false);
+    return apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false);
 }

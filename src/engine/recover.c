@@ -45,6 +45,11 @@ static bool pending_happened(cdm_ctx *ctx, const struct db_generation_ref *g)
     bool happened = g->install_id
                         ? kind == LINK_OURS && store_path_is_install(ctx, target, g->install_id)
                         : kind == LINK_NONE;
+    if (g->install_id && g->view) {
+        char *view = store_view_path(ctx, g->view);
+        happened = kind == LINK_OURS && (!strcmp(target, view) || fs_same_path(target, view));
+        free(view);
+    }
     free(target);
     free(link_path);
     return happened;

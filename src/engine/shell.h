@@ -35,6 +35,10 @@ struct activation_target {
     const char *project;
     const char *link_path;
     const char *lib_dir; /* "lib", "lib64", "bin", "bin/x64" */
+    /* the link leads to a view with a CUDA toolkit: CUDA_HOME is set too, and where the
+     * loader's list is not PATH, bin_dir goes first on PATH (nvcc) */
+    bool toolkit;
+    const char *bin_dir;
 };
 
 /* The changes that activate target over the environment get() describes: remembers the

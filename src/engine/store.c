@@ -3,6 +3,7 @@
 #include "db.h"
 #include "recover.h"
 #include "store_paths.h"
+#include "view.h"
 #include "platform/fs.h"
 
 #include <stdio.h>
@@ -218,7 +219,8 @@ int cdm_gc(cdm_ctx *ctx, unsigned *removed)
     *removed = 0;
     ctx->recovered = true; /* gc recovers below itself, to count what it did */
     int rc = store_open(ctx, true);
-    if (rc || (rc = recover_interrupted(ctx, removed)))
+    if (rc || (rc = recover_interrupted(ctx, removed)) ||
+        (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)))
         return rc;
-    return db_generation_each_current_link(ctx, drop_if_gone, removed);
+    return views_gc(ctx, removed);
 }

@@ -101,14 +101,34 @@ char *store_attached_dir(const cdm_ctx *ctx, long long n)
     return dir;
 }
 
+char *store_views_dir(const cdm_ctx *ctx)
+{
+    return path_join(ctx->root, "views");
+}
+
+char *store_view_path(const cdm_ctx *ctx, const char *name)
+{
+    char *dir = store_views_dir(ctx);
+    char *path = path_join(dir, name);
+    free(dir);
+    return path;
+}
+
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size)
 {
     id[0] = '\0';
     char *parent = path_dirname(path);
     char *real_parent = fs_realpath(parent);
     char *real_root = fs_realpath(ctx->root);
-    bool found = real_parent && real_root && !strcmp(real_parent, real_root) &&
-                 copy_str(id, size, path_basename(path));
+    char *views = real_root ? path_join(real_root, "views") : NULL;
+    const char *name = path_basename(path);
+    /* A view's name starts with its install's id and a '+', which no id holds. */
+    bool in_views = real_parent && views && !strcmp(real_parent, views) && strchr(name, '+');
+    bool found = in_views || (real_parent && real_root && !strcmp(real_parent, real_root));
+    found = found && copy_str(id, size, name);
+    if (found && in_views)
+        *strchr(id, '+') = '\0';
+    free(views);
     if (!found)
         id[0] = '\0';
     free(real_root);

@@ -9,6 +9,8 @@
  *   <root>/.staging/<id>.old          an install being replaced
  *   <root>/.staging/<id>.removing     an install being removed
  *   <root>/downloads/<name>.partial   an archive being downloaded (outside the store lock)
+ *   <root>/views/<id>+cuda<v>-<hash>/ a CUDA toolkit with install <id> on top, made of links
+ *                                     (view.h), built as .staging/<name>.<pid>.tmp
  *
  * and the user's state, apart from any store (CDM_STATE, else the platform's place):
  *
@@ -51,8 +53,11 @@ char *store_downloads_dir(const cdm_ctx *ctx);
 char *state_lock_path(const cdm_ctx *ctx);
 /* <state's folder>/.attached/<n>: where attachment n keeps the wheel folder it replaced */
 char *store_attached_dir(const cdm_ctx *ctx, long long n);
-/* The install id a path names when it is a folder right below the root (links in the
- * path resolved); false, with id "", when it is not. */
+/* views/, and the view called name in it */
+char *store_views_dir(const cdm_ctx *ctx);
+char *store_view_path(const cdm_ctx *ctx, const char *name);
+/* The install id a path names when it is a folder right below the root, or a view of it
+ * in views/ (links in the path resolved); false, with id "", when it is not. */
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size);
 /* True when path is the folder of install id (the same folder through links counts). */
 bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id);

@@ -5,6 +5,8 @@
 #ifndef CDM_TOOLKIT_H
 #define CDM_TOOLKIT_H
 
+#include "internal.h"
+
 #include <stdbool.h>
 
 struct toolkit_info {
@@ -13,6 +15,7 @@ struct toolkit_info {
     /* where the version was read, and why there: "'X/version.json' (CUDA_PATH)"; malloc'd,
      * NULL until found */
     char *source;
+    const char *from; /* "version.json", "version.txt" or "nvcc" (static) */
 };
 
 /* The toolkit in folder dir, found through why ("CUDA_PATH"): its version.json
@@ -25,5 +28,9 @@ bool toolkit_in_dir(const char *dir, const char *why, struct toolkit_info *out);
  * CUDA_PATH at the project's link, which holds cuDNN, not a toolkit. As above for out. */
 bool toolkit_find(const char *store_root, struct toolkit_info *out);
 void toolkit_free(struct toolkit_info *t);
+
+/* The toolkit --toolkit names: a folder (which must declare a version), or a version
+ * ("13.0") that exactly one of the toolkits found (cdm_toolkits) starts with. */
+int toolkit_resolve(cdm_ctx *ctx, const char *spec, struct cdm_toolkit *out);
 
 #endif

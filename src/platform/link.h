@@ -26,4 +26,8 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target);
 /* Remove the link at path, never its target. Refuses anything that is not a link. */
 int link_remove(cdm_ctx *ctx, const char *path);
 
+/* Whether a and b are the same file: the same one once links are resolved, or another
+ * name of it (a hard link, which Windows views use). */
+bool link_same_file(const char *a, const char *b);
+
 #endif

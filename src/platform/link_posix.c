@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target)
@@ -94,4 +95,10 @@ int link_remove(cdm_ctx *ctx, const char *path)
     if (unlink(path) != 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot remove link '%s': %s", path, strerror(errno));
     return CDM_OK;
+}
+
+bool link_same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }

@@ -199,3 +199,24 @@ int link_remove(cdm_ctx *ctx, const char *path)
     free(w);
     return rc;
 }
+
+/* The volume and file index of the file path leads to. */
+static bool file_id(const char *path, BY_HANDLE_FILE_INFORMATION *out)
+{
+    wchar_t *w = wide(path);
+    HANDLE h = CreateFileW(w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return false;
+    bool ok = GetFileInformationByHandle(h, out);
+    CloseHandle(h);
+    return ok;
+}
+
+bool link_same_file(const char *a, const char *b)
+{
+    BY_HANDLE_FILE_INFORMATION x, y;
+    return file_id(a, &x) && file_id(b, &y) && x.dwVolumeSerialNumber == y.dwVolumeSerialNumber &&
+           x.nFileIndexHigh == y.nFileIndexHigh && x.nFileIndexLow == y.nFileIndexLow;
+}

@@ -102,9 +102,10 @@ static void test_names(void)
     ok(cdm_shell_find("") == NULL && cdm_shell_find(NULL) == NULL, "no name, no shell");
 }
 
-static const struct activation_target proj_a = {"9.1.0.70-cuda12", "/w/a", "/w/a/cuda_link", "lib"};
-static const struct activation_target proj_b = {"8.2.1.32-cuda11", "/w/b", "/w/b/cuda_link",
-                                                "lib64"};
+static const struct activation_target proj_a = {
+    .id = "9.1.0.70-cuda12", .project = "/w/a", .link_path = "/w/a/cuda_link", .lib_dir = "lib"};
+static const struct activation_target proj_b = {
+    .id = "8.2.1.32-cuda11", .project = "/w/b", .link_path = "/w/b/cuda_link", .lib_dir = "lib64"};
 
 static void test_posix_cycle(void)
 {
@@ -204,8 +205,10 @@ static void test_unset_list_and_user_changes(void)
 static void test_windows(void)
 {
     const struct shell_platform *pf = &shell_platform_windows;
-    const struct activation_target t = {"8.8.0.121-cuda11", "C:/w/it's 100%",
-                                        "C:/w/it's 100%/cuda_link", "bin/x64"};
+    const struct activation_target t = {.id = "8.8.0.121-cuda11",
+                                        .project = "C:/w/it's 100%",
+                                        .link_path = "C:/w/it's 100%/cuda_link",
+                                        .lib_dir = "bin/x64"};
     struct env e = {{xstrdup("PATH=C:\\Windows;C:\\W\\IT'S 100%\\CUDA_LINK\\BIN\\X64\\")}, 1};
     struct cdm_env_plan p;
     activation_plan(pf, env_get, &e, &t, &p);
@@ -267,10 +270,18 @@ static void test_windows(void)
  * split it, and a second activation could not find it to drop it. */
 static void test_separator_in_name(void)
 {
-    const struct activation_target win = {"8.8.0.121-cuda11", "C:/w/a;b", "C:/w/a;b/cuda_link",
-                                          "bin"};
-    const struct activation_target posix = {"9.1.0.70-cuda12", "/w/a:b", "/w/a:b/cuda_link", "lib"};
-    const struct activation_target semi = {"9.1.0.70-cuda12", "/w/a;b", "/w/a;b/cuda_link", "lib"};
+    const struct activation_target win = {.id = "8.8.0.121-cuda11",
+                                          .project = "C:/w/a;b",
+                                          .link_path = "C:/w/a;b/cuda_link",
+                                          .lib_dir = "bin"};
+    const struct activation_target posix = {.id = "9.1.0.70-cuda12",
+                                            .project = "/w/a:b",
+                                            .link_path = "/w/a:b/cuda_link",
+                                            .lib_dir = "lib"};
+    const struct activation_target semi = {.id = "9.1.0.70-cuda12",
+                                           .project = "/w/a;b",
+                                           .link_path = "/w/a;b/cuda_link",
+                                           .lib_dir = "lib"};
     struct env e = {{xstrdup("PATH=C:\\Windows")}, 1};
     struct cdm_env_plan p;
     ok(!activation_plan(&shell_platform_windows, env_get, &e, &win, &p) && p.n == 0,

@@ -1,0 +1,344 @@
+/* Views: a toolkit with an install's cuDNN on top, made of links (view.h). */
+#include "view.h"
+#include "db.h"
+#include "store_paths.h"
+#include "platform/fs.h"
+#include "platform/link.h"
+#include "platform/sha256.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *view_name(const char *install_id, const char *tk_version, const char *tk_real)
+{
+    struct sha256 *h = sha256_new();
+    sha256_update(h, tk_real, strlen(tk_real));
+    char hex[65];
+    sha256_finish_hex(h, hex);
+    sha256_free(h);
+    return xasprintf("%s+cuda%s-%.8s", install_id, tk_version, hex);
+}
+
+void view_toolkit_version(const char *name, char *out, size_t size)
+{
+    const char *v = strstr(name, "+cuda");
+    const char *dash = v ? strrchr(v, '-') : NULL;
+    out[0] = '\0';
+    if (v && dash && (size_t)(dash - v) - strlen("+cuda") < size)
+        snprintf(out, size, "%.*s", (int)(dash - v - strlen("+cuda")), v + strlen("+cuda"));
+}
+
+/* A folder, or a link to one. */
+static bool is_dir(const char *path)
+{
+    char *real = fs_realpath(path);
+    bool dir = real && fs_kind(real) == FS_DIR;
+    free(real);
+    return dir;
+}
+
+static bool has_dir(const char *top, const char *rel)
+{
+    char *path = path_join(top, rel);
+    bool dir = is_dir(path);
+    free(path);
+    return dir;
+}
+
+void view_dirs(const char *dir, bool windows, char *lib, size_t lib_size, char *bin,
+               size_t bin_size)
+{
+    /* Windows toolkits keep import libraries in lib\x64 and, from CUDA 13, DLLs in
+     * bin\x64; Linux ones have lib64 (a link to targets/<arch>/lib), lib in some. */
+    const char *l = windows ? (has_dir(dir, "lib/x64") ? "lib/x64" : "lib")
+                            : (has_dir(dir, "lib64") ? "lib64" : "lib");
+    const char *b = windows && has_dir(dir, "bin/x64") ? "bin/x64" : "bin";
+    copy_str(lib, lib_size, l);
+    copy_str(bin, bin_size, b);
+}
+
+/* A link at path to target, a folder or a file. */
+static int place(cdm_ctx *ctx, const char *path, const char *target)
+{
+    return fs_view_link(ctx, target, path, is_dir(target));
+}
+
+/* A cuDNN file a toolkit holds from an earlier merge into it (cudnn.h, libcudnn*.so*,
+ * cudnn64_9.dll, cudnn.lib): left out of a view, so that only the install's are found. */
+static bool is_cudnn_file(const char *name)
+{
+    return str_starts_with_icase(name, "cudnn") || str_starts_with_icase(name, "libcudnn");
+}
+
+/* Make the folder path, with a link for each entry of the toolkit's folder tk (but
+ * cuDNN's, unless all). */
+static int mirror(cdm_ctx *ctx, const char *path, const char *tk, bool all)
+{
+    char **names = NULL;
+    int rc = fs_mkdir(ctx, path);
+    if (!rc && is_dir(tk))
+        rc = fs_list_dir(ctx, tk, &names);
+    for (char **n = names; !rc && n && *n; n++) {
+        if (!all && is_cudnn_file(*n))
+            continue;
+        char *from = path_join(path, *n), *to = path_join(tk, *n);
+        rc = place(ctx, from, to);
+        free(from);
+        free(to);
+    }
+    strv_free(names);
+    return rc;
+}
+
+/* Put a real folder at path in place of the link to the toolkit's folder tk. */
+static int open_up(cdm_ctx *ctx, const char *path, const char *tk)
+{
+    int rc = link_remove(ctx, path);
+    return rc ? rc : mirror(ctx, path, tk, false);
+}
+
+/* The install's folder src over the view's folder dir, which mirrors the toolkit's tk:
+ * each entry is linked, over the toolkit's of the same name; a folder both have is opened
+ * up and merged the same way. */
+static int overlay(cdm_ctx *ctx, const char *dir, const char *tk, const char *src)
+{
+    char **names = NULL;
+    int rc = fs_list_dir(ctx, src, &names);
+    for (char **n = names; !rc && n && *n; n++) {
+        char *at = path_join(dir, *n), *from_tk = path_join(tk, *n), *from = path_join(src, *n);
+        enum fs_kind kind = fs_kind(at);
+        bool merge = is_dir(from) && is_dir(at);
+        if (merge && kind == FS_LINK)
+            rc = open_up(ctx, at, from_tk);
+        if (merge && !rc)
+            rc = overlay(ctx, at, from_tk, from);
+        else if (!merge && kind != FS_NONE)
+            rc = kind == FS_LINK ? link_remove(ctx, at) : fs_remove_tree(ctx, at);
+        if (!merge && !rc)
+            rc = place(ctx, at, from);
+        free(at);
+        free(from_tk);
+        free(from);
+    }
+    strv_free(names);
+    return rc;
+}
+
+/* Make rel (a/b) inside view a real folder, opening up the links to the toolkit's
+ * folders on the way. */
+static int real_folder(cdm_ctx *ctx, const char *view, const char *tk, const char *rel)
+{
+    char *at = xstrdup(view), *from = xstrdup(tk);
+    char *parts = xstrdup(rel);
+    int rc = CDM_OK;
+    for (char *p = parts; !rc && p && *p;) {
+        char *slash = strchr(p, '/');
+        if (slash)
+            *slash = '\0';
+        char *next_at = path_join(at, p), *next_from = path_join(from, p);
+        free(at);
+        free(from);
+        at = next_at;
+        from = next_from;
+        enum fs_kind kind = fs_kind(at);
+        if (kind == FS_LINK)
+            rc = open_up(ctx, at, from);
+        else if (kind == FS_NONE)
+            rc = fs_mkdir(ctx, at);
+        else if (kind != FS_DIR)
+            rc = cdm_error_set(ctx, CDM_EEXISTS,
+                               "cannot build the view '%s': the toolkit has a file '%s' where "
+                               "cuDNN needs a folder",
+                               view, from);
+        p = slash ? slash + 1 : NULL;
+    }
+    free(parts);
+    free(at);
+    free(from);
+    return rc;
+}
+
+/* One folder of the install and where it goes in the view. */
+struct mapping {
+    char src[48]; /* relative to the install */
+    char dst[32]; /* relative to the view */
+};
+
+/* include to include, the libraries into the toolkit's library folder, the DLLs into its
+ * program folder; n set to how many. */
+static size_t mappings(const struct cdm_install_info *in, const char *tk, struct mapping m[3])
+{
+    char lib[32], bin[16];
+    view_dirs(tk, str_starts_with(in->platform, "windows"), lib, sizeof(lib), bin, sizeof(bin));
+    COPY_ARRAY(m[0].src, in->include_dir);
+    COPY_ARRAY(m[0].dst, "include");
+    COPY_ARRAY(m[1].src, in->lib_dir);
+    COPY_ARRAY(m[1].dst, lib);
+    COPY_ARRAY(m[2].src, in->bin_dir);
+    COPY_ARRAY(m[2].dst, bin);
+    return *in->bin_dir ? 3 : 2;
+}
+
+static int build(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk, const char *at)
+{
+    int rc = mirror(ctx, at, tk, true);
+    struct mapping m[3];
+    size_t count = mappings(in, tk, m);
+    for (size_t i = 0; i < count && !rc; i++) {
+        char *src = path_join(in->path, m[i].src);
+        char *dst = path_join(at, m[i].dst), *from_tk = path_join(tk, m[i].dst);
+        if (is_dir(src) && !(rc = real_folder(ctx, at, tk, m[i].dst)))
+            rc = overlay(ctx, dst, from_tk, src);
+        free(src);
+        free(dst);
+        free(from_tk);
+    }
+    return rc;
+}
+
+int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
+                const char *name)
+{
+    char *final = store_view_path(ctx, name);
+    char *views = store_views_dir(ctx), *staging = store_staging_dir(ctx);
+    char *tmp = store_staging_tmp(ctx, name);
+    int rc = CDM_OK;
+    if (fs_kind(final) == FS_DIR)
+        goto out;
+    if (!is_dir(tk_real)) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cannot build the view %s: the CUDA toolkit folder '%s' is gone; "
+                           "install it again or link with another --toolkit",
+                           name, tk_real);
+        goto out;
+    }
+    if ((rc = fs_mkdir_p(ctx, staging)) || (rc = fs_remove_tree(ctx, tmp)) ||
+        (rc = build(ctx, in, tk_real, tmp)))
+        goto fail;
+    fs_crash_point("view-built");
+    if ((rc = fs_mkdir_p(ctx, views)) || (rc = fs_rename(ctx, tmp, final)))
+        goto fail;
+    fs_sync_dir(views);
+    goto out;
+fail : {
+    struct saved_error saved = error_save(ctx);
+    fs_remove_tree(ctx, tmp);
+    rc = error_restore(ctx, &saved);
+}
+out:
+    free(tmp);
+    free(staging);
+    free(views);
+    free(final);
+    return rc;
+}
+
+/* ---- checking and collecting ------------------------------------------------------------- */
+
+/* Every link below dir (a folder of the view) must lead somewhere: a toolkit moved or
+ * uninstalled leaves them broken. */
+static void check_links(cdm_ctx *ctx, const char *dir, const char *rel, struct strbuf *problems)
+{
+    char **names = NULL;
+    if (fs_list_dir(ctx, dir, &names) != CDM_OK)
+        return;
+    for (char **n = names; *n; n++) {
+        char *at = path_join(dir, *n);
+        char *sub = *rel ? xasprintf("%s/%s", rel, *n) : xstrdup(*n);
+        enum fs_kind kind = fs_kind(at);
+        char *real = fs_realpath(at);
+        if (kind == FS_DIR)
+            check_links(ctx, at, sub, problems);
+        else if (!real)
+            sb_addf(problems, "'%s' leads nowhere (its target was moved or removed)\n", sub);
+        free(real);
+        free(sub);
+        free(at);
+    }
+    strv_free(names);
+}
+
+/* Each file of the install's folder src must be what dst/<same name> leads to. */
+static void check_files(cdm_ctx *ctx, const char *src, const char *dst, const char *rel,
+                        struct strbuf *problems)
+{
+    char **names = NULL;
+    if (fs_list_dir(ctx, src, &names) != CDM_OK)
+        return;
+    for (char **n = names; *n; n++) {
+        char *from = path_join(src, *n), *at = path_join(dst, *n);
+        char *sub = xasprintf("%s/%s", rel, *n);
+        if (fs_kind(from) == FS_DIR)
+            check_files(ctx, from, at, sub, problems);
+        else if (!link_same_file(from, at))
+            sb_addf(problems, "'%s' is not the install's file '%s'\n", sub, from);
+        free(sub);
+        free(at);
+        free(from);
+    }
+    strv_free(names);
+}
+
+int view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
+               const char *name, struct strbuf *problems)
+{
+    char *view = store_view_path(ctx, name);
+    if (fs_kind(view) != FS_DIR) {
+        sb_addf(problems, "the view '%s' is missing; 'cdm link --toolkit' builds it again\n", view);
+        free(view);
+        return CDM_OK;
+    }
+    char **names = NULL;
+    if (is_dir(tk_real) && fs_list_dir(ctx, tk_real, &names) == CDM_OK)
+        for (char **n = names; *n; n++) {
+            char *at = path_join(view, *n);
+            if (fs_kind(at) == FS_NONE)
+                sb_addf(problems, "'%s' of the toolkit '%s' is missing\n", *n, tk_real);
+            free(at);
+        }
+    strv_free(names);
+    check_links(ctx, view, "", problems);
+    struct mapping m[3];
+    size_t count = mappings(in, view, m);
+    for (size_t i = 0; i < count; i++) {
+        char *src = path_join(in->path, m[i].src), *dst = path_join(view, m[i].dst);
+        if (is_dir(src))
+            check_files(ctx, src, dst, m[i].dst, problems);
+        free(src);
+        free(dst);
+    }
+    free(view);
+    return CDM_OK;
+}
+
+int views_gc(cdm_ctx *ctx, unsigned *removed)
+{
+    char *dir = store_views_dir(ctx);
+    char **names = NULL, **used = NULL;
+    int rc = fs_list_dir(ctx, dir, &names);
+    if (rc == CDM_ENOTFOUND) {
+        free(dir);
+        return CDM_OK;
+    }
+    if (!rc)
+        rc = db_views_in_use(ctx, &used);
+    for (char **n = names; !rc && n && *n; n++) {
+        bool in_use = false;
+        for (char **u = used; u && *u && !in_use; u++)
+            in_use = !strcmp(*u, *n);
+        if (in_use)
+            continue;
+        char *path = path_join(dir, *n);
+        rc = fs_remove_tree(ctx, path);
+        if (!rc && ctx->options.verbose)
+            cdm_note(ctx, "removed the view '%s', which no project uses", path);
+        if (!rc)
+            (*removed)++;
+        free(path);
+    }
+    strv_free(used);
+    strv_free(names);
+    free(dir);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/*
+ * Views: a folder in the store that holds a CUDA toolkit's folders with an install's cuDNN
+ * files on top, made of links (as Spack and Nix build views), so that a project's link to
+ * it works as CUDA_PATH: nvcc, cudart and cuDNN all through one folder.
+ *
+ * <root>/views/<install id>+cuda<toolkit version>-<8 hex of the toolkit folder's hash>:
+ * the toolkit's top-level entries are links into it; the folders cuDNN goes into (include,
+ * the toolkit's lib64 / lib / lib\x64, and bin on Windows) are real folders whose entries
+ * link to the toolkit's, and the install's files are linked over them (a folder is only
+ * opened up where both have one). Links: symbolic links on POSIX; on Windows junctions for
+ * folders and hard links for files, else file symbolic links (fs_link_file).
+ * A view is built in .staging and renamed into place, so it is there whole or not at all;
+ * projects with the same pair share it; cdm gc removes those no project uses.
+ */
+#ifndef CDM_VIEW_H
+#define CDM_VIEW_H
+
+#include "internal.h"
+
+/* The view's name for install_id over the toolkit of version tk_version in folder tk_real
+ * (links resolved); malloc'd. */
+char *view_name(const char *install_id, const char *tk_version, const char *tk_real);
+
+/* The toolkit's version in a view's name ("13.0.88"); "" when name is none. */
+void view_toolkit_version(const char *name, char *out, size_t size);
+
+/* The folders of a toolkit (or of a view of it, which has the same) where the libraries
+ * and the programs are, relative, '/' separated: lib64, lib or lib/x64; bin or bin/x64.
+ * windows: the install is a Windows one. */
+void view_dirs(const char *dir, bool windows, char *lib, size_t lib_size, char *bin,
+               size_t bin_size);
+
+/* Make the view name of install in over the toolkit in tk_real unless it is there. */
+int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
+                const char *name);
+
+/* Compare the view name with what it should hold (built anew in a scratch folder):
+ * each difference is a line in problems. CDM_OK when the check ran. */
+int view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
+               const char *name, struct strbuf *problems);
+
+/* Remove the views no project's current (or pending) link change points to; *removed
+ * counts them. Under the store lock. */
+int views_gc(cdm_ctx *ctx, unsigned *removed);
+
+#endif
