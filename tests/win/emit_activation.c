@@ -29,15 +29,17 @@ static int emit(int argc, char **argv)
     struct cdm_env_plan plan = {.n = 0};
     bool listable = true;
     if (argc == 6 && !strcmp(argv[1], "activate")) {
-        const struct activation_target t = {argv[4], argv[2], argv[3], argv[5]};
+        const struct activation_target t = {
+            .id = argv[4], .project = argv[2], .link_path = argv[3], .lib_dir = argv[5]};
         listable = activation_plan(pf, env_snapshot_get, &env, &t, &plan);
     } else if (argc == 2 && !strcmp(argv[1], "activate")) {
         /* its own snapshot: the plan below reads the environment as it is */
         struct env_snapshot given = {NULL, 0};
-        const struct activation_target t = {env_snapshot_get(&given, "CDM_TEST_ID"),
-                                            env_snapshot_get(&given, "CDM_TEST_PROJECT"),
-                                            env_snapshot_get(&given, "CDM_TEST_LINK"),
-                                            env_snapshot_get(&given, "CDM_TEST_BIN_DIR")};
+        const struct activation_target t = {.id = env_snapshot_get(&given, "CDM_TEST_ID"),
+                                            .project = env_snapshot_get(&given, "CDM_TEST_PROJECT"),
+                                            .link_path = env_snapshot_get(&given, "CDM_TEST_LINK"),
+                                            .lib_dir =
+                                                env_snapshot_get(&given, "CDM_TEST_BIN_DIR")};
         if (!t.id || !t.project || !t.link_path || !t.lib_dir) {
             fprintf(stderr, "emit_activation: set CDM_TEST_PROJECT, CDM_TEST_LINK, "
                             "CDM_TEST_ID and CDM_TEST_BIN_DIR\n");
