@@ -61,7 +61,7 @@ void view_dirs(const char *dir, bool windows, char *lib, size_t lib_size, char *
 /* A link at path to target, a folder or a file. */
 static int place(cdm_ctx *ctx, const char *path, const char *target)
 {
-    return fs_view_link(ctx, target, path, is_dir(target));
+    return link_view_entry(ctx, target, path, is_dir(target));
 }
 
 /* A cuDNN file a toolkit holds from an earlier merge into it (cudnn.h, libcudnn*.so*,

@@ -54,11 +54,6 @@ int fs_file_mode(const char *path);
 /* A symbolic link inside a store folder (archives carry .so chains). */
 int fs_symlink(cdm_ctx *ctx, const char *target, const char *path);
 int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path);
-/* A new link at path to target, a folder (dir) or a file, for a view (engine/view.h): a
- * symbolic link on POSIX; on Windows a junction for a folder, and for a file a hard link
- * where the volume and the rights allow, else a file symbolic link where Developer Mode
- * allows, else CDM_EUNSUPPORTED saying why neither could be made. */
-int fs_view_link(cdm_ctx *ctx, const char *target, const char *path, bool dir);
 
 /* Open a file for reading, sequentially. */
 struct fs_reader;

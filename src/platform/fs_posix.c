@@ -255,12 +255,6 @@ int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
     return cdm_error_set(ctx, CDM_EIO, "cannot create link '%s': %s", path, strerror(errno));
 }
 
-int fs_view_link(cdm_ctx *ctx, const char *target, const char *path, bool dir)
-{
-    (void)dir; /* a symbolic link leads to either */
-    return fs_symlink(ctx, target, path);
-}
-
 int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
 {
     if (link(existing, path) == 0)

@@ -4,7 +4,6 @@
  * paths past MAX_PATH work and no component is reinterpreted (a trailing dot, "CON").
  */
 #include "fs.h"
-#include "link.h"
 #include "win32_util.h"
 
 #include <stdio.h>
@@ -428,32 +427,6 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
     free(we);
     free(wp);
     return ok ? CDM_OK : win_fail(ctx, CDM_EIO, e, "cannot create hard link '%s': %s", path, NULL);
-}
-
-int fs_view_link(cdm_ctx *ctx, const char *target, const char *path, bool dir)
-{
-    if (dir)
-        return link_set(ctx, path, target); /* a junction: no rights needed */
-    wchar_t *we = win_path(target), *wp = win_path(path);
-    BOOL ok = CreateHardLinkW(wp, we, NULL);
-    DWORD e = GetLastError();
-    free(we);
-    free(wp);
-    if (ok)
-        return CDM_OK;
-    /* Another volume, or no write access to the target (a toolkit under Program Files):
-     * a file symbolic link, which needs Developer Mode or an administrator. */
-    char *why = win_error_text(e);
-    int rc = fs_symlink(ctx, target, path);
-    if (rc) {
-        char *sym = xstrdup(cdm_error_message(ctx));
-        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                           "cannot link '%s' to '%s': no hard link (%s), and %s", path, target, why,
-                           sym);
-        free(sym);
-    }
-    free(why);
-    return rc;
 }
 
 struct fs_reader {

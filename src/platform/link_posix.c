@@ -102,3 +102,9 @@ bool link_same_file(const char *a, const char *b)
     struct stat x, y;
     return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
+
+int link_view_entry(cdm_ctx *ctx, const char *target, const char *path, bool dir)
+{
+    (void)dir; /* a symbolic link leads to either */
+    return fs_symlink(ctx, target, path);
+}

@@ -4,6 +4,7 @@
  * A new junction is made at a temporary name and moved in; an existing one is retargeted
  * in place, so its name never disappears.
  */
+#include "fs.h"
 #include "junction.h"
 #include "link.h"
 #include "win32_util.h"
@@ -219,4 +220,30 @@ bool link_same_file(const char *a, const char *b)
     BY_HANDLE_FILE_INFORMATION x, y;
     return file_id(a, &x) && file_id(b, &y) && x.dwVolumeSerialNumber == y.dwVolumeSerialNumber &&
            x.nFileIndexHigh == y.nFileIndexHigh && x.nFileIndexLow == y.nFileIndexLow;
+}
+
+int link_view_entry(cdm_ctx *ctx, const char *target, const char *path, bool dir)
+{
+    if (dir)
+        return link_set(ctx, path, target); /* a junction: no rights needed */
+    wchar_t *we = win_path(target), *wp = win_path(path);
+    BOOL ok = CreateHardLinkW(wp, we, NULL);
+    DWORD e = GetLastError();
+    free(we);
+    free(wp);
+    if (ok)
+        return CDM_OK;
+    /* Another volume, or no write access to the target (a toolkit under Program Files):
+     * a file symbolic link, which needs Developer Mode or an administrator. */
+    char *why = win_error_text(e);
+    int rc = fs_symlink(ctx, target, path);
+    if (rc) {
+        char *sym = xstrdup(cdm_error_message(ctx));
+        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                           "cannot link '%s' to '%s': no hard link (%s), and %s", path, target, why,
+                           sym);
+        free(sym);
+    }
+    free(why);
+    return rc;
 }
