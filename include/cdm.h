@@ -487,6 +487,7 @@ struct cdm_verify_result {
     size_t installs, files; /* checked */
     size_t missing, changed, extra;
     size_t mode_unchecked; /* files recorded without a mode (an older cdm, or Windows) */
+    size_t views;          /* views of those installs checked (cdm link --toolkit) */
 };
 /* Re-hash every file of the install spec names (NULL: every install) against the sizes,
  * SHA-256, permission bits and link targets recorded at install; fn is called for each difference.

@@ -67,14 +67,19 @@ static int run_verify(struct cli *cli, const struct cli_args *args)
         json_kv_int(&j, "changed", (long long)r.changed);
         json_kv_int(&j, "extra", (long long)r.extra);
         json_kv_int(&j, "mode_unchecked", (long long)r.mode_unchecked);
+        json_kv_int(&j, "views", (long long)r.views);
         json_object_end(&j);
         json_print(&j, stdout);
+    } else if (ok && r.views) {
+        cli_info(cli, "%u install(s), %u file(s), %u view(s): all as installed\n",
+                 (unsigned)r.installs, (unsigned)r.files, (unsigned)r.views);
     } else if (ok) {
         cli_info(cli, "%u install(s), %u file(s): all as installed\n", (unsigned)r.installs,
                  (unsigned)r.files);
     } else {
         cli_eprintf("cdm: %u install(s), %u file(s): %u missing, %u changed, %u extra; "
-                    "install the archive again with 'cdm install ARCHIVE --force'\n",
+                    "install the archive again with 'cdm install ARCHIVE --force' (a view: 'cdm "
+                    "link PROJECT --toolkit X' builds it again)\n",
                     (unsigned)r.installs, (unsigned)r.files, (unsigned)r.missing,
                     (unsigned)r.changed, (unsigned)r.extra);
     }

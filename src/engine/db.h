@@ -135,6 +135,8 @@ struct db_view_ref {
 /* Record them with generation number of project, before its link is switched. */
 int db_generation_set_view(cdm_ctx *ctx, const char *project, long long number,
                            const struct db_view_ref *view);
+/* The toolkit folder recorded with view name; CDM_ENOTFOUND (no message) when none is. */
+int db_view_toolkit(cdm_ctx *ctx, const char *name, char **toolkit);
 /* The views a project's current generation, or a pending one, points to (strv_free). */
 int db_views_in_use(cdm_ctx *ctx, char ***names);
 /* Mark a pending generation "ok", or delete it (state NULL). */

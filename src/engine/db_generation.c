@@ -151,6 +151,22 @@ int db_generation_set_view(cdm_ctx *ctx, const char *project, long long number,
     return db_run(ctx, st, "cannot record a generation's toolkit");
 }
 
+int db_view_toolkit(cdm_ctx *ctx, const char *name, char **toolkit)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT toolkit FROM generation_toolkits WHERE view = ?1 LIMIT 1",
+                               name, &st);
+    if (rc)
+        return rc;
+    char **found = NULL;
+    if ((rc = db_collect_strings(ctx, st, &found)))
+        return rc;
+    *toolkit = found[0] ? xstrdup(found[0]) : NULL;
+    strv_free(found);
+    return *toolkit ? CDM_OK : CDM_ENOTFOUND;
+}
+
 int db_views_in_use(cdm_ctx *ctx, char ***names)
 {
     sqlite3_stmt *st = NULL;

@@ -1,7 +1,10 @@
 /* The doctor's last layer: the NVIDIA driver, the CUDA toolkit, and both against the
  * compatibility tables of CUDNN_FACTS.md (compat.c). */
 #include "compat.h"
+#include "db.h"
 #include "doctor.h"
+#include "store_paths.h"
+#include "view.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,9 +28,20 @@ static void check_driver(struct doctor *d)
                    *dr->version ? dr->version : "version unknown", cuda, dr->source);
 }
 
+/* The toolkit the project's current generation recorded (cdm link --toolkit), into g. */
+static bool project_toolkit(struct doctor *d, struct cdm_generation *g)
+{
+    return d->have_project && d->store_exists &&
+           db_generation_get(d->ctx, d->project.path, 0, g) == CDM_OK && *g->toolkit_path;
+}
+
 static void check_toolkit(struct doctor *d)
 {
-    d->have_toolkit = toolkit_find(cdm_root(d->ctx), &d->toolkit);
+    /* A project's recorded toolkit is the one its link, and so CUDA_PATH, leads to. */
+    struct cdm_generation g;
+    d->have_toolkit = project_toolkit(d, &g)
+                          ? toolkit_in_dir(g.toolkit_path, "the project's --toolkit", &d->toolkit)
+                          : toolkit_find(cdm_root(d->ctx), &d->toolkit);
     if (d->have_toolkit)
         doctor_add(d, "toolkit", CDM_CHECK_OK, NULL, "CUDA toolkit %s, from %s", d->toolkit.version,
                    d->toolkit.source);
@@ -121,7 +135,53 @@ static void check_compat_driver(struct doctor *d)
     free(fix);
 }
 
-static const doctor_check_fn checks[] = {check_driver, check_toolkit, check_compat_toolkit,
-                                         check_compat_driver};
+static void view_problem(void *arg, const char *path, const char *problem)
+{
+    struct strbuf *sb = arg;
+    if (!sb->len)
+        sb_addf(sb, "'%s' %s", path, problem);
+}
+
+/* A project linked with a toolkit leads to a view (view.h): whole, and its links leading
+ * somewhere; or, where the view could not be made, the reason the link holds cuDNN alone. */
+static void check_view(struct doctor *d)
+{
+    struct cdm_generation g;
+    if (!project_toolkit(d, &g)) {
+        doctor_add(d, "toolkit.view", CDM_CHECK_SKIP, NULL,
+                   "the project records no CUDA toolkit ('cdm link --toolkit')");
+        return;
+    }
+    const struct cdm_project *p = &d->project;
+    char *fix = xasprintf("run 'cdm link %s --toolkit %s' to build it again, or --toolkit none",
+                          p->path, g.toolkit_path);
+    struct cdm_install_info in;
+    struct strbuf problems = STRBUF_INIT;
+    unsigned count = 0;
+    if (!*g.view)
+        doctor_add(d, "toolkit.view", CDM_CHECK_WARN, fix,
+                   "the CUDA %s toolkit is recorded but no view of it could be made when it was "
+                   "linked (no hard link or symbolic link on this volume: turn on Developer "
+                   "Mode, or keep the store on the toolkit's volume): CUDA_PATH holds cuDNN alone, "
+                   "no nvcc or cudart",
+                   g.toolkit);
+    else if (strcmp(p->view, g.view))
+        doctor_add(d, "toolkit.view", CDM_CHECK_FAIL, fix,
+                   "the link should lead to the view %s of the CUDA %s toolkit, not '%s'", g.view,
+                   g.toolkit, p->target);
+    else if (db_install_get(d->ctx, g.install_id, &in) == CDM_OK &&
+             (count = view_check(d->ctx, &in, g.toolkit_path, g.view, view_problem, &problems)))
+        doctor_add(d, "toolkit.view", CDM_CHECK_FAIL, fix, "the view %s has %u problem(s): %s",
+                   g.view, count, sb_str(&problems));
+    else
+        doctor_add(d, "toolkit.view", CDM_CHECK_OK, NULL,
+                   "the link leads to the view %s: the CUDA %s toolkit in '%s' with %s on top",
+                   g.view, g.toolkit, g.toolkit_path, g.install_id);
+    sb_free(&problems);
+    free(fix);
+}
+
+static const doctor_check_fn checks[] = {check_driver, check_toolkit, check_view,
+                                         check_compat_toolkit, check_compat_driver};
 
 const struct doctor_layer doctor_driver_layer = {"driver", checks, CDM_ARRAY_LEN(checks)};

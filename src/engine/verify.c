@@ -5,6 +5,8 @@
  */
 #include "db.h"
 #include "store.h"
+#include "store_paths.h"
+#include "view.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "platform/sha256.h"
@@ -178,6 +180,41 @@ static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct ve
     return rc;
 }
 
+static void view_problem(void *arg, const char *path, const char *problem)
+{
+    report(arg, path, CDM_VERIFY_CHANGED, problem);
+}
+
+/* The views of the installs checked: whole, their links leading somewhere, each of the
+ * install's files reached at its place (view.h). */
+static int verify_views(cdm_ctx *ctx, const struct cdm_install_info *all, size_t n,
+                        struct verify *v)
+{
+    char *dir = store_views_dir(ctx);
+    char **names = NULL;
+    int rc = fs_list_dir(ctx, dir, &names);
+    free(dir);
+    if (rc == CDM_ENOTFOUND)
+        return CDM_OK;
+    for (char **name = names; !rc && name && *name; name++) {
+        size_t id_len = strcspn(*name, "+");
+        for (size_t i = 0; i < n; i++) {
+            if (strlen(all[i].id) != id_len || strncmp(all[i].id, *name, id_len))
+                continue;
+            char *toolkit = NULL; /* unknown when only another user's state records it */
+            if ((rc = db_view_toolkit(ctx, *name, &toolkit)) == CDM_ENOTFOUND)
+                rc = CDM_OK;
+            v->id = *name;
+            if (!rc)
+                view_check(ctx, &all[i], toolkit, *name, view_problem, v);
+            v->result->views++;
+            free(toolkit);
+        }
+    }
+    strv_free(names);
+    return rc;
+}
+
 int cdm_verify(cdm_ctx *ctx, const char *spec, int cuda, cdm_verify_fn fn, void *arg,
                struct cdm_verify_result *result)
 {
@@ -199,6 +236,8 @@ int cdm_verify(cdm_ctx *ctx, const char *spec, int cuda, cdm_verify_fn fn, void 
     }
     for (size_t i = 0; !rc && i < n; i++)
         rc = verify_one(ctx, &all[i], &v);
+    if (!rc)
+        rc = verify_views(ctx, all, n, &v);
     if (v.hash)
         sha256_free(v.hash);
     free(v.buf);

@@ -202,9 +202,12 @@ int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_
 {
     char *final = store_view_path(ctx, name);
     char *views = store_views_dir(ctx), *staging = store_staging_dir(ctx);
-    char *tmp = store_staging_tmp(ctx, name);
+    char *tmp = store_staging_tmp(ctx, name), *old = store_staging_path(ctx, name, "old");
     int rc = CDM_OK;
-    if (fs_kind(final) == FS_DIR)
+    /* One made whole and since broken (a toolkit reinstalled, a file deleted) is built
+     * again and swapped in. */
+    bool there = fs_kind(final) == FS_DIR;
+    if (there && !view_check(ctx, in, tk_real, name, NULL, NULL))
         goto out;
     if (!is_dir(tk_real)) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
@@ -217,9 +220,13 @@ int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_
         (rc = build(ctx, in, tk_real, tmp)))
         goto fail;
     fs_crash_point("view-built");
+    if (there && ((rc = fs_remove_tree(ctx, old)) || (rc = fs_rename(ctx, final, old))))
+        goto fail;
     if ((rc = fs_mkdir_p(ctx, views)) || (rc = fs_rename(ctx, tmp, final)))
         goto fail;
     fs_sync_dir(views);
+    if (there)
+        fs_remove_tree(ctx, old);
     goto out;
 fail : {
     struct saved_error saved = error_save(ctx);
@@ -227,6 +234,7 @@ fail : {
     rc = error_restore(ctx, &saved);
 }
 out:
+    free(old);
     free(tmp);
     free(staging);
     free(views);
@@ -236,24 +244,50 @@ out:
 
 /* ---- checking and collecting ------------------------------------------------------------- */
 
-/* Every link below dir (a folder of the view) must lead somewhere: a toolkit moved or
- * uninstalled leaves them broken. */
-static void check_links(cdm_ctx *ctx, const char *dir, const char *rel, struct strbuf *problems)
+/* Where view_check's problems go. */
+struct problems {
+    view_problem_fn fn;
+    void *arg;
+    unsigned count;
+};
+
+static void problem(struct problems *pr, const char *path, const char *what)
 {
-    char **names = NULL;
+    pr->count++;
+    if (pr->fn)
+        pr->fn(pr->arg, path, what);
+}
+
+/* Every link below dir (a folder of the view) must lead somewhere: a toolkit moved or
+ * uninstalled leaves them broken; and every entry of the toolkit's folder tk (NULL when
+ * unknown) must be there but cuDNN's, else the toolkit gained files since. */
+static void check_links(cdm_ctx *ctx, const char *dir, const char *tk, const char *rel,
+                        struct problems *pr)
+{
+    char **names = NULL, **theirs = NULL;
+    if (tk && is_dir(tk) && fs_list_dir(ctx, tk, &theirs) == CDM_OK)
+        for (char **n = theirs; *n; n++) {
+            char *at = path_join(dir, *n);
+            char *sub = *rel ? xasprintf("%s/%s", rel, *n) : xstrdup(*n);
+            if (fs_kind(at) == FS_NONE && (!*rel || !is_cudnn_file(*n)))
+                problem(pr, sub, "of the toolkit is missing from the view");
+            free(sub);
+            free(at);
+        }
+    strv_free(theirs);
     if (fs_list_dir(ctx, dir, &names) != CDM_OK)
         return;
     for (char **n = names; *n; n++) {
-        char *at = path_join(dir, *n);
+        char *at = path_join(dir, *n), *from_tk = tk ? path_join(tk, *n) : NULL;
         char *sub = *rel ? xasprintf("%s/%s", rel, *n) : xstrdup(*n);
-        enum fs_kind kind = fs_kind(at);
         char *real = fs_realpath(at);
-        if (kind == FS_DIR)
-            check_links(ctx, at, sub, problems);
+        if (fs_kind(at) == FS_DIR)
+            check_links(ctx, at, from_tk, sub, pr);
         else if (!real)
-            sb_addf(problems, "'%s' leads nowhere (its target was moved or removed)\n", sub);
+            problem(pr, sub, "leads nowhere (its target was moved or removed)");
         free(real);
         free(sub);
+        free(from_tk);
         free(at);
     }
     strv_free(names);
@@ -261,7 +295,7 @@ static void check_links(cdm_ctx *ctx, const char *dir, const char *rel, struct s
 
 /* Each file of the install's folder src must be what dst/<same name> leads to. */
 static void check_files(cdm_ctx *ctx, const char *src, const char *dst, const char *rel,
-                        struct strbuf *problems)
+                        struct problems *pr)
 {
     char **names = NULL;
     if (fs_list_dir(ctx, src, &names) != CDM_OK)
@@ -269,10 +303,13 @@ static void check_files(cdm_ctx *ctx, const char *src, const char *dst, const ch
     for (char **n = names; *n; n++) {
         char *from = path_join(src, *n), *at = path_join(dst, *n);
         char *sub = xasprintf("%s/%s", rel, *n);
-        if (fs_kind(from) == FS_DIR)
-            check_files(ctx, from, at, sub, problems);
-        else if (!link_same_file(from, at))
-            sb_addf(problems, "'%s' is not the install's file '%s'\n", sub, from);
+        if (fs_kind(from) == FS_DIR) {
+            check_files(ctx, from, at, sub, pr);
+        } else if (!link_same_file(from, at)) {
+            char *what = xasprintf("is not the install's file '%s'", from);
+            problem(pr, sub, what);
+            free(what);
+        }
         free(sub);
         free(at);
         free(from);
@@ -280,36 +317,27 @@ static void check_files(cdm_ctx *ctx, const char *src, const char *dst, const ch
     strv_free(names);
 }
 
-int view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
-               const char *name, struct strbuf *problems)
+unsigned view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
+                    const char *name, view_problem_fn fn, void *arg)
 {
+    struct problems pr = {fn, arg, 0};
     char *view = store_view_path(ctx, name);
     if (fs_kind(view) != FS_DIR) {
-        sb_addf(problems, "the view '%s' is missing; 'cdm link --toolkit' builds it again\n", view);
-        free(view);
-        return CDM_OK;
-    }
-    char **names = NULL;
-    if (is_dir(tk_real) && fs_list_dir(ctx, tk_real, &names) == CDM_OK)
-        for (char **n = names; *n; n++) {
-            char *at = path_join(view, *n);
-            if (fs_kind(at) == FS_NONE)
-                sb_addf(problems, "'%s' of the toolkit '%s' is missing\n", *n, tk_real);
-            free(at);
+        problem(&pr, view, "is missing; 'cdm link --toolkit' builds it again");
+    } else {
+        check_links(ctx, view, tk_real, "", &pr);
+        struct mapping m[3];
+        size_t count = mappings(in, view, m);
+        for (size_t i = 0; i < count; i++) {
+            char *src = path_join(in->path, m[i].src), *dst = path_join(view, m[i].dst);
+            if (is_dir(src))
+                check_files(ctx, src, dst, m[i].dst, &pr);
+            free(src);
+            free(dst);
         }
-    strv_free(names);
-    check_links(ctx, view, "", problems);
-    struct mapping m[3];
-    size_t count = mappings(in, view, m);
-    for (size_t i = 0; i < count; i++) {
-        char *src = path_join(in->path, m[i].src), *dst = path_join(view, m[i].dst);
-        if (is_dir(src))
-            check_files(ctx, src, dst, m[i].dst, problems);
-        free(src);
-        free(dst);
     }
     free(view);
-    return CDM_OK;
+    return pr.count;
 }
 
 int views_gc(cdm_ctx *ctx, unsigned *removed)

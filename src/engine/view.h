@@ -34,10 +34,13 @@ void view_dirs(const char *dir, bool windows, char *lib, size_t lib_size, char *
 int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
                 const char *name);
 
-/* Compare the view name with what it should hold (built anew in a scratch folder):
- * each difference is a line in problems. CDM_OK when the check ran. */
-int view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
-               const char *name, struct strbuf *problems);
+/* Check the view name of install in over the toolkit in tk_real: every top-level entry of
+ * the toolkit there, every link leading somewhere, every file of the install reached at its
+ * place. fn (may be NULL) gets each problem: the path inside the view, and what is wrong.
+ * Returns how many there were. */
+typedef void (*view_problem_fn)(void *arg, const char *path, const char *problem);
+unsigned view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
+                    const char *name, view_problem_fn fn, void *arg);
 
 /* Remove the views no project's current (or pending) link change points to; *removed
  * counts them. Under the store lock. */

@@ -121,6 +121,31 @@ check "without a toolkit activation leaves CUDA_HOME alone, as before" \
   test "$plain" = "/opt/mine
 $Q/cuda_link"
 
+# ---- verify and doctor ---------------------------------------------------------------------------
+status() { json "[c['status'] for c in d['checks'] if c['name'] == '$1'][0]"; }
+detail() { json "[c['detail'] for c in d['checks'] if c['name'] == '$1'][0]"; }
+run_cdm gc
+run_cdm verify --json
+expect_rc 0 "verify with a view in use"
+check "checks the view too" test "$(json 'd["views"]')" = 1
+run_cdm doctor "$P" --json
+check "doctor: the view is whole" test "$(status toolkit.view)" = ok
+check "doctor: the toolkit is the project's" sh -c 'printf "%s" "$1" | grep -q "12.4.1"' _ "$(detail toolkit)"
+mv "$TK12/include/cuda_runtime.h" "$SCRATCH/kept.h"
+run_cdm verify
+expect_rc 1 "verify fails when a toolkit file the view links to is gone"
+check "and names it" sh -c 'printf "%s" "$1" | grep -q "include/cuda_runtime.h.*leads nowhere"' _ "$OUT$ERR"
+run_cdm doctor "$P" --json
+check "doctor fails the view, naming it" \
+  sh -c 'test "$1" = fail && printf "%s" "$2" | grep -q "cuda_runtime.h"' _ "$(status toolkit.view)" "$(detail toolkit.view)"
+run_cdm link "$P" --toolkit "$TK12"
+expect_rc 0 "cdm link --toolkit again"
+run_cdm verify
+expect_rc 0 "rebuilds the broken view: verify passes"
+mv "$SCRATCH/kept.h" "$TK12/include/cuda_runtime.h"
+run_cdm link "$P" --toolkit "$TK12"
+check "and a link after the file is back puts it in the view again" test -L "$view/include/cuda_runtime.h"
+
 # ---- gc, rollback, a crash while building ---------------------------------------------------------
 run_cdm link "$P" --toolkit none
 run_cdm gc --verbose
