@@ -110,8 +110,14 @@ bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir)
     const char *name = entry + n + 1;
     link_path = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
     enum link_kind kind;
-    if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS)
-        same = store_path_is_install(ctx, target, active);
+    if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS) {
+        /* The same install, through a view (a toolkit) exactly when one is active. */
+        char id[64], *home = fs_getenv("CDM_SAVED_CUDA_HOME");
+        bool view = strchr(path_basename(target), '+') != NULL;
+        same = store_install_of(ctx, target, id, sizeof(id)) && !strcmp(id, active) &&
+               view == (home != NULL);
+        free(home);
+    }
 out:
     free(target);
     free(link_path);

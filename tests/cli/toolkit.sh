@@ -115,6 +115,20 @@ check "activating twice puts bin on PATH once" test "$(printf '%s\n' "$act" | se
 check "deactivate restores CUDA_HOME and PATH exactly" \
   test "$(printf '%s\n' "$act" | sed -n 8,10p | tr '\n' ' ')" = "/opt/mine /usr/bin:/bin unset "
 check "and leaves no CDM_ variable" test "$(printf '%s\n' "$act" | sed -n 11p)" = 0
+hook=$(cd "$P" && CUDA_HOME=/opt/mine bash -c '
+  eval "$("$CDM" activate --shell bash)" || exit 1
+  echo "unchanged:[$("$CDM" activate --auto --shell bash)]"
+  "$CDM" link . --toolkit none >/dev/null 2>&1
+  eval "$("$CDM" activate --auto --shell bash)"
+  echo "after --toolkit none: $CUDA_HOME ${CDM_SAVED_CUDA_HOME-none}"
+  "$CDM" link . --toolkit "$1" >/dev/null 2>&1
+  eval "$("$CDM" activate --auto --shell bash)"
+  echo "after --toolkit again: $CUDA_HOME"' _ "$TK12")
+check "the prompt hook has nothing to do while the view is active" \
+  sh -c 'printf "%s" "$1" | grep -q "^unchanged:\[\]$"' _ "$hook"
+check "it follows a link to the install alone (CUDA_HOME back)" \
+  sh -c 'printf "%s" "$1" | grep -q "^after --toolkit none: /opt/mine none$"' _ "$hook"
+check "and back to the view" sh -c 'printf "%s" "$1" | grep -q "^after --toolkit again: $2/cuda_link$"' _ "$hook" "$P"
 plain=$(cd "$Q" && run_cdm link "$Q" 9.1 --toolkit none && CUDA_HOME=/opt/mine bash -c '
   eval "$("$CDM" activate --shell bash)"; printf "%s\n" "$CUDA_HOME" "$CUDA_PATH"')
 check "without a toolkit activation leaves CUDA_HOME alone, as before" \
