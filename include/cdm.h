@@ -378,8 +378,12 @@ struct cdm_activation {
                        * none): the folders above are then the view's */
 };
 /* The project in dir (search: the nearest one from dir upwards; dir NULL: the current
- * folder). Fails, saying which `cdm link` to run, when the project has no usable link. */
+ * folder). Fails, saying which `cdm link` to run, when the project has no usable link.
+ * Searching, with no project found, gives the user's default (cdm_default) if there is
+ * one: project is then the user's state folder and link_path the install's folder. */
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out);
+/* The user's default (cdm_default) as above; out->id is "" when none is set. */
+int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out);
 
 /* One change of an environment variable. */
 struct cdm_env_change {
@@ -432,6 +436,39 @@ const cdm_shell *cdm_shell_parent(void);
  * `set "NAME=value"`. Returns NULL, or (with *text NULL) the name of the first variable
  * whose value sh cannot express (cmd: a quote or a line break). */
 const char *cdm_shell_render(const cdm_shell *sh, const struct cdm_env_plan *plan, char **text);
+
+/* ---- the default version ------------------------------------------------------------
+ *
+ * A user's default is the install activation uses outside any project (`cdm activate`
+ * with no project found, and the prompt hooks). It is the user's choice, not the store's:
+ * kept in the user's state folder (CDM_STATE_DIR, else ${XDG_STATE_HOME:-~/.local/state}/cdm,
+ * %LOCALAPPDATA%\cdm on Windows) as the store root and install id, so a store shared
+ * read-only serves each user's own default. Persisting writes it into the environment of
+ * new sessions: HKCU\Environment on Windows (CUDA_PATH, CUDNN_PATH, the install's bin
+ * first on PATH), a file in ~/.config/environment.d plus a block in ~/.profile elsewhere
+ * (CUDA_PATH, CUDNN_PATH, LD_LIBRARY_PATH); what was there before is recorded beside the
+ * default, and unpersisting puts back exactly that. */
+struct cdm_default_request {
+    const char *spec; /* set the default to this version; NULL: keep it */
+    int cuda;
+    bool unset;     /* forget the default (and unpersist it) */
+    bool persist;   /* write it into the environment of new sessions */
+    bool unpersist; /* take it out again */
+    bool dry_run;   /* work out the answer, change nothing */
+};
+struct cdm_default_result {
+    char id[64];             /* the default after the call, "" for none */
+    char previous_id[64];    /* before it */
+    char path[4096];         /* the install's folder */
+    char root[4096];         /* the store it is in */
+    char state[4096];        /* the file that keeps it */
+    bool persisted;          /* new sessions get it (after the call) */
+    char persisted_in[8192]; /* where: files, or "HKCU\Environment" ("" when not persisted) */
+    bool changed;            /* something was (or, with dry_run, would be) changed */
+};
+/* Show (an empty request), set, unset, persist or unpersist the default. */
+int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req,
+                struct cdm_default_result *out);
 
 /* ---- Python environments ------------------------------------------------------------- */
 

@@ -203,5 +203,6 @@ extern const struct cli_command cli_cmd_install, cli_cmd_available, cli_cmd_fetc
     cli_cmd_activate, cli_cmd_deactivate, cli_cmd_hook, cli_cmd_doctor, cli_cmd_verify, cli_cmd_gc,
     cli_cmd_complete, cli_cmd_help, cli_cmd_attach, cli_cmd_detach;
 extern const struct cli_command cli_cmd_toolkits;
+extern const struct cli_command cli_cmd_default;
 
 #endif

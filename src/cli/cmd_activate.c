@@ -65,7 +65,8 @@ int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_pl
 }
 
 /* --auto, for the prompt hooks: follow the working folder and the current project's link.
- * Outside any project deactivate; in the project already active (same install, same entry)
+ * Outside any project activate the user's default (cdm default), or deactivate without
+ * one; in the project already active (same install, same entry)
  * do nothing; in another, or after its link changed, activate it (or, when it cannot be,
  * say why unless --quiet and deactivate, since the old cuDNN no longer belongs here). The
  * hooks call it at every prompt, --quiet when the folder did not change, so a project that
@@ -82,7 +83,20 @@ static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start
     struct cdm_activation a;
     int rc = EXIT_OK;
     if (cdm_project_find(ctx, start, &project) != CDM_OK) {
-        cdm_deactivation_plan(&plan);
+        /* Outside projects the default, when one is set; else nothing. */
+        if (cdm_activation_default(ctx, &a) != CDM_OK) {
+            if (!cli->quiet)
+                cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
+            cdm_deactivation_plan(&plan);
+            rc = EXIT_FAIL;
+        } else if (!*a.id) {
+            cdm_deactivation_plan(&plan);
+        } else if (!cdm_activation_is_current(&a) &&
+                   cdm_activation_plan(ctx, &a, &plan) != CDM_OK) {
+            cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
+            cdm_deactivation_plan(&plan);
+            rc = EXIT_FAIL;
+        }
     } else if (cdm_activation_find(ctx, project.path, false, &a) != CDM_OK) {
         if (!cli->quiet)
             cli_eprintf("cdm: %s\n", cdm_error_message(ctx));

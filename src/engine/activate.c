@@ -1,11 +1,13 @@
 /* Finding what to activate: a project, its link, the install it points to. */
 #include "db.h"
+#include "default.h"
 #include "project.h"
 #include "store.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "view.h"
 #include "platform/link.h"
+#include "platform/userenv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +59,63 @@ static int installed(cdm_ctx *ctx, const struct cdm_project *p, struct cdm_insta
                          in->id);
 }
 
+/* No project from dir upwards: the user's default, when one is set. Activation then
+ * goes straight to the install's folder, and names the user's state folder as its
+ * project (CDM_PROJECT), which no project search finds. */
+static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
+                              struct cdm_activation *out)
+{
+    char *state = userenv_state_dir();
+    struct cdm_project p = {.has_link = true};
+    copy_str(p.path, sizeof(p.path), state);
+    COPY_ARRAY(p.linked_id, c->id);
+    free(state);
+    if (strcmp(c->root, cdm_root(ctx)))
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate the default %s: it is in the store '%s', not in "
+                             "'%s'; pass --root %s, or run 'cdm default VERSION'",
+                             c->id, c->root, cdm_root(ctx), c->root);
+    struct cdm_install_info in;
+    int rc = store_open(ctx, false);
+    if (rc || (rc = installed(ctx, &p, &in)))
+        return rc;
+    COPY_ARRAY(out->project, p.path);
+    COPY_ARRAY(out->link_path, in.path);
+    COPY_ARRAY(out->id, in.id);
+    COPY_ARRAY(out->bin_dir, in.bin_dir);
+    COPY_ARRAY(out->lib_dir, in.lib_dir);
+    return CDM_OK;
+}
+
+int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct default_choice c;
+    int rc = default_read(ctx, &c);
+    if (rc == CDM_ENOTFOUND)
+        return CDM_OK;
+    return rc ? rc : default_activation(ctx, &c, out);
+}
+
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out)
 {
     memset(out, 0, sizeof(*out));
     struct cdm_project p;
     int rc = search || !dir ? cdm_project_find(ctx, dir, &p) : cdm_project_open(ctx, dir, &p);
+    if (rc == CDM_ENOTFOUND && !dir) {
+        struct default_choice c;
+        int drc = default_read(ctx, &c);
+        if (drc == CDM_ENOTFOUND) {
+            char *why = xstrdup(cdm_error_message(ctx));
+            cdm_error_set(ctx, rc,
+                          "%s; or choose a version for outside projects with 'cdm "
+                          "default VERSION'",
+                          why);
+            free(why);
+            return rc;
+        }
+        return drc ? drc : default_activation(ctx, &c, out);
+    }
     if (rc)
         return rc;
     if (!p.has_link)
@@ -88,6 +142,25 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     return CDM_OK;
 }
 
+/* Outside any project: the default is active (CDM_PROJECT the state folder) and is still
+ * the user's default, its path entry inside the install's folder. */
+static bool default_unchanged(cdm_ctx *ctx, const char *project, const char *active,
+                              const char *entry)
+{
+    struct default_choice c;
+    char *state = userenv_state_dir();
+    bool same = !strcmp(project, state) && default_read(ctx, &c) == CDM_OK &&
+                !strcmp(c.id, active) && !strcmp(c.root, cdm_root(ctx));
+    if (same) {
+        char *dir = path_join(c.root, c.id);
+        size_t n = strlen(dir);
+        same = !strncmp(entry, dir, n) && (!entry[n] || strchr("/\\", entry[n]));
+        free(dir);
+    }
+    free(state);
+    return same;
+}
+
 /*
  * The prompt hooks call `cdm activate --auto` at every prompt, so this answers the common
  * case, nothing changed, from the environment and the file system alone: a stat per folder
@@ -103,6 +176,10 @@ bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir)
     if (!project || !active || !entry || !*project || !*active)
         goto out;
     near = project_nearest(ctx, dir);
+    if (!near) {
+        same = default_unchanged(ctx, project, active, entry);
+        goto out;
+    }
     size_t n = strlen(project);
     if (!near || strcmp(near, project) || strncmp(entry, project, n) || !strchr("/\\", entry[n]) ||
         !entry[n])

@@ -1,6 +1,7 @@
 /* Projects: finding them, reading their link and pin, writing the pin. */
 #include "db.h"
 #include "project.h"
+#include "userstate.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
@@ -171,29 +172,9 @@ int project_pin_write(cdm_ctx *ctx, const struct cdm_project *p, const char *id)
     if (p->has_pin && !strcmp(p->pinned_id, id))
         return CDM_OK;
     char *pin = path_join(p->path, CDM_PIN_FILE);
-    char *tmp_name =
-        xasprintf("%s.cdm-%llu.tmp", CDM_PIN_FILE, (unsigned long long)fs_process_id());
-    char *tmp = path_join(p->path, tmp_name);
     char *text = xasprintf("%s\n", id);
-    struct fs_file *f = NULL;
-    int rc = CDM_OK;
-    if (fs_kind(tmp) == FS_FILE)
-        rc = fs_remove_file(ctx, tmp); /* ours: left by a killed cdm of the same pid */
-    if (!rc && !(rc = fs_file_create(ctx, tmp, false, &f))) {
-        rc = fs_file_write(ctx, f, text, strlen(text));
-        int close_rc = fs_file_close(ctx, f);
-        if (!rc)
-            rc = close_rc;
-        if (!rc)
-            rc = fs_rename(ctx, tmp, pin);
-        if (rc)
-            fs_remove_file(ctx, tmp);
-        else
-            fs_sync_dir(p->path);
-    }
+    int rc = text_file_write(ctx, pin, text);
     free(text);
-    free(tmp);
-    free(tmp_name);
     free(pin);
     return rc;
 }

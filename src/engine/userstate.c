@@ -1,0 +1,82 @@
+/* A user's own state files, and writing a text file all at once. */
+#include "userstate.h"
+#include "platform/fs.h"
+#include "platform/userenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STATE_MAX (64 * 1024)
+
+char *userstate_path(const char *name)
+{
+    char *dir = userenv_state_dir();
+    char *path = path_join(dir, name);
+    free(dir);
+    return path;
+}
+
+int userstate_read(cdm_ctx *ctx, const char *name, struct strbuf *text)
+{
+    char *path = userstate_path(name);
+    int rc = CDM_ENOTFOUND;
+    if (fs_kind(path) != FS_NONE)
+        rc = fs_read_regular(ctx, path, STATE_MAX, text);
+    free(path);
+    return rc;
+}
+
+char *userstate_get(const char *text, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\r\n");
+        if (len > n && !strncmp(line, key, n) && line[n] == '=')
+            return xstrndup(line + n + 1, len - n - 1);
+        line += len;
+        line += strspn(line, "\r\n");
+    }
+    return NULL;
+}
+
+int userstate_write(cdm_ctx *ctx, const char *name, const char *text)
+{
+    char *dir = userenv_state_dir();
+    char *path = path_join(dir, name);
+    int rc = CDM_OK;
+    if (!text)
+        rc = fs_kind(path) == FS_NONE ? CDM_OK : fs_remove_file(ctx, path);
+    else if (!(rc = fs_mkdir_p(ctx, dir)))
+        rc = text_file_write(ctx, path, text);
+    free(path);
+    free(dir);
+    return rc;
+}
+
+int text_file_write(cdm_ctx *ctx, const char *path, const char *text)
+{
+    char *real = fs_kind(path) == FS_LINK ? fs_realpath(path) : NULL;
+    const char *dest = real ? real : path;
+    char *dir = path_dirname(dest);
+    char *tmp = xasprintf("%s.cdm-%llu.tmp", dest, (unsigned long long)fs_process_id());
+    struct fs_file *f = NULL;
+    int rc = CDM_OK;
+    if (fs_kind(tmp) == FS_FILE)
+        rc = fs_remove_file(ctx, tmp); /* ours: left by a killed cdm of the same pid */
+    if (!rc && !(rc = fs_file_create(ctx, tmp, false, &f))) {
+        rc = fs_file_write(ctx, f, text, strlen(text));
+        int close_rc = fs_file_close(ctx, f);
+        if (!rc)
+            rc = close_rc;
+        if (!rc)
+            rc = fs_rename(ctx, tmp, dest);
+        if (rc)
+            fs_remove_file(ctx, tmp);
+        else
+            fs_sync_dir(dir);
+    }
+    free(tmp);
+    free(dir);
+    free(real);
+    return rc;
+}

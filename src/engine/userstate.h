@@ -1,0 +1,26 @@
+/*
+ * A user's own cdm state (the default version, what persisting it changed), kept as small
+ * text files of name=value lines in the user's state folder (platform/userenv.h), apart
+ * from the store, which may be shared and read-only. Also the atomic write that these and
+ * the user's environment files get.
+ */
+#ifndef CDM_USERSTATE_H
+#define CDM_USERSTATE_H
+
+#include "internal.h"
+
+/* <state folder>/<name>, malloc'd. */
+char *userstate_path(const char *name);
+
+/* The state file name into *text; CDM_ENOTFOUND (no message) when there is none. */
+int userstate_read(cdm_ctx *ctx, const char *name, struct strbuf *text);
+/* The value of `key=value` in text, malloc'd; NULL when absent. */
+char *userstate_get(const char *text, const char *key);
+/* Write the state file name (making the folder), or with text NULL remove it. */
+int userstate_write(cdm_ctx *ctx, const char *name, const char *text);
+
+/* Replace the file at path by text all at once: a temporary file beside it, renamed over
+ * it. A path that is a symbolic link (dotfiles kept elsewhere) is written through. */
+int text_file_write(cdm_ctx *ctx, const char *path, const char *text);
+
+#endif
