@@ -268,7 +268,7 @@ static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char
         sb_addf(&list, ";%s", sb_str(&rest));
     sb_free(&rest);
     if (list.len > CMD_PATH_MAX) {
-        rc = cdm_error_set(ctx, CDM_EINVAL,
+        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
                            "cannot persist: the user PATH in HKCU\\Environment would be %zu "
                            "characters, over the %d that cmd reads; remove entries from it "
                            "first (nothing was changed)",
