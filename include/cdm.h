@@ -437,6 +437,33 @@ const cdm_shell *cdm_shell_parent(void);
  * whose value sh cannot express (cmd: a quote or a line break). */
 const char *cdm_shell_render(const cdm_shell *sh, const struct cdm_env_plan *plan, char **text);
 
+/* ---- deploying into a CUDA toolkit ---------------------------------------------------
+ *
+ * cdm deploy copies an install's files over a CUDA toolkit's (include/, the toolkit's
+ * lib64, lib/x64 or lib, its bin or bin/x64), as the manual recipe merges them, but with a
+ * record: every file it replaces is kept in the store by content (<root>/.deployed), each
+ * file it places is listed in the index with what was there before, all of it before the
+ * first file is touched, and cdm deploy --undo puts the toolkit back byte for byte
+ * (removing the files that were not there). A deploy cut short by a kill is undone by the
+ * next cdm that opens the store. */
+struct cdm_deploy_request {
+    const char *spec; /* the version to deploy */
+    int cuda;
+    const char *into; /* the toolkit's folder */
+    bool force;       /* deploy a pair outside the compatibility tables (with a warning) */
+};
+struct cdm_deploy_result {
+    char install_id[64];
+    char toolkit[4096];       /* canonical */
+    char toolkit_version[64]; /* "13.0.88" */
+    size_t files;             /* placed (or, for --undo, put back) */
+    size_t replaced;          /* of those, files the toolkit had, now kept in the store */
+    bool changed;             /* false: this install was deployed there already */
+};
+int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_deploy_result *out);
+/* Put the toolkit back as it was before the deploy into it. */
+int cdm_deploy_undo(cdm_ctx *ctx, const char *toolkit, struct cdm_deploy_result *out);
+
 /* ---- the default version ------------------------------------------------------------
  *
  * A user's default is the install activation uses outside any project (`cdm activate`

@@ -204,5 +204,6 @@ extern const struct cli_command cli_cmd_install, cli_cmd_available, cli_cmd_fetc
     cli_cmd_complete, cli_cmd_help, cli_cmd_attach, cli_cmd_detach;
 extern const struct cli_command cli_cmd_toolkits;
 extern const struct cli_command cli_cmd_default;
+extern const struct cli_command cli_cmd_deploy;
 
 #endif

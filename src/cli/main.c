@@ -25,6 +25,7 @@ const struct cli_command *const cli_commands[] = {
     &cli_cmd_deactivate,
     &cli_cmd_hook,
     &cli_cmd_default,
+    &cli_cmd_deploy,
     &cli_cmd_attach,
     &cli_cmd_detach,
     &cli_cmd_doctor,

@@ -75,6 +75,27 @@ static const char *const index_migrations[] = {
      * IF NOT EXISTS, so that an index set back to an older user_version migrates again */
     "CREATE TABLE IF NOT EXISTS attachments " ATTACHMENTS_COLUMNS ";"
     "CREATE INDEX IF NOT EXISTS attachments_folder ON attachments(folder);",
+    /* 6: cdm deploy: an install's files copied over a CUDA toolkit's. Each file it places
+     * is recorded, with what was there before (nothing, a file kept in <root>/.deployed by
+     * its SHA-256, or a link's target), before anything is touched; state deploying,
+     * deployed, undoing */
+    "CREATE TABLE IF NOT EXISTS deploys ("
+    "  id INTEGER PRIMARY KEY,"
+    "  toolkit TEXT NOT NULL,"
+    "  install_id TEXT NOT NULL,"
+    "  toolkit_version TEXT NOT NULL,"
+    "  time INTEGER NOT NULL,"
+    "  state TEXT NOT NULL"
+    ");"
+    "CREATE TABLE IF NOT EXISTS deploy_files ("
+    "  deploy_id INTEGER NOT NULL REFERENCES deploys(id) ON DELETE CASCADE,"
+    "  path TEXT NOT NULL,"
+    "  before_kind TEXT NOT NULL,"
+    "  before_sha256 TEXT,"
+    "  before_link TEXT,"
+    "  before_mode INTEGER,"
+    "  PRIMARY KEY (deploy_id, path)"
+    ");",
 };
 
 /*
@@ -433,7 +454,9 @@ int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes)
 
 int db_work_pending(cdm_ctx *ctx, bool *pending)
 {
-    int rc = db_exists(ctx, ctx->db, "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok')",
+    int rc = db_exists(ctx, ctx->db,
+                       "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok') OR "
+                       "EXISTS (SELECT 1 FROM deploys WHERE state <> 'deployed')",
                        pending);
     if (rc || *pending || !ctx->state)
         return rc;

@@ -23,6 +23,7 @@
  *   "attached"; otherwise the wheel's folder goes back where it was.
  */
 #include "recover.h"
+#include "deploy_files.h"
 #include "db.h"
 #include "db_attach.h"
 #include "project.h"
@@ -231,7 +232,10 @@ int recover_interrupted(cdm_ctx *ctx, unsigned *done)
 int recover_store(cdm_ctx *ctx, unsigned *done)
 {
     char **pending = NULL;
-    int rc = db_install_pending(ctx, &pending);
+    int rc = deploy_recover(ctx, done);
+    if (rc)
+        return rc;
+    rc = db_install_pending(ctx, &pending);
     for (char **p = pending; !rc && p && *p; p++)
         rc = roll_forward(ctx, *p, done);
     strv_free(pending);

@@ -114,6 +114,19 @@ char *store_view_path(const cdm_ctx *ctx, const char *name)
     return path;
 }
 
+char *store_deployed_dir(const cdm_ctx *ctx)
+{
+    return path_join(ctx->root, ".deployed");
+}
+
+char *store_deployed_object(const cdm_ctx *ctx, const char *sha256)
+{
+    char *base = store_deployed_dir(ctx);
+    char *path = path_join(base, sha256);
+    free(base);
+    return path;
+}
+
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size)
 {
     id[0] = '\0';

@@ -9,6 +9,7 @@
  *   <root>/.staging/<id>.old          an install being replaced
  *   <root>/.staging/<id>.removing     an install being removed
  *   <root>/downloads/<name>.partial   an archive being downloaded (outside the store lock)
+ *   <root>/.deployed/<sha256>         a toolkit's file that cdm deploy replaced, by content
  *   <root>/views/<id>+cuda<v>-<hash>/ a CUDA toolkit with install <id> on top, made of links
  *                                     (view.h), built as .staging/<name>.<pid>.tmp
  *
@@ -53,6 +54,9 @@ char *store_downloads_dir(const cdm_ctx *ctx);
 char *state_lock_path(const cdm_ctx *ctx);
 /* <state's folder>/.attached/<n>: where attachment n keeps the wheel folder it replaced */
 char *store_attached_dir(const cdm_ctx *ctx, long long n);
+/* .deployed/ and .deployed/<sha256>: the files cdm deploy replaced, kept for its undo */
+char *store_deployed_dir(const cdm_ctx *ctx);
+char *store_deployed_object(const cdm_ctx *ctx, const char *sha256);
 /* views/, and the view called name in it */
 char *store_views_dir(const cdm_ctx *ctx);
 char *store_view_path(const cdm_ctx *ctx, const char *name);

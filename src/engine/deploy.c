@@ -1,0 +1,350 @@
+/*
+ * cdm deploy VERSION --into TOOLKIT and cdm deploy --undo TOOLKIT: the manual recipe's
+ * merge of cuDNN into a CUDA toolkit, done with a record. In order: check the pair; plan
+ * every file (the install's include, lib and bin files, each to the toolkit's own folder
+ * for it); before touching anything, make sure every folder can be written (a toolkit
+ * under Program Files needs an elevated shell) and that no running program holds a file
+ * to be replaced (Windows); keep each file to be replaced in the store; record the deploy
+ * with all its files; then place the files, each by a rename.
+ */
+#include "compat.h"
+#include "db_deploy.h"
+#include "deploy_files.h"
+#include "store.h"
+#include "toolkit.h"
+#include "platform/fs.h"
+#include "platform/inuse.h"
+#include "platform/link.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One file to place: from the install, to a path relative to the toolkit. */
+struct plan {
+    struct db_deploy_file *files;
+    char **from; /* absolute, in the install */
+    size_t n;
+};
+
+static void plan_free(struct plan *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->from[i]);
+    free(p->from);
+    free(p->files);
+}
+
+static bool is_dir(const char *path)
+{
+    char *real = fs_realpath(path);
+    bool dir = real && fs_kind(real) == FS_DIR;
+    free(real);
+    return dir;
+}
+
+/* The toolkit's folder for a kind of file: the first of the candidates it has. */
+static const char *toolkit_sub(const char *toolkit, const char *const *candidates)
+{
+    for (const char *const *c = candidates; *c; c++) {
+        char *p = path_join(toolkit, *c);
+        bool found = is_dir(p);
+        free(p);
+        if (found)
+            return *c;
+    }
+    return NULL;
+}
+
+/* Every file and link below src (rel: its path below src) planned to dest/rel. */
+static int plan_tree(cdm_ctx *ctx, struct plan *p, const char *src, const char *dest,
+                     const char *rel)
+{
+    char *dir = *rel ? path_join(src, rel) : xstrdup(src);
+    char **names = NULL;
+    int rc = fs_list_dir(ctx, dir, &names);
+    for (char **n = names; !rc && n && *n; n++) {
+        char *sub = *rel ? xasprintf("%s/%s", rel, *n) : xstrdup(*n);
+        char *abs = path_join(dir, *n);
+        enum fs_kind k = fs_kind(abs);
+        if (k == FS_DIR) {
+            rc = plan_tree(ctx, p, src, dest, sub);
+        } else if (k == FS_FILE || k == FS_LINK) {
+            p->files = xrealloc(p->files, (p->n + 1) * sizeof(*p->files));
+            p->from = xrealloc(p->from, (p->n + 1) * sizeof(*p->from));
+            struct db_deploy_file *f = &p->files[p->n];
+            memset(f, 0, sizeof(*f));
+            f->before_mode = -1;
+            char *to = xasprintf("%s/%s", dest, sub);
+            if (!copy_str(f->path, sizeof(f->path), to))
+                rc =
+                    cdm_error_set(ctx, CDM_EINVAL, "cannot deploy '%s': the path is too long", abs);
+            free(to);
+            p->from[p->n++] = abs;
+            abs = NULL;
+        }
+        free(abs);
+        free(sub);
+    }
+    strv_free(names);
+    free(dir);
+    return rc;
+}
+
+static const char *const include_dirs[] = {"include", NULL};
+static const char *const lib_dirs[] = {"lib64", "lib/x64", "lib", NULL};
+static const char *const bin_dirs[] = {"bin/x64", "bin", NULL};
+
+static int make_plan(cdm_ctx *ctx, const struct cdm_install_info *in, const char *toolkit,
+                     struct plan *p)
+{
+    const struct {
+        const char *from;
+        const char *const *to;
+        const char *what;
+    } parts[] = {
+        {in->include_dir, include_dirs, "include"},
+        {in->lib_dir, lib_dirs, "lib64, lib\\x64 or lib"},
+        {in->bin_dir, bin_dirs, "bin"},
+    };
+    int rc = CDM_OK;
+    for (size_t i = 0; !rc && i < CDM_ARRAY_LEN(parts); i++) {
+        if (!*parts[i].from)
+            continue;
+        const char *dest = toolkit_sub(toolkit, parts[i].to);
+        if (!dest)
+            return cdm_error_set(ctx, CDM_ENOTFOUND,
+                                 "cannot deploy into '%s': it has no %s folder; is it a CUDA "
+                                 "toolkit?",
+                                 toolkit, parts[i].what);
+        char *src = path_join(in->path, parts[i].from);
+        rc = plan_tree(ctx, p, src, dest, "");
+        free(src);
+    }
+    return rc;
+}
+
+/* Before anything is touched: each target folder takes a new file, nothing in the way is
+ * a folder, and (Windows) no program holds a file to be replaced. */
+static int preflight(cdm_ctx *ctx, const char *toolkit, struct plan *p)
+{
+    int rc = CDM_OK;
+    char **dests = xcalloc(p->n + 1, sizeof(*dests));
+    size_t used = 0;
+    for (size_t i = 0; !rc && i < p->n; i++) {
+        char *dest = path_join(toolkit, p->files[i].path);
+        enum fs_kind k = fs_kind(dest);
+        if (k == FS_DIR || k == FS_OTHER)
+            rc = cdm_error_set(ctx, CDM_EEXISTS,
+                               "cannot deploy: '%s' is a folder or special file where cuDNN has "
+                               "a file; move it away (nothing was changed)",
+                               dest);
+        char *dir = path_dirname(dest);
+        char *probe = xasprintf("%s.cdm-probe-%llu", dest, (unsigned long long)fs_process_id());
+        struct fs_file *f = NULL;
+        if (!rc && fs_file_create(ctx, probe, false, &f) != CDM_OK) {
+            char *why = xstrdup(cdm_error_message(ctx));
+            rc = cdm_error_set(ctx, CDM_EIO,
+                               "cannot deploy into '%s': %s; a toolkit under Program Files "
+                               "needs an elevated shell (Run as administrator), one owned by "
+                               "root needs sudo (nothing was changed)",
+                               toolkit, why);
+            free(why);
+        } else if (!rc) {
+            fs_file_close(ctx, f);
+            fs_remove_file(ctx, probe);
+        }
+        free(probe);
+        free(dir);
+        if (k == FS_FILE)
+            dests[used++] = dest;
+        else
+            free(dest);
+    }
+    char *holders = rc ? NULL : inuse_holders((const char *const *)dests, used);
+    if (holders)
+        rc = cdm_error_set(ctx, CDM_EBUSY,
+                           "cannot deploy into '%s': its cuDNN files are in use by %s; close "
+                           "them and try again (nothing was changed)",
+                           toolkit, holders);
+    free(holders);
+    strv_free(dests);
+    return rc;
+}
+
+/* What is at each target now: kept in the store when a file, remembered when a link. */
+static int keep_before(cdm_ctx *ctx, const char *toolkit, struct plan *p, size_t *replaced)
+{
+    int rc = CDM_OK;
+    for (size_t i = 0; !rc && i < p->n; i++) {
+        struct db_deploy_file *f = &p->files[i];
+        char *dest = path_join(toolkit, f->path);
+        enum fs_kind k = fs_kind(dest);
+        char *target = NULL;
+        enum link_kind lk;
+        if (k == FS_NONE) {
+            copy_str(f->before_kind, sizeof(f->before_kind), "none");
+        } else if (k == FS_LINK) {
+            copy_str(f->before_kind, sizeof(f->before_kind), "link");
+            if (!(rc = link_read(ctx, dest, &lk, &target)) && target &&
+                !copy_str(f->before_link, sizeof(f->before_link), target))
+                rc = cdm_error_set(ctx, CDM_EINVAL, "cannot keep the link '%s': too long", dest);
+            (*replaced)++;
+        } else {
+            copy_str(f->before_kind, sizeof(f->before_kind), "file");
+            f->before_mode = fs_file_mode(dest);
+            if (!(rc = deploy_hash(ctx, dest, f->before_sha256)))
+                rc = deploy_keep(ctx, dest, f->before_sha256);
+            (*replaced)++;
+        }
+        free(target);
+        free(dest);
+    }
+    return rc;
+}
+
+/* Place each file; what each now holds goes into the plan's record first. */
+static int place(cdm_ctx *ctx, const char *toolkit, struct plan *p)
+{
+    int rc = CDM_OK;
+    for (size_t i = 0; !rc && i < p->n; i++) {
+        char *dest = path_join(toolkit, p->files[i].path);
+        char *target = NULL;
+        enum link_kind lk;
+        if (fs_kind(p->from[i]) == FS_LINK) {
+            if (!(rc = link_read(ctx, p->from[i], &lk, &target)))
+                rc = deploy_link(ctx, target, dest);
+        } else {
+            int mode = fs_file_mode(p->from[i]);
+            rc = deploy_copy(ctx, p->from[i], dest, mode > 0 && (mode & 0111), NULL);
+        }
+        if (!rc && i == 0)
+            fs_crash_point("deploy-file");
+        free(target);
+        free(dest);
+    }
+    return rc;
+}
+
+/* The version the install is, and the pair checked against the tables. */
+static int check_pair(cdm_ctx *ctx, const struct cdm_install_info *in,
+                      const struct toolkit_info *tk, const char *toolkit, bool force)
+{
+    int major = 0, minor = 0, patch = 0;
+    char why[512] = "";
+    sscanf(in->version, "%d.%d.%d", &major, &minor, &patch);
+    enum compat_verdict v =
+        compat_toolkit(major, minor, patch, in->cuda, tk->major, tk->minor, why, sizeof(why));
+    if (v != COMPAT_FAIL)
+        return CDM_OK;
+    if (force) {
+        cdm_warn(ctx, "deploying %s into the CUDA %s toolkit '%s' anyway (--force): %s", in->id,
+                 tk->version, toolkit, why);
+        return CDM_OK;
+    }
+    return cdm_error_set(ctx, CDM_EMISMATCH,
+                         "cannot deploy %s into the CUDA %s toolkit '%s': %s; choose a build "
+                         "for this toolkit, or pass --force",
+                         in->id, tk->version, toolkit, why);
+}
+
+static void fill(struct cdm_deploy_result *out, const char *id, const char *toolkit,
+                 const char *version)
+{
+    copy_str(out->install_id, sizeof(out->install_id), id);
+    copy_str(out->toolkit, sizeof(out->toolkit), toolkit);
+    copy_str(out->toolkit_version, sizeof(out->toolkit_version), version);
+}
+
+int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_deploy_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct cdm_install_info in;
+    struct toolkit_info tk = {0};
+    struct plan p = {0};
+    struct db_deploy d = {0}, old;
+    char *toolkit = fs_realpath(req->into);
+    int rc;
+    if (!toolkit) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND, "no toolkit folder '%s': no such folder", req->into);
+        goto out;
+    }
+    if ((rc = store_open(ctx, true)) || (rc = cdm_resolve(ctx, req->spec, req->cuda, &in)))
+        goto out;
+    if (!toolkit_in_dir(toolkit, "--into", &tk)) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cannot deploy into '%s': no CUDA toolkit there (no version.json, "
+                           "version.txt or bin/nvcc that tells its version)",
+                           toolkit);
+        goto out;
+    }
+    fill(out, in.id, toolkit, tk.version);
+    if ((rc = db_deploy_get(ctx, toolkit, &old)) != CDM_ENOTFOUND) {
+        if (!rc && strcmp(old.install_id, in.id))
+            rc = cdm_error_set(ctx, CDM_EEXISTS,
+                               "'%s' holds %s, deployed by cdm; run 'cdm deploy --undo %s' "
+                               "first",
+                               toolkit, old.install_id, toolkit);
+        goto out; /* the same install: nothing to do */
+    }
+    if ((rc = check_pair(ctx, &in, &tk, toolkit, req->force)) ||
+        (rc = make_plan(ctx, &in, toolkit, &p)) || (rc = preflight(ctx, toolkit, &p)) ||
+        (rc = keep_before(ctx, toolkit, &p, &out->replaced)))
+        goto out;
+    copy_str(d.toolkit, sizeof(d.toolkit), toolkit);
+    copy_str(d.install_id, sizeof(d.install_id), in.id);
+    copy_str(d.toolkit_version, sizeof(d.toolkit_version), tk.version);
+    copy_str(d.state, sizeof(d.state), "deploying");
+    if ((rc = db_deploy_insert(ctx, &d, p.files, p.n)))
+        goto out;
+    fs_crash_point("deploy-recorded");
+    if (!(rc = place(ctx, toolkit, &p))) {
+        fs_sync_dir(toolkit);
+        rc = db_deploy_set_state(ctx, d.id, "deployed");
+    } else {
+        /* Put back what was placed; the message says what failed. */
+        struct saved_error saved = error_save(ctx);
+        deploy_restore(ctx, &d);
+        rc = error_restore(ctx, &saved);
+    }
+    out->files = p.n;
+    out->changed = !rc;
+out:
+    plan_free(&p);
+    toolkit_free(&tk);
+    free(toolkit);
+    return rc;
+}
+
+int cdm_deploy_undo(cdm_ctx *ctx, const char *dir, struct cdm_deploy_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct db_deploy d;
+    struct db_deploy_file *files = NULL;
+    size_t n = 0;
+    char *toolkit = fs_realpath(dir);
+    int rc = CDM_OK;
+    if (!toolkit) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND, "no toolkit folder '%s': no such folder", dir);
+        goto out;
+    }
+    if ((rc = store_open(ctx, true)))
+        goto out;
+    if ((rc = db_deploy_get(ctx, toolkit, &d)) == CDM_ENOTFOUND) {
+        fill(out, "", toolkit, "");
+        rc = CDM_OK; /* nothing deployed there: nothing to undo */
+        goto out;
+    }
+    if (rc || (rc = db_deploy_files(ctx, d.id, &files, &n)))
+        goto out;
+    fill(out, d.install_id, toolkit, d.toolkit_version);
+    for (size_t i = 0; i < n; i++)
+        out->replaced += strcmp(files[i].before_kind, "none") != 0;
+    out->files = n;
+    if (!(rc = deploy_restore(ctx, &d)))
+        out->changed = true;
+out:
+    free(files);
+    free(toolkit);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/*
+ * The files of a deploy (cdm deploy): placing one in a toolkit all at once, keeping the one
+ * it replaces in the store by content, and putting a deploy's files back as they were,
+ * which both cdm deploy --undo and the recovery of a deploy a kill interrupted do.
+ */
+#ifndef CDM_DEPLOY_FILES_H
+#define CDM_DEPLOY_FILES_H
+
+#include "db_deploy.h"
+
+/* The SHA-256 of the file at path. */
+int deploy_hash(cdm_ctx *ctx, const char *path, char hex[65]);
+/* Copy from to a temporary name beside to, then rename it over to; hex (may be NULL)
+ * gets the content's SHA-256. */
+int deploy_copy(cdm_ctx *ctx, const char *from, const char *to, bool executable, char hex[65]);
+/* A symbolic link to target made beside path, then renamed over it. */
+int deploy_link(cdm_ctx *ctx, const char *target, const char *path);
+/* Keep the file at path in <root>/.deployed/<sha256> (once per content). */
+int deploy_keep(cdm_ctx *ctx, const char *path, const char *sha256);
+
+/* Put every file of deploy d back as it was before, then forget the deploy and the kept
+ * files no other deploy needs. Safe to run again after a kill at any point. */
+int deploy_restore(cdm_ctx *ctx, const struct db_deploy *d);
+/* Undo every deploy a kill interrupted (recover.c); *done counts them. */
+int deploy_recover(cdm_ctx *ctx, unsigned *done);
+
+#endif
