@@ -491,6 +491,7 @@ struct cdm_default_result {
     char state[4096];        /* the file that keeps it */
     bool persisted;          /* new sessions get it (after the call) */
     char persisted_in[8192]; /* where: files, or "HKCU\Environment" ("" when not persisted) */
+    bool persist_changed;    /* new sessions' environment was (would be) changed */
     bool changed;            /* something was (or, with dry_run, would be) changed */
 };
 /* Show (an empty request), set, unset, persist or unpersist the default. */

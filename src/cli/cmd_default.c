@@ -18,6 +18,7 @@ static void print_json(const struct cdm_default_result *r, bool dry_run)
     json_kv_string(&j, "state_file", r->state);
     json_kv_bool(&j, "persisted", r->persisted);
     json_kv_string(&j, "persisted_in", *r->persisted_in ? r->persisted_in : NULL);
+    json_kv_bool(&j, "persist_changed", r->persist_changed);
     json_kv_bool(&j, "changed", r->changed);
     json_kv_bool(&j, "dry_run", dry_run);
     json_object_end(&j);
@@ -30,23 +31,22 @@ static void print_text(struct cli *cli, const struct cdm_default_request *req,
     const char *would = req->dry_run ? "would be " : "";
     if (cli->quiet)
         return;
-    if (!*r->id)
-        cli_printf("no default version%s%s; outside projects 'cdm activate' sets nothing\n",
-                   *r->previous_id ? ": " : "",
-                   *r->previous_id && r->changed ? (req->dry_run ? "it would be unset" : "unset")
-                                                 : "");
+    if (strcmp(r->id, r->previous_id) && !*r->id)
+        cli_printf("default %sunset (was %s)\n", would, r->previous_id);
     else if (strcmp(r->id, r->previous_id))
         cli_printf("default %s%s (%s)%s%s\n", would, r->id, r->path,
                    *r->previous_id ? ", was " : "", r->previous_id);
-    else
+    else if (*r->id)
         cli_printf("default %s (%s)\n", r->id, r->path);
+    else
+        cli_printf("no default version; outside projects 'cdm activate' sets nothing\n");
+    const char *w = req->dry_run ? "would " : "";
     if (r->persisted)
-        cli_printf("new sessions %sget it from %s\n", r->changed && req->persist ? would : "",
-                   r->persisted_in);
-    else if (req->unpersist || req->unset)
-        cli_printf("new sessions %s\n",
-                   r->changed ? (req->dry_run ? "would no longer get it" : "no longer get it")
-                              : "did not get it");
+        cli_printf("new sessions %sget it from %s\n", r->persist_changed ? w : "", r->persisted_in);
+    else if (r->persist_changed)
+        cli_printf("new sessions %sno longer get it\n", w);
+    else if (req->unpersist)
+        cli_printf("new sessions did not get it: nothing to take out\n");
 }
 
 static int run_default(struct cli *cli, const struct cli_args *args)
@@ -102,9 +102,9 @@ const struct cli_command cli_cmd_default = {
     .args = default_args,
     .options = default_options,
     .description =
-        "Without VERSION, show the default. Outside any project, 'cdm activate' and the\n"
-        "prompt hooks activate it. The choice is the user's own (kept in the user's state\n"
-        "folder, not in the store). With --persist, new sessions get CUDA_PATH, CUDNN_PATH\n"
-        "and the loader path for it without activation; a later 'cdm default VERSION'\n"
+        "Without VERSION, shows the default. Outside any project, 'cdm activate' and the "
+        "prompt hooks activate it. The choice is the user's own, kept in the user's state "
+        "folder, not in the store. With --persist, new sessions get CUDA_PATH, CUDNN_PATH "
+        "and the loader path for it without activation; a later 'cdm default VERSION' "
         "updates what was persisted.\n",
 };

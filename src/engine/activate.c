@@ -77,6 +77,11 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
                              c->id, c->root, cdm_root(ctx), c->root);
     struct cdm_install_info in;
     int rc = store_open(ctx, false);
+    if (!rc && db_install_get(ctx, c->id, &in) == CDM_ENOTFOUND)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot activate the default %s: it is not installed any more; run "
+                             "'cdm default VERSION' to choose another, or 'cdm install %s'",
+                             c->id, c->id);
     if (rc || (rc = installed(ctx, &p, &in)))
         return rc;
     COPY_ARRAY(out->project, p.path);

@@ -117,6 +117,7 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
         return rc;
     out->changed = moved;
     bool changed = false;
+    bool applied = false;
     if (req->unpersist || (req->unset && persisted)) {
         rc = persist_remove(ctx, req->dry_run, &changed);
         persisted = false;
@@ -124,15 +125,17 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
         if (!have_install && !(rc = default_install(ctx, &next, &in)))
             have_install = true;
         if (!rc)
-            rc = persist_apply(ctx, &in, req->dry_run, &changed);
-        persisted = !rc;
+            rc = persist_apply(ctx, &in, req->dry_run, &changed, out->persisted_in,
+                               sizeof(out->persisted_in));
+        applied = persisted = !rc;
     }
     if (rc)
         return rc;
+    out->persist_changed = changed;
     out->changed |= changed;
     fill(ctx, &next, out);
     out->persisted = persisted;
-    if (persisted)
+    if (persisted && !applied)
         persist_where(out->persisted_in, sizeof(out->persisted_in));
     return CDM_OK;
 }

@@ -291,6 +291,7 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
         (rc = make_plan(ctx, &in, toolkit, &p)) || (rc = preflight(ctx, toolkit, &p)) ||
         (rc = keep_before(ctx, toolkit, &p, &out->replaced)))
         goto out;
+    fs_crash_point("deploy-kept");
     copy_str(d.toolkit, sizeof(d.toolkit), toolkit);
     copy_str(d.install_id, sizeof(d.install_id), in.id);
     copy_str(d.toolkit_version, sizeof(d.toolkit_version), tk.version);

@@ -88,14 +88,38 @@ int deploy_keep(cdm_ctx *ctx, const char *path, const char *sha256)
     return rc;
 }
 
+/* A kill during a copy leaves <name>.cdm-<pid>.tmp (or a write probe) beside the file:
+ * ours to remove, so that the toolkit comes back as it was. */
+static int remove_leftovers(cdm_ctx *ctx, const char *dest)
+{
+    char *dir = path_dirname(dest);
+    const char *base = path_basename(dest);
+    char *prefix = xasprintf("%s.cdm-", base);
+    char **names = NULL;
+    int rc = fs_list_dir(ctx, dir, &names);
+    for (char **n = names; !rc && n && *n; n++) {
+        if (!str_starts_with(*n, prefix) ||
+            !(str_ends_with(*n, ".tmp") || strstr(*n, ".cdm-probe-")))
+            continue;
+        char *path = path_join(dir, *n);
+        if (fs_kind(path) == FS_FILE || fs_kind(path) == FS_LINK)
+            rc = fs_remove_file(ctx, path);
+        free(path);
+    }
+    strv_free(names);
+    free(prefix);
+    free(dir);
+    return rc == CDM_ENOTFOUND ? CDM_OK : rc;
+}
+
 /* One file back as it was: gone when it was not there, else its kept content or link. */
 static int restore_file(cdm_ctx *ctx, const struct db_deploy *d, const struct db_deploy_file *f)
 {
     char *dest = path_join(d->toolkit, f->path);
     char *obj = NULL;
-    int rc = CDM_OK;
-    if (!strcmp(f->before_kind, "none")) {
-        if (fs_kind(dest) != FS_NONE)
+    int rc = remove_leftovers(ctx, dest);
+    if (rc || !strcmp(f->before_kind, "none")) {
+        if (!rc && fs_kind(dest) != FS_NONE)
             rc = fs_remove_file(ctx, dest);
     } else if (!strcmp(f->before_kind, "link")) {
         rc = deploy_link(ctx, f->before_link, dest);
@@ -151,6 +175,28 @@ int deploy_restore(cdm_ctx *ctx, const struct db_deploy *d)
     return rc;
 }
 
+/* Kept files no deploy records: a kill between keeping a file and recording the deploy. */
+static int prune_unrecorded(cdm_ctx *ctx, unsigned *done)
+{
+    char *dir = store_deployed_dir(ctx);
+    char **names = NULL;
+    int rc = fs_list_dir(ctx, dir, &names);
+    if (rc == CDM_ENOTFOUND)
+        rc = CDM_OK;
+    for (char **n = names; !rc && n && *n; n++) {
+        bool kept = false;
+        if ((rc = db_deploy_keeps(ctx, *n, &kept)) || kept)
+            continue;
+        char *path = path_join(dir, *n);
+        if (!(rc = fs_remove_file(ctx, path)))
+            (*done)++;
+        free(path);
+    }
+    strv_free(names);
+    free(dir);
+    return rc;
+}
+
 int deploy_recover(cdm_ctx *ctx, unsigned *done)
 {
     struct db_deploy *v = NULL;
@@ -165,5 +211,5 @@ int deploy_recover(cdm_ctx *ctx, unsigned *done)
         }
     }
     free(v);
-    return rc;
+    return rc ? rc : prune_unrecorded(ctx, done);
 }

@@ -12,6 +12,7 @@
 #include "platform/fs.h"
 #include "platform/userenv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,7 +102,7 @@ static int read_text(cdm_ctx *ctx, const char *path, struct strbuf *out, bool *e
 }
 
 static int files_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char *record,
-                       bool dry_run, bool *changed)
+                       bool dry_run, bool *changed, char *where, size_t size)
 {
     char *envd_dir = userenv_envd_dir(), *profile = userenv_profile();
     char *envd = path_join(envd_dir, ENVD_FILE);
@@ -118,6 +119,7 @@ static int files_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const ch
                           "LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n",
                           in->path, in->path, lib);
     block = profile_block(in->path, lib);
+    snprintf(where, size, "%s and %s", envd, profile);
     if ((rc = read_text(ctx, envd, &old_envd, &envd_exists)) ||
         (rc = read_text(ctx, profile, &text, &profile_exists)))
         goto out;
@@ -240,7 +242,7 @@ static char *saved_form(const char *value)
 }
 
 static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char *record,
-                     bool dry_run, bool *changed)
+                     bool dry_run, bool *changed, char *where, size_t size)
 {
     char *dir = native(in->path, true);
     char *bin_rel = native(*in->bin_dir ? in->bin_dir : "", true);
@@ -251,6 +253,7 @@ static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char
     bool cuda_x, cudnn_x, path_x;
     struct strbuf list = STRBUF_INIT;
     int rc;
+    copy_str(where, size, "HKCU\\Environment");
     if ((rc = userenv_reg_get(ctx, "CUDA_PATH", &cuda, &cuda_x)) ||
         (rc = userenv_reg_get(ctx, "CUDNN_PATH", &cudnn, &cudnn_x)) ||
         (rc = userenv_reg_get(ctx, "PATH", &path, &path_x)))
@@ -365,7 +368,8 @@ out:
 
 /* ---- both ------------------------------------------------------------------------------ */
 
-int persist_apply(cdm_ctx *ctx, const struct cdm_install_info *in, bool dry_run, bool *changed)
+int persist_apply(cdm_ctx *ctx, const struct cdm_install_info *in, bool dry_run, bool *changed,
+                  char *where, size_t size)
 {
     struct strbuf record = STRBUF_INIT;
     *changed = false;
@@ -375,8 +379,9 @@ int persist_apply(cdm_ctx *ctx, const struct cdm_install_info *in, bool dry_run,
         rc = CDM_OK;
     if (!rc)
         rc = userenv_uses_registry()
-                 ? reg_apply(ctx, in, have ? sb_str(&record) : NULL, dry_run, changed)
-                 : files_apply(ctx, in, have ? sb_str(&record) : NULL, dry_run, changed);
+                 ? reg_apply(ctx, in, have ? sb_str(&record) : NULL, dry_run, changed, where, size)
+                 : files_apply(ctx, in, have ? sb_str(&record) : NULL, dry_run, changed, where,
+                               size);
     sb_free(&record);
     return rc;
 }

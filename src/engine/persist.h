@@ -9,8 +9,10 @@
 #include "internal.h"
 
 /* Write install in's CUDA_PATH, CUDNN_PATH and loader path entry for new sessions; again
- * over an earlier persist, replacing its values. *changed: anything differs. */
-int persist_apply(cdm_ctx *ctx, const struct cdm_install_info *in, bool dry_run, bool *changed);
+ * over an earlier persist, replacing its values. *changed: anything differs; where (size
+ * bytes) says where it goes. */
+int persist_apply(cdm_ctx *ctx, const struct cdm_install_info *in, bool dry_run, bool *changed,
+                  char *where, size_t size);
 /* Take out what persist_apply put in (nothing to do: *changed false). */
 int persist_remove(cdm_ctx *ctx, bool dry_run, bool *changed);
 /* Whether a persist is in place (its record exists), and where it wrote. */

@@ -116,6 +116,14 @@ check "--unset takes the persist out too: no ~/.profile left" test ! -e "$HOME/.
 check "and no environment.d file" test ! -e "$envd"
 check "and no default" test ! -e "$CDM_STATE_DIR/default"
 
+# The default's install removed: activation outside projects says what to do.
+"$CDM" default 8.2 >/dev/null 2>&1
+"$CDM" unlink "$proj" >/dev/null 2>&1
+"$CDM" remove 8.2 >/dev/null 2>&1
+run_cdm activate --shell bash
+expect_rc 1 "a default whose install was removed is not activated"
+expect_err "default 8.2.1.32-cuda11: it is not installed" "saying so"
+
 # A store shared read-only: the default is the user's, so setting it writes nothing there.
 before=$(tree_digest "$CDM_ROOT" | grep -v ' ./cdm.db')
 run_cdm default 9.1

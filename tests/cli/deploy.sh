@@ -68,9 +68,16 @@ expect_err "warning: .*--force" "with a warning"
 check "and its undo restores the toolkit" test "$(digest)" = "$before"
 
 # A kill at each point of a deploy, and of an undo: the next command settles the toolkit.
+CDM_CRASH_AT=deploy-kept "$CDM" deploy 9.1 --into "$TK" >/dev/null 2>&1
+rc=$?
+run_cdm gc
+check "killed after keeping the toolkit's files, before the record (status $rc): cdm gc drops the copies" \
+  test "$rc" -ne 0 -a -z "$(ls -A "$CDM_ROOT/.deployed")" -a "$(digest)" = "$before"
+# A copy a kill cut short leaves a temporary file beside its place: the undo removes it.
 for point in deploy-recorded deploy-file; do
   CDM_CRASH_AT=$point "$CDM" deploy 9.1 --into "$TK" >/dev/null 2>&1
   rc=$?
+  echo partial >"$TK/include/cudnn.h.cdm-99999.tmp"
   run_cdm list
   check "killed at $point (status $rc): the next command puts the toolkit back" \
     test "$rc" -ne 0 -a "$(digest)" = "$before"
