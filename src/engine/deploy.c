@@ -186,9 +186,12 @@ static int keep_before(cdm_ctx *ctx, const char *toolkit, struct plan *p, size_t
             copy_str(f->before_kind, sizeof(f->before_kind), "none");
         } else if (k == FS_LINK) {
             copy_str(f->before_kind, sizeof(f->before_kind), "link");
-            if (!(rc = link_read(ctx, dest, &lk, &target)) && target &&
-                !copy_str(f->before_link, sizeof(f->before_link), target))
-                rc = cdm_error_set(ctx, CDM_EINVAL, "cannot keep the link '%s': too long", dest);
+            if (!(rc = link_read(ctx, dest, &lk, &target)) &&
+                (lk != LINK_OURS || !copy_str(f->before_link, sizeof(f->before_link), target)))
+                rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                                   "cannot deploy: '%s' is a link cdm cannot read back or "
+                                   "remake; move it away (nothing was changed)",
+                                   dest);
             (*replaced)++;
         } else {
             copy_str(f->before_kind, sizeof(f->before_kind), "file");
