@@ -73,7 +73,7 @@ static int default_install(cdm_ctx *ctx, const struct default_choice *c,
     return cdm_resolve(ctx, c->id, 0, in);
 }
 
-static void fill(cdm_ctx *ctx, const struct default_choice *c, struct cdm_default_result *out)
+static void fill(const struct default_choice *c, struct cdm_default_result *out)
 {
     COPY_ARRAY(out->id, c->id);
     copy_str(out->root, sizeof(out->root), *c->id ? c->root : "");
@@ -83,7 +83,6 @@ static void fill(cdm_ctx *ctx, const struct default_choice *c, struct cdm_defaul
     char *file = default_file();
     copy_str(out->state, sizeof(out->state), file);
     free(file);
-    (void)ctx;
 }
 
 int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_default_result *out)
@@ -129,11 +128,17 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
                                sizeof(out->persisted_in));
         applied = persisted = !rc;
     }
+    if (rc && moved && !req->dry_run) {
+        /* New sessions could not follow: the default stays what it was. */
+        struct saved_error saved = error_save(ctx);
+        default_write(ctx, &cur);
+        return error_restore(ctx, &saved);
+    }
     if (rc)
         return rc;
     out->persist_changed = changed;
     out->changed |= changed;
-    fill(ctx, &next, out);
+    fill(&next, out);
     out->persisted = persisted;
     if (persisted && !applied)
         persist_where(out->persisted_in, sizeof(out->persisted_in));

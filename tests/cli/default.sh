@@ -116,6 +116,16 @@ check "--unset takes the persist out too: no ~/.profile left" test ! -e "$HOME/.
 check "and no environment.d file" test ! -e "$envd"
 check "and no default" test ! -e "$CDM_STATE_DIR/default"
 
+# A new default whose persist fails (~/.profile is a folder) is not taken either.
+"$CDM" default 9.1 >/dev/null 2>&1
+mkdir "$HOME/.profile"
+run_cdm default 8.2 --persist
+expect_rc 1 "a persist that cannot write ~/.profile fails"
+run_cdm --json default
+check "and the default stays what it was" test "$(json 'd["default"]')" = 9.1.0.70-cuda12
+check "with nothing persisted" test ! -e "$envd" -a ! -e "$CDM_STATE_DIR/persisted"
+rmdir "$HOME/.profile"
+
 # The default's install removed: activation outside projects says what to do.
 "$CDM" default 8.2 >/dev/null 2>&1
 "$CDM" unlink "$proj" >/dev/null 2>&1

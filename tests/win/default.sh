@@ -67,6 +67,8 @@ run_cdm default --persist
 expect_rc 1 "a PATH that would pass 8191 characters is refused"
 expect_err "8191" "saying why"
 check "and nothing was written" test "$(regq CUDA_PATH)" = "REG_SZ C:\\CUDA\\v11.8"
+run_cdm --json default
+check "and the default stayed" test "$(json 'd["default"]')" = "$ID"
 
 # Without a PATH or CUDA_PATH before, unpersist leaves none.
 regdel PATH
