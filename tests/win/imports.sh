@@ -6,7 +6,7 @@ system_dll() {
   case $(printf '%s' "$1" | tr 'A-Z' 'a-z') in
     kernel32.dll | msvcrt.dll | ucrtbase.dll | api-ms-win-*.dll | advapi32.dll | bcrypt.dll | \
       user32.dll | shell32.dll | ole32.dll | ntdll.dll | ws2_32.dll | winhttp.dll | \
-      crypt32.dll) return 0 ;;
+      crypt32.dll | rstrtmgr.dll) return 0 ;;
     *) return 1 ;;
   esac
 }
