@@ -468,12 +468,12 @@ int cdm_deploy_undo(cdm_ctx *ctx, const char *toolkit, struct cdm_deploy_result 
  *
  * A user's default is the install activation uses outside any project (`cdm activate`
  * with no project found, and the prompt hooks). It is the user's choice, not the store's:
- * kept in the user's state folder (CDM_STATE_DIR, else ${XDG_STATE_HOME:-~/.local/state}/cdm,
- * %LOCALAPPDATA%\cdm on Windows) as the store root and install id, so a store shared
- * read-only serves each user's own default. Persisting writes it into the environment of
- * new sessions: HKCU\Environment on Windows (CUDA_PATH, CUDNN_PATH, the install's bin
- * first on PATH), a file in ~/.config/environment.d plus a block in ~/.profile elsewhere
- * (CUDA_PATH, CUDNN_PATH, LD_LIBRARY_PATH); what was there before is recorded beside the
+ * kept beside the user's state database (in CDM_STATE's folder, else
+ * ${XDG_DATA_HOME:-~/.local/share}/cdm, %LOCALAPPDATA%\cdm on Windows) as the store root
+ * and install id, so a store shared read-only serves each user's own default. Persisting writes it
+ * into the environment of new sessions: HKCU\Environment on Windows (CUDA_PATH, CUDNN_PATH, the
+ * install's bin first on PATH), a file in ~/.config/environment.d plus a block in ~/.profile
+ * elsewhere (CUDA_PATH, CUDNN_PATH, LD_LIBRARY_PATH); what was there before is recorded beside the
  * default, and unpersisting puts back exactly that. */
 struct cdm_default_request {
     const char *spec; /* set the default to this version; NULL: keep it */

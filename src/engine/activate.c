@@ -4,10 +4,10 @@
 #include "project.h"
 #include "store.h"
 #include "store_paths.h"
+#include "userstate.h"
 #include "platform/fs.h"
 #include "view.h"
 #include "platform/link.h"
-#include "platform/userenv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +65,7 @@ static int installed(cdm_ctx *ctx, const struct cdm_project *p, struct cdm_insta
 static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
                               struct cdm_activation *out)
 {
-    char *state = userenv_state_dir();
+    char *state = userstate_dir(ctx);
     struct cdm_project p = {.has_link = true};
     copy_str(p.path, sizeof(p.path), state);
     COPY_ARRAY(p.linked_id, c->id);
@@ -153,7 +153,7 @@ static bool default_unchanged(cdm_ctx *ctx, const char *project, const char *act
                               const char *entry)
 {
     struct default_choice c;
-    char *state = userenv_state_dir();
+    char *state = userstate_dir(ctx);
     bool same = !strcmp(project, state) && default_read(ctx, &c) == CDM_OK &&
                 !strcmp(c.id, active) && !strcmp(c.root, cdm_root(ctx));
     if (same) {

@@ -1,8 +1,8 @@
 /*
  * cdm default: the version used outside any project. The choice is the user's, kept in the
- * user's state folder as a store root and an install id (not as a link in the store, which
- * may be shared read-only, and not a junction, which some file systems cannot hold); the
- * environment of new sessions follows it when persisted (persist.c).
+ * user's state folder (beside the state database) as a store root and an install id (not as a link
+ * in the store, which may be shared read-only, and not a junction, which some file systems cannot
+ * hold); the environment of new sessions follows it when persisted (persist.c).
  */
 #include "default.h"
 #include "persist.h"
@@ -16,9 +16,9 @@
 
 #define DEFAULT_NAME "default"
 
-char *default_file(void)
+char *default_file(const cdm_ctx *ctx)
 {
-    return userstate_path(DEFAULT_NAME);
+    return userstate_path(ctx, DEFAULT_NAME);
 }
 
 int default_read(cdm_ctx *ctx, struct default_choice *out)
@@ -36,7 +36,7 @@ int default_read(cdm_ctx *ctx, struct default_choice *out)
     if (!root || !*root || !id || !version_spec_parse(id, &parsed) || parsed.latest ||
         parsed.version.count != 4 || !parsed.cuda ||
         !copy_str(out->root, sizeof(out->root), root) || !copy_str(out->id, sizeof(out->id), id)) {
-        char *file = default_file();
+        char *file = default_file(ctx);
         rc = cdm_error_set(ctx, CDM_ECONFIG,
                            "cannot read the default version from '%s': it needs root= and id= "
                            "lines; run 'cdm default VERSION' to write it again",
@@ -73,14 +73,14 @@ static int default_install(cdm_ctx *ctx, const struct default_choice *c,
     return cdm_resolve(ctx, c->id, 0, in);
 }
 
-static void fill(const struct default_choice *c, struct cdm_default_result *out)
+static void fill(const cdm_ctx *ctx, const struct default_choice *c, struct cdm_default_result *out)
 {
     COPY_ARRAY(out->id, c->id);
     copy_str(out->root, sizeof(out->root), *c->id ? c->root : "");
     char *path = *c->id ? path_join(c->root, c->id) : xstrdup("");
     copy_str(out->path, sizeof(out->path), path);
     free(path);
-    char *file = default_file();
+    char *file = default_file(ctx);
     copy_str(out->state, sizeof(out->state), file);
     free(file);
 }
@@ -138,9 +138,9 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
         return rc;
     out->persist_changed = changed;
     out->changed |= changed;
-    fill(&next, out);
+    fill(ctx, &next, out);
     out->persisted = persisted;
     if (persisted && !applied)
-        persist_where(out->persisted_in, sizeof(out->persisted_in));
+        persist_where(ctx, out->persisted_in, sizeof(out->persisted_in));
     return CDM_OK;
 }

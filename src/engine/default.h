@@ -13,6 +13,6 @@ struct default_choice {
  * file when it cannot be read as one. */
 int default_read(cdm_ctx *ctx, struct default_choice *out);
 /* The file that keeps it (malloc'd). */
-char *default_file(void);
+char *default_file(const cdm_ctx *ctx);
 
 #endif

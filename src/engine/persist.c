@@ -31,10 +31,10 @@ bool persist_is_on(cdm_ctx *ctx)
     return on;
 }
 
-void persist_where(char *out, size_t size)
+void persist_where(const cdm_ctx *ctx, char *out, size_t size)
 {
     struct strbuf text = STRBUF_INIT;
-    char *where = NULL, *path = userstate_path(RECORD);
+    char *where = NULL, *path = userstate_path(ctx, RECORD);
     if (fs_read_file(path, 64 * 1024, &text))
         where = userstate_get(sb_str(&text), "where");
     free(path);

@@ -17,6 +17,6 @@ int persist_apply(cdm_ctx *ctx, const struct cdm_install_info *in, bool dry_run,
 int persist_remove(cdm_ctx *ctx, bool dry_run, bool *changed);
 /* Whether a persist is in place (its record exists), and where it wrote. */
 bool persist_is_on(cdm_ctx *ctx);
-void persist_where(char *out, size_t size);
+void persist_where(const cdm_ctx *ctx, char *out, size_t size);
 
 #endif

@@ -1,16 +1,20 @@
 /* A user's own state files, and writing a text file all at once. */
 #include "userstate.h"
 #include "platform/fs.h"
-#include "platform/userenv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define STATE_MAX (64 * 1024)
 
-char *userstate_path(const char *name)
+char *userstate_dir(const cdm_ctx *ctx)
 {
-    char *dir = userenv_state_dir();
+    return path_dirname(ctx->state_path);
+}
+
+char *userstate_path(const cdm_ctx *ctx, const char *name)
+{
+    char *dir = userstate_dir(ctx);
     char *path = path_join(dir, name);
     free(dir);
     return path;
@@ -18,7 +22,7 @@ char *userstate_path(const char *name)
 
 int userstate_read(cdm_ctx *ctx, const char *name, struct strbuf *text)
 {
-    char *path = userstate_path(name);
+    char *path = userstate_path(ctx, name);
     int rc = CDM_ENOTFOUND;
     if (fs_kind(path) != FS_NONE)
         rc = fs_read_regular(ctx, path, STATE_MAX, text);
@@ -41,7 +45,7 @@ char *userstate_get(const char *text, const char *key)
 
 int userstate_write(cdm_ctx *ctx, const char *name, const char *text)
 {
-    char *dir = userenv_state_dir();
+    char *dir = userstate_dir(ctx);
     char *path = path_join(dir, name);
     int rc = CDM_OK;
     if (!text)

@@ -1,16 +1,18 @@
 /*
  * A user's own cdm state (the default version, what persisting it changed), kept as small
- * text files of name=value lines in the user's state folder (platform/userenv.h), apart
- * from the store, which may be shared and read-only. Also the atomic write that these and
- * the user's environment files get.
+ * text files of name=value lines beside the user's state database, apart from the store, which may
+ * be shared and read-only. Also the atomic write that these and the user's environment files get.
  */
 #ifndef CDM_USERSTATE_H
 #define CDM_USERSTATE_H
 
 #include "internal.h"
 
-/* <state folder>/<name>, malloc'd. */
-char *userstate_path(const char *name);
+/* The folder of the user's state database (CDM_STATE's folder, else the platform's place:
+ * ${XDG_DATA_HOME:-~/.local/share}/cdm, %LOCALAPPDATA%\cdm), and <that folder>/<name>;
+ * malloc'd. */
+char *userstate_dir(const cdm_ctx *ctx);
+char *userstate_path(const cdm_ctx *ctx, const char *name);
 
 /* The state file name into *text; CDM_ENOTFOUND (no message) when there is none. */
 int userstate_read(cdm_ctx *ctx, const char *name, struct strbuf *text);

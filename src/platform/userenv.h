@@ -1,7 +1,6 @@
 /*
- * A user's own places and environment: where cdm keeps a user's choices (the default
- * version), and how this system keeps the environment of new sessions. Windows keeps it
- * in the registry (HKCU\Environment, userenv_win32.c); Linux in files the session reads
+ * A user's environment: how this system keeps the environment of new sessions. Windows
+ * keeps it in the registry (HKCU\Environment, userenv_win32.c); Linux in files the session reads
  * (systemd's environment.d and the login shell's profile, userenv_posix.c). Each file
  * answers for its own system and says CDM_EUNSUPPORTED (or NULL) for the other's.
  */
@@ -11,10 +10,6 @@
 #include "cdm.h"
 
 #include <stdbool.h>
-
-/* The folder of a user's cdm state: $CDM_STATE_DIR, else ${XDG_STATE_HOME:-~/.local/state}/cdm
- * (Linux), %LOCALAPPDATA%\cdm (Windows). malloc'd; may not exist yet. */
-char *userenv_state_dir(void);
 
 /* True where new sessions take their environment from the registry (Windows). */
 bool userenv_uses_registry(void);

@@ -18,14 +18,6 @@ static char *xdg_dir(const char *var, const char *fallback, const char *leaf)
     return out;
 }
 
-char *userenv_state_dir(void)
-{
-    const char *given = getenv("CDM_STATE_DIR");
-    if (given && *given)
-        return xstrdup(given);
-    return xdg_dir("XDG_STATE_HOME", ".local/state", "cdm");
-}
-
 bool userenv_uses_registry(void)
 {
     return false;

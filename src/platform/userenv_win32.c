@@ -11,19 +11,6 @@
 
 #include <stdlib.h>
 
-char *userenv_state_dir(void)
-{
-    char *local, *out;
-    const wchar_t *w = _wgetenv(L"CDM_STATE_DIR");
-    if (w && *w)
-        return win_narrow(w);
-    w = _wgetenv(L"LOCALAPPDATA");
-    local = w && *w ? win_narrow(w) : NULL;
-    out = local ? xasprintf("%s\\cdm", local) : xstrdup("C:\\cudnn_archive\\state");
-    free(local);
-    return out;
-}
-
 bool userenv_uses_registry(void)
 {
     return true;

@@ -3,7 +3,7 @@
 # user's environment files byte for byte.
 . "$TESTS_DIR/cli/lib.sh"
 
-export CDM_STATE_DIR="$SCRATCH/state"
+STATE_DIR=$(dirname "$STATE_DB")
 export XDG_CONFIG_HOME="$SCRATCH/home/.config"
 run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
 run_cdm install "$(fixture cudnn-11.3-linux-x64-v8.2.1.32.tgz)"
@@ -21,18 +21,18 @@ expect_err "cdm default VERSION" "naming cdm default"
 
 run_cdm --json default 9.1 --dry-run
 check "--dry-run says it would change" test "$(json 'd["changed"]')" = True
-check "and changes nothing" test ! -e "$CDM_STATE_DIR/default"
+check "and changes nothing" test ! -e "$STATE_DIR/default"
 run_cdm --json default 9.1
 expect_rc 0 "cdm default 9.1 sets it"
 check "changed true, the full id" \
   test "$(json 'd["default"] + " " + str(d["changed"])')" = "9.1.0.70-cuda12 True"
-check "kept in the user's state folder, not in the store" \
-  grep -qx 'id=9.1.0.70-cuda12' "$CDM_STATE_DIR/default"
+check "kept beside the user's state, not in the store" \
+  grep -qx 'id=9.1.0.70-cuda12' "$STATE_DIR/default"
 run_cdm --json default 9.1.0.70
 check "again: changed false" test "$(json 'd["changed"]')" = False
 run_cdm default 7.0
 expect_rc 1 "a version not installed is refused"
-check "and the default stays" grep -qx 'id=9.1.0.70-cuda12' "$CDM_STATE_DIR/default"
+check "and the default stays" grep -qx 'id=9.1.0.70-cuda12' "$STATE_DIR/default"
 
 run_cdm activate --shell bash
 expect_rc 0 "activate outside any project uses the default"
@@ -114,7 +114,7 @@ check "persist made ~/.profile" test -s "$HOME/.profile"
 "$CDM" default --unset >/dev/null 2>&1
 check "--unset takes the persist out too: no ~/.profile left" test ! -e "$HOME/.profile"
 check "and no environment.d file" test ! -e "$envd"
-check "and no default" test ! -e "$CDM_STATE_DIR/default"
+check "and no default" test ! -e "$STATE_DIR/default"
 
 # A new default whose persist fails (~/.profile is a folder) is not taken either.
 "$CDM" default 9.1 >/dev/null 2>&1
@@ -123,7 +123,7 @@ run_cdm default 8.2 --persist
 expect_rc 1 "a persist that cannot write ~/.profile fails"
 run_cdm --json default
 check "and the default stays what it was" test "$(json 'd["default"]')" = 9.1.0.70-cuda12
-check "with nothing persisted" test ! -e "$envd" -a ! -e "$CDM_STATE_DIR/persisted"
+check "with nothing persisted" test ! -e "$envd" -a ! -e "$STATE_DIR/persisted"
 rmdir "$HOME/.profile"
 
 # The default's install removed: activation outside projects says what to do.

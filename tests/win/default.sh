@@ -17,8 +17,6 @@ ln -s "$shared/drive_c" "$WINEPREFIX/drive_c"
 ln -s ../drive_c "$WINEPREFIX/dosdevices/c:"
 ln -s / "$WINEPREFIX/dosdevices/z:"
 trap 'WINEPREFIX="$SCRATCH/wineprefix" wineserver -k 2>/dev/null; rm -rf "$SCRATCH"' EXIT
-export CDM_STATE_DIR
-CDM_STATE_DIR=$(wpath "$SCRATCH/state")
 
 "$WINE" "$CDM_EXE" install "$(wpath "$(fixture cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip)")" >/dev/null 2>&1
 ID=8.8.0.121-cuda11
