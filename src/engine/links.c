@@ -382,8 +382,10 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         return req->dry_run ? dry_finish(ctx, p.path, write_pin, in.id, result)
                             : finish(ctx, p.path, write_pin, result);
     }
-    if (req->dry_run)
+    if (req->dry_run) {
+        dest_free(&d);
         return dry_finish(ctx, p.path, true, in.id, result);
+    }
     /* The old name is only ours to remove when the history says cdm made it. */
     rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact);
     dest_free(&d);
