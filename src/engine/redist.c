@@ -187,11 +187,18 @@ static int label_order(const void *a, const void *b)
     return 0;
 }
 
+/* label_order, then the bytes: equal strings end up side by side, for removing repeats. */
+static int label_then_bytes(const void *a, const void *b)
+{
+    int c = label_order(a, b);
+    return c ? c : strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 char **redist_labels_in(const char *text, size_t len)
 {
     static const char prefix[] = "redistrib_";
-    size_t count = 0;
-    char **labels = xcalloc(1, sizeof(char *));
+    size_t count = 0, cap = 16;
+    char **labels = xcalloc(cap, sizeof(char *));
     const char *end = text + len;
     for (const char *p = text; p + sizeof(prefix) - 1 < end; p++) {
         if (memcmp(p, prefix, sizeof(prefix) - 1))
@@ -209,16 +216,21 @@ char **redist_labels_in(const char *text, size_t len)
         label[q - l] = '\0';
         if (!version_parse(label, &v) || v.count < 3)
             continue;
-        bool seen = false;
-        for (size_t i = 0; i < count && !seen; i++)
-            seen = !strcmp(labels[i], label);
-        if (seen)
-            continue;
-        labels = xrealloc(labels, (count + 2) * sizeof(char *));
+        if (count + 1 == cap) /* a listing names each manifest several times (href, text) */
+            labels = xrealloc(labels, (cap *= 2) * sizeof(char *));
         labels[count++] = xstrdup(label);
-        labels[count] = NULL;
     }
-    qsort(labels, count, sizeof(char *), label_order);
+    /* Sorted, then each repeat dropped: n log n, where a search per label was n squared. */
+    if (count)
+        qsort(labels, count, sizeof(char *), label_then_bytes);
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (kept && !strcmp(labels[kept - 1], labels[i]))
+            free(labels[i]);
+        else
+            labels[kept++] = labels[i];
+    }
+    labels[kept] = NULL;
     return labels;
 }
 

@@ -69,6 +69,8 @@ int text_file_write(cdm_ctx *ctx, const char *path, const char *text)
         rc = fs_remove_file(ctx, tmp); /* ours: left by a killed cdm of the same pid */
     if (!rc && !(rc = fs_file_create(ctx, tmp, false, &f))) {
         rc = fs_file_write(ctx, f, text, strlen(text));
+        if (!rc)
+            rc = fs_file_flush(ctx, f); /* the data before the name: see fs_file_flush */
         int close_rc = fs_file_close(ctx, f);
         if (!rc)
             rc = close_rc;

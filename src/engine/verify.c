@@ -169,7 +169,8 @@ static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct ve
                              in->id, in->path, in->id);
     int rc = db_files_each(ctx, in->id, check_recorded, v);
     if (!rc) {
-        qsort(v->recorded, v->nrecorded, sizeof(char *), compare_strings);
+        if (v->nrecorded) /* qsort's array may not be NULL, even empty */
+            qsort(v->recorded, v->nrecorded, sizeof(char *), compare_strings);
         rc = find_extra(v, NULL);
     }
     for (size_t i = 0; i < v->nrecorded; i++)

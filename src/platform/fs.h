@@ -45,6 +45,9 @@ int fs_file_close(cdm_ctx *ctx, struct fs_file *f);
  * durable before anything refers to them: on Linux one syncfs of dir's file system (one
  * call for 90,000 files instead of as many fsyncs); elsewhere fs_file_close flushed each. */
 int fs_sync_written(cdm_ctx *ctx, const char *dir);
+/* Put f's data on disk now, for a small file that replaces another by a rename (a pin, the
+ * default): without it a power cut after the rename can leave the name on an empty file. */
+int fs_file_flush(cdm_ctx *ctx, struct fs_file *f);
 void fs_file_abort(struct fs_file *f);
 
 /* The permission bits (07777) of the file at path, not following a link; -1 where the

@@ -233,6 +233,18 @@ int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
     return rc;
 }
 
+int fs_file_flush(cdm_ctx *ctx, struct fs_file *f)
+{
+#ifdef __linux__
+    if (fdatasync(f->fd) != 0)
+#else
+    if (fsync(f->fd) != 0)
+#endif
+        return cdm_error_set(ctx, CDM_EIO, "cannot write '%s' to disk: %s", f->path,
+                             strerror(errno));
+    return CDM_OK;
+}
+
 void fs_file_abort(struct fs_file *f)
 {
     if (!f)

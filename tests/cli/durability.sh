@@ -34,4 +34,23 @@ check "and the index's last write (the install complete) comes after it" test -n
 check "no file of the version is created after the sync" \
   test -z "$(sed -n "$((synced + 1)),\$p" "$trace" | grep -E 'openat\(.*9\.1\.0\.70-cuda12.*O_CREAT')"
 
+# A link switch: the pin file's data is on disk before the rename that makes it the pin, and
+# the project's folder is synced after the link's rename, so a power cut leaves the old pin
+# and link or the new ones, never an empty pin.
+P=$SCRATCH/project && mkdir -p "$P"
+trace=$SCRATCH/trace-link
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+  strace -f -y -o "$trace" -e trace=openat,fsync,fdatasync,rename,renameat,renameat2,symlink,symlinkat \
+  "$CDM" link "$P" 9.1 >/dev/null 2>&1
+check "the traced link succeeds" test "$(cat "$P/.cudnn-version" 2>/dev/null)" = 9.1.0.70-cuda12
+pin_synced=$(first 'fdatasync\([0-9]+<[^>]*/project/\.cudnn-version\.cdm-[0-9]+\.tmp>\) = 0|fsync\([0-9]+<[^>]*/project/\.cudnn-version\.cdm-[0-9]+\.tmp>\) = 0')
+pin_renamed=$(first 'rename.*\.cudnn-version\.cdm-[0-9]+\.tmp", .*/project/\.cudnn-version"')
+link_renamed=$(first 'rename.*cuda_link\.cdm-[0-9]+\.tmp", .*/project/cuda_link"')
+dir_synced=$(last 'fsync\([0-9]+</[^>]*/project>\) = 0')
+diag "pin synced: ${pin_synced:-none}, pin renamed: ${pin_renamed:-none}, link renamed: ${link_renamed:-none}, project folder synced: ${dir_synced:-none}"
+check "the pin's data is synced before its rename" \
+  test -n "$pin_synced" -a -n "$pin_renamed" && [ "$pin_synced" -lt "$pin_renamed" ]
+check "the project's folder is synced after the link and the pin are renamed" \
+  test -n "$dir_synced" -a -n "$link_renamed" && [ "$dir_synced" -gt "$link_renamed" ] && [ "$dir_synced" -gt "$pin_renamed" ]
+
 done_testing

@@ -224,6 +224,24 @@ static void labels(void)
     l = redist_labels_in("redistrib_9.1.0.json\nredistrib_9.1.0.json\nREADME\n", 41);
     ok(l[0] && !strcmp(l[0], "9.1.0") && !l[1], "a plain folder listing, duplicates once");
     cdm_strv_free(l);
+
+    /* A long listing (each name twice, as an index page has it, out of order): every label
+     * once, in order, whatever the count. */
+    struct strbuf big = STRBUF_INIT;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 3000; i++)
+            sb_addf(&big, "<a href=\"redistrib_9.%d.%d.json\">\n", (i * 7) % 3000 / 10, i % 10);
+    l = redist_labels_in(sb_str(&big), big.len);
+    size_t n = 0;
+    bool ordered = true;
+    for (; l[n]; n++) {
+        struct version a, b;
+        if (n && version_parse(l[n - 1], &a) && version_parse(l[n], &b))
+            ordered &= a.part[1] > b.part[1] || (a.part[1] == b.part[1] && a.part[2] > b.part[2]);
+    }
+    ok(n == 3000 && ordered, "3000 labels named twice each: 3000, newest first (got %zu)", n);
+    cdm_strv_free(l);
+    sb_free(&big);
 }
 
 int main(int argc, char **argv)
