@@ -7,8 +7,9 @@ One install is made for real (`cdm install` of a generated archive), so the inde
 cdm's own schema and rows; the other installs are copies of its row, its file rows and
 its folder (hard links), each under a version of its own. Every project is a real folder
 with a real link into the store and a pin file, recorded as one generation, as `cdm link`
-would leave it. Writes WORK/config.ini and WORK/store; prints the shell lines that point
-cdm at them (CDM_CONFIG, CDM_ROOT).
+would leave it (written as an index of before the state split had them, then moved into
+the user's state by cdm itself). Writes WORK/config.ini, WORK/store and WORK/state.db;
+prints the shell line that points cdm at them (CDM_CONFIG, CDM_ROOT, CDM_STATE).
 """
 import os
 import sqlite3
@@ -28,7 +29,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     with open(config, "w") as f:
         f.write("[store]\nroot = %s\n" % store)
-    env = dict(os.environ, CDM_CONFIG=config, CDM_ROOT=store)
+    # The user's state (the projects' history) beside the store, not in the real HOME.
+    state = os.path.join(work, "state.db")
+    env = dict(os.environ, CDM_CONFIG=config, CDM_ROOT=store, CDM_STATE=state)
 
     archive = os.path.join(work, "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz")
     subprocess.run([make_fixture, archive], check=True)
@@ -74,7 +77,10 @@ def main():
                    [row[c] for c in known])
     db.commit()
     db.close()
-    print("export CDM_CONFIG=%s CDM_ROOT=%s" % (config, store))
+    # The generations were written where an index of before the state split kept them: the
+    # first cdm that opens the index moves them into the user's state (as on an upgrade).
+    subprocess.run([cdm, "list", "-q"], check=True, env=env, stdout=subprocess.DEVNULL)
+    print("export CDM_CONFIG=%s CDM_ROOT=%s CDM_STATE=%s" % (config, store, state))
 
 
 if __name__ == "__main__":

@@ -14,14 +14,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${CDM_BENCH_CACHE:-/var/tmp/cdm-bench}
 work=$cache/store-$installs-$projects
 command -v hyperfine >/dev/null || { echo "hyperfine is missing: apt-get install hyperfine" >&2; exit 1; }
-if [ ! -f "$work/ready" ]; then
+if [ ! -f "$work/ready" ] || [ ! -f "$work/state.db" ]; then
   rm -rf "$work"
   echo "making a store of $installs installs and $projects projects in $work ..." >&2
   python3 "$here/make_large_store.py" "$build/cdm" "$build/tests/make_fixture" "$work" \
     "$installs" "$projects" >/dev/null
   touch "$work/ready"
 fi
-export CDM_CONFIG=$work/config.ini CDM_ROOT=$work/store
+export CDM_CONFIG=$work/config.ini CDM_ROOT=$work/store CDM_STATE=$work/state.db
 cdm=$build/cdm
 project=$work/projects/p00042
 switch=$work/projects/p00043
