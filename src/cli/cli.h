@@ -44,6 +44,7 @@ enum cli_complete {
     CLI_COMPLETE_SHELLS,      /* the shells activation writes for */
     CLI_COMPLETE_COMMANDS,    /* cdm's commands */
     CLI_COMPLETE_CHOICES,     /* the '|'-separated words of the value or argument name */
+    CLI_COMPLETE_TOOLKITS,    /* the CUDA toolkits found, as X.Y, and "none" */
 };
 
 struct cli_option {

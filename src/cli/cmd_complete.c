@@ -48,6 +48,35 @@ static void offer_installs(struct cli *cli, const char *current)
     free(all);
 }
 
+/* The CUDA toolkits cdm finds, by the X.Y that --toolkit takes (each once), and "none". */
+static void offer_toolkits(struct cli *cli, const char *current)
+{
+    bool quiet = cli->quiet;
+    cli->quiet = true;
+    cdm_ctx *ctx = cli_ctx(cli);
+    cli->quiet = quiet;
+    struct cdm_toolkit *all = NULL;
+    size_t n = 0;
+    if (ctx && cdm_toolkits(ctx, &all, &n) == CDM_OK) {
+        for (size_t i = 0; i < n; i++) {
+            char major_minor[64];
+            snprintf(major_minor, sizeof(major_minor), "%s", all[i].version);
+            char *dot = strchr(major_minor, '.');
+            if (dot && (dot = strchr(dot + 1, '.')))
+                *dot = '\0'; /* "13.0.88" -> "13.0" */
+            bool seen = false;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = !strncmp(all[j].version, major_minor, strlen(major_minor)) &&
+                       (all[j].version[strlen(major_minor)] == '.' ||
+                        !all[j].version[strlen(major_minor)]);
+            if (!seen)
+                offer_str(current, major_minor);
+        }
+    }
+    free(all);
+    offer_str(current, "none");
+}
+
 /* The generation numbers of project (NULL: the nearest one), newest first, but the current
  * one: what --to can go back to. */
 static void offer_generations(struct cli *cli, const char *current, const char *project)
@@ -85,6 +114,9 @@ static void offer_kind(struct cli *cli, const char *current, enum cli_complete k
         break;
     case CLI_COMPLETE_INSTALLS:
         offer_installs(cli, current);
+        break;
+    case CLI_COMPLETE_TOOLKITS:
+        offer_toolkits(cli, current);
         break;
     case CLI_COMPLETE_SHELLS:
         for (size_t i = 0; cdm_shell_at(i); i++)

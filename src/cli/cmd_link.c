@@ -55,7 +55,7 @@ static const struct cli_option link_options[] = {
     [OPT_CUDA] = CLI_OPT_CUDA,
     [OPT_PIN_EXACT] = CLI_OPT_FLAG("pin-exact", "write the install's full id to the pin file, "
                                                 "even when its text names the install already"),
-    [OPT_TOOLKIT] = CLI_OPT_VALUE("toolkit", "X.Y|DIR|none", CLI_COMPLETE_NONE,
+    [OPT_TOOLKIT] = CLI_OPT_VALUE("toolkit", "X.Y|DIR|none", CLI_COMPLETE_TOOLKITS,
                                   "the CUDA toolkit the project uses (a version 'cdm toolkits' "
                                   "lists, or its folder): the link then leads to a view of both; "
                                   "none drops it (default: the project's)"),

@@ -38,6 +38,13 @@ CUDA_HOME=$TK12 run_cdm toolkits
 check "the text lists version, how it was found and the folder" \
   sh -c 'printf "%s" "$1" | grep -Eq "^12\.4\.1 +CUDA_HOME +$2$"' _ "$OUT" "$TK12"
 
+CUDA_HOME=$TK12 CUDA_PATH=$TK11 run_cdm complete --current= -- link "$SCRATCH" 9.1 --toolkit
+check "link --toolkit completes to the toolkits found, as X.Y, each once, and none" \
+  sh -c 'printf "%s\n" "$1" | grep -qx 12.4 && printf "%s\n" "$1" | grep -qx 11.8 &&
+    printf "%s\n" "$1" | grep -qx none && [ -z "$(printf "%s\n" "$1" | sort | uniq -d)" ]' _ "$OUT"
+CUDA_HOME=$TK12 CUDA_PATH=$TK11 run_cdm complete --current=11 -- link "$SCRATCH" 9.1 --toolkit
+check "and narrows them to what is typed (11 -> 11.8)" test "$OUT" = 11.8
+
 # ---- link --toolkit ---------------------------------------------------------------------------
 run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
 run_cdm install "$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)"
