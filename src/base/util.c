@@ -91,14 +91,21 @@ void sb_addc(struct strbuf *sb, char c)
 
 void sb_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 {
+    /* Format into the room there is; only when that is too small, grow and format again
+     * (formatting twice every time doubled the cost of printing 10,000 lines). */
+    sb_grow(sb, 64);
     va_list copy;
     va_copy(copy, ap);
-    int n = vsnprintf(NULL, 0, fmt, copy);
+    int n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, copy);
     va_end(copy);
-    if (n < 0)
+    if (n < 0) {
+        sb->buf[sb->len] = '\0';
         return;
-    sb_grow(sb, (size_t)n);
-    vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+    }
+    if ((size_t)n >= sb->cap - sb->len) {
+        sb_grow(sb, (size_t)n);
+        vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+    }
     sb->len += (size_t)n;
 }
 

@@ -53,18 +53,22 @@ void text_escape(struct strbuf *out, const char *s)
 
 bool text_utf8(struct strbuf *out, const char *s)
 {
+    /* Valid runs are copied whole, as in text_escape: cdm list --json goes through here
+     * for every path. */
     bool valid = true;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
+    const unsigned char *p = (const unsigned char *)s, *run = p;
+    while (*p) {
+        size_t n = *p < 0x80 ? 1 : utf8_len(p);
         if (n) {
-            sb_addn(out, (const char *)p, n);
             p += n;
-        } else {
-            sb_add(out, "\xEF\xBF\xBD");
-            valid = false;
-            p++;
+            continue;
         }
+        sb_addn(out, (const char *)run, (size_t)(p - run));
+        sb_add(out, "\xEF\xBF\xBD");
+        valid = false;
+        run = ++p;
     }
+    sb_addn(out, (const char *)run, (size_t)(p - run));
     return valid;
 }
 
