@@ -334,6 +334,9 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
                 size_t *count);
 /* True when a recorded project's folder no longer exists. */
 bool cdm_project_gone(const char *project);
+/* cdm_project_gone of n projects at once, into gone[i]: each folder holding several of them
+ * is read once (cdm list with 10,000 projects). */
+void cdm_projects_gone(const char *const *projects, size_t n, bool *gone);
 
 /* ---- activation ------------------------------------------------------------------------ */
 

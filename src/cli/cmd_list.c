@@ -63,6 +63,13 @@ static int run_list(struct cli *cli, const struct cli_args *args)
         free(all);
         return cli_fail(cli);
     }
+    /* Whether each project is still there, asked of all at once (usage runs index it). */
+    const char **projects = xmalloc((usage_count ? usage_count : 1) * sizeof(*projects));
+    for (size_t k = 0; k < usage_count; k++)
+        projects[k] = usage[k].project;
+    bool *all_gone = xcalloc(usage_count ? usage_count : 1, sizeof(*all_gone));
+    cdm_projects_gone(projects, usage_count, all_gone);
+    free(projects);
     struct json j;
     json_init(&j);
     if (cli->json)
@@ -76,9 +83,7 @@ static int run_list(struct cli *cli, const struct cli_args *args)
     for (size_t i = 0; i < n; i++) {
         const struct cdm_install_info *in = &all[i];
         struct usage_run run = usage_of(usage, usage_count, in->id);
-        bool *gone = xcalloc(run.count ? run.count : 1, sizeof(*gone));
-        for (size_t k = 0; k < run.count; k++)
-            gone[k] = cdm_project_gone(run.first[k].project);
+        const bool *gone = all_gone + (run.first - usage);
         if (cli->json) {
             json_object_begin(&j);
             cli_json_install(&j, in);
@@ -96,8 +101,8 @@ static int run_list(struct cli *cli, const struct cli_args *args)
             for (size_t k = 0; k < run.count; k++)
                 cli_printf("    used by %s%s\n", run.first[k].project, gone[k] ? " (gone)" : "");
         }
-        free(gone);
     }
+    free(all_gone);
     if (cli->json) {
         json_array_end(&j);
         json_print(&j, stdout);

@@ -134,6 +134,17 @@ int cdm_project_find(cdm_ctx *ctx, const char *start, struct cdm_project *out)
     return rc;
 }
 
+void cdm_projects_gone(const char *const *projects, size_t n, bool *gone)
+{
+    enum fs_kind *kinds = xmalloc((n ? n : 1) * sizeof(*kinds));
+    fs_kinds(projects, n, kinds);
+    for (size_t i = 0; i < n; i++)
+        gone[i] = kinds[i] == FS_NONE  ? true
+                  : kinds[i] == FS_DIR ? false
+                                       : cdm_project_gone(projects[i]); /* a link: resolve it */
+    free(kinds);
+}
+
 bool cdm_project_gone(const char *project)
 {
     /* Recorded projects are canonical paths, so one lstat answers (cdm list asks it of

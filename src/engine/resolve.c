@@ -2,6 +2,7 @@
 #include "db.h"
 #include "store.h"
 #include "version.h"
+#include "platform/fs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,17 @@ int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
     int rc = store_open_settled(ctx);
     if (rc || (rc = db_install_list(ctx, out, count)))
         return rc;
+    /* Which folders are there, asked of all at once (one read of the store's folder). */
+    const char **paths = xmalloc((*count ? *count : 1) * sizeof(*paths));
+    enum fs_kind *kinds = xmalloc((*count ? *count : 1) * sizeof(*kinds));
     for (size_t i = 0; i < *count; i++)
-        store_install_state(ctx, &(*out)[i]);
+        paths[i] = (*out)[i].path;
+    fs_kinds(paths, *count, kinds);
+    for (size_t i = 0; i < *count; i++)
+        if (kinds[i] != FS_DIR) /* the rare case: store_install_state asks again and says why */
+            store_install_state(ctx, &(*out)[i]);
+    free(kinds);
+    free(paths);
     return CDM_OK;
 }
 

@@ -215,4 +215,17 @@ run_cdm history "$G" --json
 expect_rc 0 "its history stays readable"
 check "ending with a 'gone' generation" test "$(json '[g["action"] for g in d]')" = "['link', 'gone']"
 
+# ---- many projects in one folder: list reads the folder once, and says the same ---------------
+M=$SCRATCH/many && mkdir -p "$M" && M=$(cd "$M" && pwd -P)
+for i in $(seq -w 1 12); do mkdir -p "$M/p$i" && run_cdm link "$M/p$i" 9.3 -q; done
+rm -rf "$M/p03" "$M/p07"
+rm -rf "$M/p09" && : >"$M/p09"                         # a file where the folder was: gone
+rm -rf "$M/p11" && mkdir -p "$SCRATCH/elsewhere" && ln -s "$SCRATCH/elsewhere" "$M/p11" # a link to a folder: there
+run_cdm list --json
+check "with 12 projects in one folder, list says gone exactly for the deleted folders and the file" \
+  test "$(json '[i["projects_gone"] for i in d if i["id"] == "'$C'"][0]')" = "['$M/p03', '$M/p07', '$M/p09']"
+run_cdm list
+check "and the table marks those three, no other" \
+  test "$(printf '%s\n' "$OUT" | grep -c "used by $M/p[0-9]* (gone)")" = 3
+
 done_testing

@@ -161,6 +161,76 @@ static void locks(cdm_ctx *ctx, const char *scratch)
     free(path);
 }
 
+/* fs_kinds answers as fs_kind does for each path: folders read once when they hold
+ * several, asked per path when they hold few, are missing, or are too large to read. */
+static void kinds_at_once(cdm_ctx *ctx, const char *scratch)
+{
+    char *many = path_join(scratch, "kinds"), *big = path_join(scratch, "kinds-big");
+    fs_mkdir_p(ctx, many);
+    fs_mkdir_p(ctx, big);
+    struct strbuf name = STRBUF_INIT;
+    const char *asked[64];
+    char *owned[64];
+    size_t n = 0;
+    for (int i = 0; i < 12; i++) { /* files and folders, each asked for */
+        sb_reset(&name);
+        sb_addf(&name, "%s/%s%02d", many, i % 3 ? "f" : "d", i);
+        if (i % 3)
+            write_file(ctx, sb_str(&name), "x");
+        else
+            fs_mkdir(ctx, sb_str(&name));
+        asked[n] = owned[n] = xstrdup(sb_str(&name));
+        n++;
+    }
+    char *link = path_join(many, "link");
+    bool linked = fs_symlink(ctx, "f01", link) == CDM_OK;
+    const char *extra[] = {link, "missing-1", "missing-2"};
+    for (size_t i = 0; i < 3; i++) {
+        asked[n] = owned[n] = i ? path_join(many, extra[i]) : xstrdup(extra[i]);
+        n++;
+    }
+    asked[n] = owned[n] = xstrdup(owned[1]); /* the same path twice */
+    n++;
+    for (int i = 0; i < 9; i++) { /* a folder that is not there */
+        sb_reset(&name);
+        sb_addf(&name, "%s/absent/p%d", scratch, i);
+        asked[n] = owned[n] = xstrdup(sb_str(&name));
+        n++;
+    }
+    /* a folder of 1,600 entries asked about 8: read only up to its budget, then asked per path */
+    for (int i = 0; i < 1600; i++) {
+        sb_reset(&name);
+        sb_addf(&name, "%s/e%04d", big, i);
+        write_file(ctx, sb_str(&name), "");
+        if (i % 200 == 7) {
+            asked[n] = owned[n] = xstrdup(sb_str(&name));
+            n++;
+        }
+    }
+    enum fs_kind got[64];
+    fs_kinds(asked, n, got);
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++) {
+        same += got[i] == fs_kind(asked[i]);
+        if (got[i] != fs_kind(asked[i]))
+            printf("# %s: %d, fs_kind says %d\n", asked[i], (int)got[i], (int)fs_kind(asked[i]));
+    }
+    is_int((int)same, (int)n,
+           "fs_kinds agrees with fs_kind on %zu paths (files, folders, %s, "
+           "missing names and folders, a repeat, a large folder)",
+           n, linked ? "a link" : "no link: none can be made here");
+    ok(got[0] == FS_DIR && got[1] == FS_FILE && got[13] == FS_NONE && got[15] == FS_FILE,
+       "and the kinds are the right ones");
+    fs_kinds(asked, 0, got);
+    ok(true, "no paths: nothing asked");
+    for (size_t i = 0; i < n; i++)
+        free(owned[i]);
+    sb_free(&name);
+    free(link);
+    free(big);
+    free(many);
+}
+
 static void paths(void)
 {
     char *p = path_join("C:\\cudnn_archive", "8.8.0.121-cuda11");
@@ -194,6 +264,7 @@ int main(int argc, char **argv)
     long_paths(ctx, scratch);
     delete_never_follows(ctx, scratch);
     locks(ctx, scratch);
+    kinds_at_once(ctx, scratch);
     paths();
     is_int(fs_remove_tree(ctx, scratch), CDM_OK, "clean up");
     free(scratch);
