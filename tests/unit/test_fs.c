@@ -231,6 +231,32 @@ static void kinds_at_once(cdm_ctx *ctx, const char *scratch)
     free(many);
 }
 
+/* Reading the first bytes of a large file reads those, not the file (is_zip on a 366 MB
+ * archive read all of it). */
+static void read_stops_at_max(cdm_ctx *ctx, const char *scratch)
+{
+    char *path = path_join(scratch, "large");
+    struct fs_file *f = NULL;
+    static char block[65536];
+    memset(block, 'z', sizeof(block));
+    bool made = fs_file_create(ctx, path, false, &f) == CDM_OK;
+    for (int i = 0; made && i < 16; i++)
+        made = fs_file_write(ctx, f, block, sizeof(block)) == CDM_OK;
+    made = f && fs_file_close(ctx, f) == CDM_OK && made;
+    FILE *in = fs_fopen(path, "rb");
+    struct strbuf head = STRBUF_INIT;
+    bool read = in && sb_read_stream(&head, in, 4);
+    long at = in ? ftell(in) : -1;
+    if (in)
+        fclose(in);
+    ok(made && read && head.len == 4 && at == 4,
+       "the first 4 bytes of a 1 MiB file: 4 kept, and the file read no further (at %ld)", at);
+    sb_reset(&head);
+    ok(fs_read_file(path, 100000, &head) && head.len == 100000, "fs_read_file keeps max bytes");
+    sb_free(&head);
+    free(path);
+}
+
 static void paths(void)
 {
     char *p = path_join("C:\\cudnn_archive", "8.8.0.121-cuda11");
@@ -265,6 +291,7 @@ int main(int argc, char **argv)
     delete_never_follows(ctx, scratch);
     locks(ctx, scratch);
     kinds_at_once(ctx, scratch);
+    read_stops_at_max(ctx, scratch);
     paths();
     is_int(fs_remove_tree(ctx, scratch), CDM_OK, "clean up");
     free(scratch);
