@@ -112,12 +112,14 @@ static int write_job(struct worker *k, struct archive *a, struct job *j, struct 
         int r = archive_read_data_block(a, &buf, &n, &at);
         if (r == ARCHIVE_EOF)
             break;
-        if (r < ARCHIVE_WARN || at != (la_int64_t)j->size) {
+        /* A bad CRC comes as ARCHIVE_WARN: any word but OK is a refusal (as archive_read_data,
+         * which returns it as a negative count). */
+        if (r != ARCHIVE_OK || at != (la_int64_t)j->size) {
             rc = cdm_error_set(ctx, CDM_EARCHIVE,
                                "cannot read archive '%s' at entry '%s': %s; the file is "
                                "damaged or incomplete, download it again",
                                sh->path, j->raw,
-                               r < ARCHIVE_WARN ? archive_error_string(a) : "a gap in its data");
+                               r != ARCHIVE_OK ? archive_error_string(a) : "a gap in its data");
             break;
         }
         j->size += (uint64_t)n;
