@@ -65,7 +65,9 @@ check "and the link stays" valid_link
 rounds=30 killed=0 invalid=0 inconsistent=0
 for i in $(seq 1 $rounds); do
   if [ $((i % 2)) -eq 0 ]; then v=9.1; else v=9.2; fi
-  "$CDM" link "$P" "$v" -q 2>/dev/null &
+  # (a sanitized cdm checks no leaks here: a kill that lands during LeakSanitizer's check
+  # at exit makes it report that it cannot stop the dying thread)
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$CDM" link "$P" "$v" -q 2>/dev/null &
   pid=$!
   sleep "0.0$((RANDOM % 6))$((RANDOM % 10))"
   kill -9 "$pid" 2>/dev/null
