@@ -60,8 +60,17 @@ diag "$total commands in ${seconds}s, $succeeded succeeded; by command (ok/all):
 diag "$(cat "$SCRATCH"/worker.? | awk -F'|' '{split($1, c, " "); all[c[1]]++; if ($2 == 0) ok[c[1]]++}
   END {for (k in all) printf "%s %d/%d  ", k, ok[k], all[k]}')"
 check "eight processes ran at least 40 commands" test "$total" -ge 40
-for kind in install link rollback remove gc; do
+for kind in install link gc; do
   check "some $kind succeeded" grep -q "^$kind .*|0$" "$SCRATCH"/worker.?
+done
+# A rollback or a remove may be refused every time in a short, slow run (nothing to go back
+# to, every version linked): then the mix did not exercise them, which is said, not failed.
+for kind in rollback remove; do
+  if grep -q "^$kind .*|0$" "$SCRATCH"/worker.?; then
+    ok "some $kind succeeded"
+  else
+    skip "some $kind succeeded" "each of this run's $(grep -c "^$kind " "$SCRATCH"/worker.? | awk -F: '{n += $2} END {print n}') attempts was refused"
+  fi
 done
 if cat "$SCRATCH"/worker.?.bad >/dev/null 2>&1; then
   not_ok "no command crashed, hung or exited with a status above 1"
