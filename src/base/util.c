@@ -146,8 +146,8 @@ void sb_free(struct strbuf *sb)
 
 bool sb_read_stream(struct strbuf *sb, FILE *f, size_t max)
 {
-    /* Stops at max: reading on only to discard it read a whole 366 MB archive to learn
-     * whether its first four bytes say zip. */
+    /* Stops at max: reading on to discard the rest read a whole 366 MB archive to learn
+     * whether its first four bytes say zip (a pipe: sb_read_command_output). */
     char buf[4096];
     size_t n, kept = 0;
     while (kept < max) {
@@ -158,6 +158,15 @@ bool sb_read_stream(struct strbuf *sb, FILE *f, size_t max)
         kept += n;
     }
     return !ferror(f);
+}
+
+bool sb_read_command_output(struct strbuf *sb, FILE *f, size_t max)
+{
+    bool read = sb_read_stream(sb, f, max);
+    char rest[4096]; /* what is past max is read and dropped */
+    while (fread(rest, 1, sizeof(rest), f) > 0)
+        ;
+    return read && !ferror(f);
 }
 
 void strv_free(char **v)

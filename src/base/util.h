@@ -48,9 +48,11 @@ void sb_reset(struct strbuf *sb);
 const char *sb_str(const struct strbuf *sb); /* "" when empty */
 char *sb_detach(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
-/* Append the rest of stream f, keeping at most max bytes of it; the rest is read and
- * dropped, so that a pipe's writer never blocks. False on a read error. */
+/* Append at most max bytes of stream f, reading no further. False on a read error. */
 bool sb_read_stream(struct strbuf *sb, FILE *f, size_t max);
+/* The same for a command's output (a popen stream): what is past max is read and dropped,
+ * so that the command neither blocks nor dies of a closed pipe for having said more. */
+bool sb_read_command_output(struct strbuf *sb, FILE *f, size_t max);
 
 /* Free a NULL-terminated array of malloc'd strings and the array (NULL is fine). */
 void strv_free(char **v);

@@ -33,12 +33,20 @@ static void offer_choices(const char *current, const char *list)
     }
 }
 
-static void offer_installs(struct cli *cli, const char *current)
+/* The context for finding candidates: a completion prints no warning (a bad config is
+ * the command's to report when it runs). */
+static cdm_ctx *quiet_ctx(struct cli *cli)
 {
     bool quiet = cli->quiet;
     cli->quiet = true;
     cdm_ctx *ctx = cli_ctx(cli);
     cli->quiet = quiet;
+    return ctx;
+}
+
+static void offer_installs(struct cli *cli, const char *current)
+{
+    cdm_ctx *ctx = quiet_ctx(cli);
     struct cdm_install_info *all = NULL;
     size_t n = 0;
     if (!ctx || cdm_list(ctx, &all, &n) != CDM_OK)
@@ -51,27 +59,23 @@ static void offer_installs(struct cli *cli, const char *current)
 /* The CUDA toolkits cdm finds, by the X.Y that --toolkit takes (each once), and "none". */
 static void offer_toolkits(struct cli *cli, const char *current)
 {
-    bool quiet = cli->quiet;
-    cli->quiet = true;
-    cdm_ctx *ctx = cli_ctx(cli);
-    cli->quiet = quiet;
+    cdm_ctx *ctx = quiet_ctx(cli);
     struct cdm_toolkit *all = NULL;
     size_t n = 0;
     if (ctx && cdm_toolkits(ctx, &all, &n) == CDM_OK) {
+        char(*offered)[64] = xcalloc(n ? n : 1, sizeof(*offered));
         for (size_t i = 0; i < n; i++) {
-            char major_minor[64];
-            snprintf(major_minor, sizeof(major_minor), "%s", all[i].version);
-            char *dot = strchr(major_minor, '.');
+            snprintf(offered[i], sizeof(offered[i]), "%s", all[i].version);
+            char *dot = strchr(offered[i], '.');
             if (dot && (dot = strchr(dot + 1, '.')))
                 *dot = '\0'; /* "13.0.88" -> "13.0" */
             bool seen = false;
             for (size_t j = 0; j < i && !seen; j++)
-                seen = !strncmp(all[j].version, major_minor, strlen(major_minor)) &&
-                       (all[j].version[strlen(major_minor)] == '.' ||
-                        !all[j].version[strlen(major_minor)]);
+                seen = !strcmp(offered[j], offered[i]);
             if (!seen)
-                offer_str(current, major_minor);
+                offer_str(current, offered[i]);
         }
+        free(offered);
     }
     free(all);
     offer_str(current, "none");
@@ -81,10 +85,7 @@ static void offer_toolkits(struct cli *cli, const char *current)
  * one: what --to can go back to. */
 static void offer_generations(struct cli *cli, const char *current, const char *project)
 {
-    bool quiet = cli->quiet;
-    cli->quiet = true;
-    cdm_ctx *ctx = cli_ctx(cli);
-    cli->quiet = quiet;
+    cdm_ctx *ctx = quiet_ctx(cli);
     struct cdm_which_info near;
     if (!ctx || (!project && cdm_which(ctx, NULL, &near) != CDM_OK))
         return;

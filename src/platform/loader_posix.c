@@ -124,11 +124,7 @@ char *loader_run_capture(const char *program, const char *arg)
     if (!p)
         return NULL;
     struct strbuf out = STRBUF_INIT;
-    bool read = sb_read_stream(&out, p, 1u << 20);
-    char rest[4096]; /* what is past the first MiB is read and dropped: the command must not
-                      * die of a closed pipe (SIGPIPE) for having said more */
-    while (fread(rest, 1, sizeof(rest), p) > 0)
-        ;
+    bool read = sb_read_command_output(&out, p, 1u << 20);
     int status = pclose(p);
     if (!read || status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         sb_free(&out);
