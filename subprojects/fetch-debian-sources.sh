@@ -9,9 +9,10 @@
 #   cJSON 1.7.15      bookworm's cjson_1.7.15.orig.tar.gz == GitHub's v1.7.15
 #                     archive; Debian's security patches are in
 #                     packagefiles/cjson-debian-patches (cjson.wrap applies them)
-#   SQLite 3.40.1     bookworm's sqlite3 source tree; the amalgamation that
-#                     sqlite3.wrap names cannot be rebuilt byte for byte, so
-#                     sqlite3.c/sqlite3.h are generated (tclsh) into the
+#   SQLite 3.40.1     bookworm's sqlite3 source tree with Debian's patches
+#                     (debian/patches/series, security fixes included); the
+#                     amalgamation that sqlite3.wrap names cannot be rebuilt
+#                     byte for byte, so sqlite3.c/sqlite3.h are generated (tclsh) into the
 #                     wrap's folder instead
 # and are kept in $CDM_DEPS_CACHE (default /var/cache/cdm-win-deps), outside
 # the clone, so a second run (or CI with that folder cached) downloads and
@@ -88,16 +89,31 @@ for t in "${tarballs[@]}"; do
 	fi
 done
 
-if [ -f "$cache/$sqlite_dir/sqlite3.c" ]; then
-	say "cached: $sqlite_dir (generated)"
+# debian-patches names the Debian revision whose patches the amalgamation has; a cache made
+# before the patches were applied lacks it and is made again.
+if [ -f "$cache/$sqlite_dir/sqlite3.c" ] && [ -f "$cache/$sqlite_dir/debian-patches" ]; then
+	say "cached: $sqlite_dir (generated, Debian patches of $(head -n1 "$cache/$sqlite_dir/debian-patches"))"
 else
-	for tool in tclsh cc make; do
+	rm -rf "${cache:?}/$sqlite_dir"
+	for tool in tclsh cc make patch; do
 		command -v "$tool" >/dev/null ||
-			die "'$tool' is needed to generate the SQLite amalgamation: apt-get install tcl gcc make"
+			die "'$tool' is needed to generate the SQLite amalgamation: apt-get install tcl gcc make patch"
 	done
 	fetch_source sqlite3/bookworm "$sqlite_orig" "$sqlite_sha"
-	say "generating sqlite3.c and sqlite3.h (configure; make sqlite3.c)"
 	tar -xf "$work/$sqlite_orig" -C "$work"
+	debian_tar=$(find "$work" -maxdepth 1 -name 'sqlite3_3.40.1-*.debian.tar.xz' | head -n1)
+	[ -n "$debian_tar" ] || die "source package 'sqlite3/bookworm' has no debian.tar.xz: its patches cannot be applied"
+	tar -xf "$debian_tar" -C "$work/sqlite3-3.40.1"
+	revision=${debian_tar##*/sqlite3_}
+	revision=${revision%.debian.tar.xz}
+	say "applying Debian's patches of sqlite3 $revision"
+	while read -r patch_name; do
+		case $patch_name in '' | '#'*) continue ;; esac
+		patch -d "$work/sqlite3-3.40.1" -p1 -s <"$work/sqlite3-3.40.1/debian/patches/$patch_name" ||
+			die "Debian's patch '$patch_name' of sqlite3 $revision does not apply"
+		printf '%s\n' "$patch_name" >>"$work/applied"
+	done <"$work/sqlite3-3.40.1/debian/patches/series"
+	say "generating sqlite3.c and sqlite3.h (configure; make sqlite3.c)"
 	mkdir "$work/bld" "$work/$sqlite_dir"
 	if ! (cd "$work/bld" && ../sqlite3-3.40.1/configure >build.log 2>&1 && make sqlite3.c >>build.log 2>&1); then
 		tail -n 20 "$work/bld/build.log" >&2
@@ -105,6 +121,7 @@ else
 	fi
 	cp "$work/bld/sqlite3.c" "$work/bld/sqlite3.h" "$work/sqlite3-3.40.1/src/sqlite3ext.h" \
 		"$work/sqlite3-3.40.1/LICENSE.md" "$work/$sqlite_dir/"
+	{ echo "$revision"; cat "$work/applied"; } >"$work/$sqlite_dir/debian-patches"
 	mv "$work/$sqlite_dir" "$cache/$sqlite_dir"
 fi
 
@@ -118,4 +135,8 @@ done
 for f in "$cache/$sqlite_dir"/* "$here/packagefiles/sqlite3/meson.build"; do
 	cmp -s "$f" "$here/$sqlite_dir/${f##*/}" || cp "$f" "$here/$sqlite_dir/"
 done
+# Run through sudo, the clone's new files go to the user who ran sudo, as the clone does.
+if [ "$(id -u)" = 0 ] && [ -n "${SUDO_UID:-}" ]; then
+	chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$here/packagecache" "$here/$sqlite_dir"
+fi
 say "ready: subprojects/packagecache/ and subprojects/$sqlite_dir/ (cache: $cache)"

@@ -1,4 +1,4 @@
-/* SHA-256 from the platform's crypto: OpenSSL's libcrypto on POSIX, BCrypt on Windows. */
+/* SHA-256 from the platform's crypto: Nettle on POSIX, BCrypt on Windows. */
 #ifndef CDM_SHA256_H
 #define CDM_SHA256_H
 
