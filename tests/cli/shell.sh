@@ -200,4 +200,30 @@ check "activate --json describes the activation" \
 run_cdm hook tcsh
 expect_rc 2 "hook for an unknown shell is a usage error"
 
+# The prompt hook's common case, nothing changed since the last prompt: decided from the
+# environment and the link alone, with neither database opened (the hook runs at every
+# prompt), and nothing printed for the shell to evaluate.
+cd "$P1" || exit 1
+eval "$("$CDM" activate --shell bash "$P1")"
+if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
+  trace=$SCRATCH/trace-auto
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    strace -f -o "$trace" -e trace=openat,open,stat,newfstatat "$CDM" activate --auto --shell bash \
+    >"$SCRATCH/auto.out" 2>"$SCRATCH/auto.err"
+  check "activate --auto in the active project prints nothing" test ! -s "$SCRATCH/auto.out"
+  if grep -qE 'cdm\.db|state\.db' "$trace"; then
+    not_ok "and opens no database"
+    diag "$(grep -E 'cdm\.db|state\.db' "$trace")"
+  else
+    ok "and opens no database"
+  fi
+  ln -sfn "$CDM_ROOT/8.2.1.32-cuda11" "$P1/cuda_link.new" && mv -T "$P1/cuda_link.new" "$P1/cuda_link"
+  OUT=$("$CDM" activate --auto --shell bash 2>/dev/null)
+  check "after the link changed, it activates the new target" \
+    grep -q "CDM_ACTIVE='8.2.1.32-cuda11'" <<<"$OUT"
+  ln -sfn "$CDM_ROOT/9.1.0.70-cuda12" "$P1/cuda_link.new" && mv -T "$P1/cuda_link.new" "$P1/cuda_link"
+else
+  skip "activate --auto opens no database" "no strace, or ptrace is not allowed here"
+fi
+
 done_testing
