@@ -1,4 +1,4 @@
-/* SHA-256 from the platform's crypto (OpenSSL or BCrypt) against FIPS 180-2 vectors. */
+/* SHA-256 from the platform's crypto (Nettle or BCrypt) against FIPS 180-2 vectors. */
 #include "platform/sha256.h"
 #include "tap.h"
 
