@@ -223,11 +223,14 @@ void entry_check(struct entry_checker *c, const char *raw, enum entry_kind kind,
                                                : "appears twice in the archive";
         return;
     }
-    if (++c->entries > c->max_entries) {
+    if (++c->entries > c->max_entries)
         v->too_many = true;
-        return;
-    }
-    v->why = check_kind(c, kind, link_target, v);
+    else
+        v->why = check_kind(c, kind, link_target, v);
+    /* A link refused, or past the limit, is not held: its name must not lead to the index
+     * that the next link held will take (entry_links_check would follow it there). */
+    if ((v->why || v->too_many) && (kind == ENTRY_SYMLINK || kind == ENTRY_HARDLINK))
+        *seen = SEEN(ENTRY_UNKNOWN, 0);
 }
 
 /* Follow link i through the links beside it to what it ends at. A hard link's target

@@ -10,6 +10,9 @@ entry)
   seed '0top/\n1top/lib/libcudnn.so.9.1.0\n2top/lib/libcudnn.so.9\tlibcudnn.so.9.1.0\n2top/lib/libcudnn.so\tlibcudnn.so.9\n'
   seed '0top/\n2top/lib/up\t..\n2top/lib/x\tup/../..\n1top/lib/up/f\n'
   seed '0top/\n1top/lib/a\n3top/lib/h\ttop/lib/a\n2top/lib/l\tC:\\\\x\n'
+  # found by this fuzzer: a link held names a link refused (no target), then the links
+  # are checked; the refused one's index was past the links held
+  seed '\n/0oto/up?\t`.\n\n/0oto/`.\no\n'
   ;;
 names)
   for s in cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \

@@ -134,6 +134,43 @@ static void links(void)
     entry_checker_free(&c);
 }
 
+/* A link refused is not held: a link held that names it finds nothing there, neither an
+ * index past the links held (found by fuzz_entry) nor the next link held at that index. */
+static void refused_links(void)
+{
+    struct entry_checker c;
+    const char *name;
+    start(&c);
+    struct entry_verdict v;
+    entry_check(&c, "top/up", ENTRY_SYMLINK, "gone", &v);
+    ok(!v.why, "a link to a name that comes later is held");
+    is_str(why(&c, "top/gone", ENTRY_SYMLINK, NULL), "is a link without a target",
+           "the name it points to is a link refused");
+    is_str(links_why(&c, &name), "points to nothing beside it in the archive",
+           "the link held finds nothing there");
+    entry_checker_free(&c);
+
+    start(&c);
+    entry_check(&c, "top/up", ENTRY_SYMLINK, "gone", &v);
+    why(&c, "top/gone", ENTRY_SYMLINK, "/etc/passwd");
+    entry_check(&c, "top/b", ENTRY_SYMLINK, "file", &v);
+    entry_check(&c, "top/file", ENTRY_FILE, NULL, &v);
+    ok(!v.why, "another link and its file are held after the refused one");
+    is_str(links_why(&c, &name), "points to nothing beside it in the archive",
+           "and the first link does not follow the refused name to that other link");
+    is_str(name, "up", "naming the first link");
+    entry_checker_free(&c);
+
+    start(&c);
+    c.max_entries = 1;
+    entry_check(&c, "top/up", ENTRY_SYMLINK, "late", &v);
+    entry_check(&c, "top/late", ENTRY_SYMLINK, "x", &v);
+    ok(v.too_many, "a link past max_entries is too many");
+    is_str(links_why(&c, &name), "points to nothing beside it in the archive",
+           "and is not held either");
+    entry_checker_free(&c);
+}
+
 static void limits(void)
 {
     struct entry_checker c;
@@ -153,6 +190,7 @@ int main(void)
     top_folder();
     names();
     links();
+    refused_links();
     limits();
     return tap_done();
 }
