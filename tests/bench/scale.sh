@@ -36,38 +36,29 @@ hyperfine -N --warmup 5 --runs "${RUNS:-50}" --export-json "$json" \
   "$cdm list" \
   "$cdm list --json" \
   >/dev/null
-# Activation is held against /bin/true, a ratio near 1: a busy moment of the machine during
-# one of the two series and not the other moves it by half. So the two are timed in turns,
-# ROUNDS rounds of a few runs each, a ratio per round, and the median round reported.
-rounds=${ROUNDS:-9}
-for ((r = 0; r < rounds; r++)); do
-  hyperfine -N --warmup 5 --runs "${ROUND_RUNS:-60}" --export-json "$json.round$r" \
-    /bin/true \
-    "$cdm activate --shell bash" \
-    "$cdm activate --auto --shell bash" \
-    >/dev/null
-done
+# Activation is held against /bin/true, a ratio near 1: timed in turns, rounds of a few runs,
+# the median round reported with the range (turns.py says why).
+python3 "$here/turns.py" /bin/true "$cdm activate --shell bash" "$cdm activate --auto --shell bash" \
+  >"$json.turns"
 # A link switch: each timed run switches the project to a, after an untimed switch to b.
 hyperfine -N --warmup 3 --runs "${RUNS:-50}" --export-json "$json.link" \
   --prepare "$cdm link -q $switch $b" "$cdm link -q $switch $a" >/dev/null
 
-python3 - "$json" "$rounds" "$installs" "$projects" <<'EOF'
-import json, statistics, sys
-base, rounds = sys.argv[1], int(sys.argv[2])
+python3 - "$json" "$installs" "$projects" <<'EOF'
+import json, sys
+base = sys.argv[1]
 def means(path):
     return {r["command"].split("/")[-1]: r["mean"] * 1000 for r in json.load(open(path))["results"]}
 ms = means(base)
 true = ms.pop("true")
 link = means(base + ".link")
-print("store: %s installs, %s projects; /bin/true %.2f ms" % (sys.argv[3], sys.argv[4], true))
+print("store: %s installs, %s projects; /bin/true %.2f ms" % (sys.argv[2], sys.argv[3], true))
 for cmd, goal in (("cdm list", 50), ("cdm list --json", 60)):
     print("%-34s %8.2f ms  %5.1fx /bin/true  (goal %g ms)" % (cmd, ms[cmd], ms[cmd] / true, goal))
-per_round = [means("%s.round%d" % (base, r)) for r in range(rounds)]
-for cmd, goal in (("cdm activate --shell bash", 3), ("cdm activate --auto --shell bash", 1.5)):
-    ratios = sorted(m[cmd] / m["true"] for m in per_round)
-    times = sorted(m[cmd] for m in per_round)
-    print("%-34s %8.2f ms  %5.2fx /bin/true  (goal %gx; median of %d rounds, from %.2fx to %.2fx)" %
-          (cmd, statistics.median(times), statistics.median(ratios), goal, rounds, ratios[0], ratios[-1]))
+turns = [line.rstrip("\n").split("\t") for line in open(base + ".turns")][1:]
+for (cmd, t, ratio, low, high), goal in zip(turns, (3, 1.5)):
+    print("%-34s %8.2f ms  %5.2fx /bin/true  (goal %gx; median of the rounds, from %.2fx to %.2fx)" %
+          (cmd.split("/")[-1], float(t), float(ratio), goal, float(low), float(high)))
 t = list(link.values())[0]
 print("%-34s %8.2f ms  %5.1fx /bin/true  (goal 10 ms)" % ("cdm link (a switch)", t, t / true))
 EOF
