@@ -46,7 +46,8 @@ done
 cache=${CDM_TEST_CACHE:-${TMPDIR:-/tmp}/cdm-test-cache}/tree-sitter-powershell
 # The registry fails now and then: three tries, further apart each time. tree-sitter builds
 # a native module: it takes the system's node headers (libnode-dev) when they are this
-# node's, rather than downloading them from nodejs.org.
+# node's, rather than downloading them from nodejs.org. Each try has 60 s: a machine that
+# cannot reach the registry fails fast and says so, rather than waiting for meson's timeout.
 npm_install() {
   local try nodedir=()
   local h=/usr/include/node/node_version.h
@@ -55,7 +56,7 @@ npm_install() {
   fi
   for try in 1 2 3; do
     (mkdir -p "$cache" && cd "$cache" &&
-      npm install --no-audit --no-fund --silent "${nodedir[@]}" tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null 2>&1) &&
+      timeout 60 npm install --no-audit --no-fund --silent "${nodedir[@]}" tree-sitter@0.25.1 tree-sitter-powershell@0.26.4 >/dev/null 2>&1) &&
       return 0
     [ $try -lt 3 ] && sleep $((try * 5))
   done
@@ -64,7 +65,7 @@ npm_install() {
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   skip_tool "PowerShell text parses with tree-sitter-powershell" "node or npm is not installed"
 elif [ ! -d "$cache/node_modules/tree-sitter-powershell" ] && ! npm_install; then
-  skip_tool "PowerShell text parses with tree-sitter-powershell" "npm could not install tree-sitter-powershell 0.26.4"
+  skip_tool "PowerShell text parses with tree-sitter-powershell" "npm could not install tree-sitter-powershell 0.26.4 from the registry (3 tries of 60 s)"
 else
   ps() { NODE_PATH="$cache/node_modules" node --no-warnings "$TESTS_DIR/ps_parse.mjs" : 2>&1; }
   parsed=$(printf '%s\n' "$("$CDM" activate --shell pwsh)" | ps)
