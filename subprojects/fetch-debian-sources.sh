@@ -23,6 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${CDM_DEPS_CACHE:-/var/cache/cdm-win-deps}
 sources=/etc/apt/sources.list.d/debian.sources
 trixie_src=/etc/apt/sources.list.d/cdm-trixie-src.sources
+bookworm_src=/etc/apt/sources.list.d/cdm-bookworm-src.sources
 
 # file in the cache and packagecache | Debian source/suite | Debian orig file | sha256
 # (the suite matters: with trixie's deb-src present, apt-get would pick trixie's
@@ -44,15 +45,27 @@ apt_ready=
 prepare_apt() {
 	[ -n "$apt_ready" ] && return
 	[ "$(id -u)" = 0 ] || die "the cache '$cache' is incomplete and filling it needs root (apt-get): run once as root, or point CDM_DEPS_CACHE at a filled cache"
-	[ -f "$sources" ] || die "'$sources' not found: add deb-src entries for bookworm and trixie by hand"
-	if ! grep -q '^Types:.*deb-src' "$sources"; then
-		say "adding deb-src to the Types: lines of $sources"
-		sed -i 's/^Types: deb$/Types: deb deb-src/' "$sources"
+	local uri
+	if [ -f "$sources" ]; then
+		if ! grep -q '^Types:.*deb-src' "$sources"; then
+			say "adding deb-src to the Types: lines of $sources"
+			sed -i 's/^Types: deb$/Types: deb deb-src/' "$sources"
+		fi
+		uri=$(sed -n 's/^URIs: *//p' "$sources" | head -n1)
+	else
+		# The one-line format (/etc/apt/sources.list, as debootstrap and older installs
+		# write it): the mirror of its first bookworm line, with a deb-src file of our own.
+		uri=$(awk '$1 == "deb" && / bookworm / { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1)
+		[ -n "$uri" ] || die "no bookworm mirror in '$sources' or /etc/apt/sources.list: add deb-src entries for bookworm and trixie by hand"
+		if [ ! -f "$bookworm_src" ]; then
+			say "adding bookworm deb-src ($uri) as $bookworm_src"
+			printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+				"$uri" >"$bookworm_src"
+		fi
 	fi
 	if [ ! -f "$trixie_src" ]; then
 		# Source entries only: no trixie binary package can be installed.
-		local uri
-		uri=$(sed -n 's/^URIs: *//p' "$sources" | head -n1)
 		say "adding trixie deb-src ($uri) as $trixie_src"
 		printf 'Types: deb-src\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
 			"$uri" >"$trixie_src"
