@@ -13,16 +13,35 @@ if printf '%s\n' "$blocks" | grep -Eq '^[[:space:]]*sudo '; then
 else
   ok "no README command starts with a bare sudo (a root machine has none)"
 fi
-readme_pkgs=$(printf '%s\n' "$blocks" | grep -o 'apt-get install -y [^&]*' | head -1 |
-  sed 's/apt-get install -y //' | tr ' ' '\n' | grep -v '^$' | sort -u)
+# The two commands: the line after each marker, inside its block.
+command_after() { awk -v m="$1" 'index($0, m) { want = 1; next } want && /^ *```/ { if (inside) exit; inside = 1; next } want && inside { sub(/^ */, ""); print; exit }' "$README"; }
+first=$(command_after '<!-- the first command')
+second=$(command_after '<!-- the second command')
+check "the README has its first command" test -n "$first"
+check "and its second" test -n "$second"
+pkgs_of() { printf '%s\n' "$1" | grep -o 'apt-get install -y [^&]*' | sed 's/apt-get install -y //' | tr ' ' '\n' | grep -v '^$' | sort -u; }
+readme_pkgs=$(pkgs_of "$first")
+test_pkgs=$(pkgs_of "$second")
 ci_pkgs=$(sed -n '/^packages=(/,/^)/p' "$TESTS_DIR/../.ci/run" | sed 's/#.*//; s/packages=(//; s/)//' |
   tr ' ' '\n' | grep -v '^$' | sort -u)
 ci_build=$(sed -n '/^packages=(/,/^  # tests/p' "$TESTS_DIR/../.ci/run" | sed 's/#.*//; s/packages=(//' |
   tr ' ' '\n' | grep -v '^$' | sort -u)
-extra=$(comm -23 <(printf '%s\n' "$readme_pkgs") <(printf '%s\n' "$ci_pkgs"))
+extra=$(comm -23 <(printf '%s\n' "$readme_pkgs" "$test_pkgs" | sort -u) <(printf '%s\n' "$ci_pkgs"))
 missing=$(comm -13 <(printf '%s\n' "$readme_pkgs") <(printf '%s\n' "$ci_build"))
-check "the Quick start installs only packages .ci/run installs${extra:+ (not: $extra)}" test -z "$extra"
-check "and every package .ci/run installs for the build${missing:+ (missing: $missing)}" test -z "$missing"
+check "the two commands install only packages .ci/run installs${extra:+ (not: $extra)}" test -z "$extra"
+check "and the first every package .ci/run installs for the build${missing:+ (missing: $missing)}" test -z "$missing"
+# What the static link of libarchive needs: every -lNAME that pkg-config names has its
+# static library from a package the first command installs (a fresh machine has no other).
+if command -v dpkg >/dev/null && pkg-config --exists libarchive 2>/dev/null; then
+  for l in $(pkg-config --static --libs-only-l libarchive | tr ' ' '\n' | sed -n 's/^-l//p'); do
+    owner=$(dpkg -S "lib$l.a" 2>/dev/null | grep -v mingw | head -n1 | cut -d: -f1)
+    check "the first command installs lib$l.a for the static link (${owner:-no package has it here})" \
+      sh -c 'test -n "$1" && printf "%s\n" "$2" | grep -qx "$1"' _ "$owner" "$readme_pkgs"
+  done
+fi
+check "the first command builds, installs into ~/.local and runs the demo with the installed cdm" \
+  sh -c 'printf "%s" "$1" | grep -q "meson install -C build && .*tests/demo.sh build ~/.local/bin/cdm$"' _ "$first"
+check "the second command runs the whole suite" sh -c 'printf "%s" "$1" | grep -q "&& meson test -C build"' _ "$second"
 
 # ---- CI: every tool it installs is mandatory ------------------------------------------------
 check ".ci/run sets CI=true" grep -q '^export CI=true$' "$TESTS_DIR/../.ci/run"
@@ -44,6 +63,18 @@ fi
 for f in bin/cdm share/bash-completion/completions/cdm share/zsh/site-functions/_cdm \
   share/fish/vendor_completions.d/cdm.fish share/cdm/completions/cdm.ps1; do
   check "installs $f, as the Quick start says" test -e "$DEST$prefix/$f"
+done
+# The first command's last step, with the cdm just installed (into the destdir): the main
+# job on the sample, each step printed.
+if (cd "$TESTS_DIR/.." && bash tests/demo.sh "$BUILD_DIR" "$DEST$prefix/bin/cdm") >"$SCRATCH/demo.out" 2>&1 &&
+  grep -q '^demo: done' "$SCRATCH/demo.out"; then
+  ok "the demo installs, links, activates, lists and examines with the installed cdm"
+else
+  not_ok "the demo installs, links, activates, lists and examines with the installed cdm"
+  diag "$(tail -8 "$SCRATCH/demo.out")"
+fi
+for step in "install " "link " "which" "list" "doctor"; do
+  check "the demo prints the step '$step' before it runs it" grep -q "^+ .*/cdm $step" "$SCRATCH/demo.out"
 done
 if command -v scdoc >/dev/null; then
   check "installs the man page cdm(1)" test -s "$DEST$prefix/share/man/man1/cdm.1"
