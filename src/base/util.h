@@ -95,8 +95,9 @@ char *path_dirname(const char *path);
 /* Lowercase hex of n bytes into out (2n + 1 chars, NUL-terminated). */
 void hex_encode(const unsigned char *bytes, size_t n, char *out);
 
-/* Levenshtein distance between a and b, counted up to limit + 1 (a "did you mean" needs
- * only to know whether it is small). */
+/* Edit distance between a and b (Damerau's, as git's "did you mean": an insertion, a
+ * deletion, a change or a swap of two neighbouring letters is one edit), counted up to
+ * limit + 1 (a "did you mean" needs only to know whether it is small). */
 size_t str_edit_distance(const char *a, const char *b, size_t limit);
 /* The candidate closest to word within a distance of at most a third of word's length
  * (at least 1, at most 3), NULL when none is that close: for "did you mean". */

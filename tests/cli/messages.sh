@@ -70,6 +70,9 @@ expect_err "^removed 2 leftover\(s\)$" "then counts them"
 run_cdm instal x
 expect_rc 2 "a mistyped command is a usage error"
 expect_err "^cdm: 'instal' is not a command; did you mean 'install'\? \(see 'cdm help'\)$" "naming the nearest command"
+run_cdm lsit
+expect_rc 2 "a command with two letters swapped is a usage error"
+expect_err "^cdm: 'lsit' is not a command; did you mean 'list'\? \(see 'cdm help'\)$" "naming the command (a swap is one edit)"
 run_cdm remove 9.1 --forse
 expect_rc 2 "a mistyped option is a usage error"
 expect_err "^cdm: unknown option '--forse'; did you mean '--force'\?$" "naming the nearest option"
