@@ -508,8 +508,8 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req,
  * on Windows) to <project>/<link>/<lib_dir>, so the frameworks' own search path (torch's
  * RPATH $ORIGIN/../../nvidia/cudnn/lib) leads to the project's cuDNN, and every later link or
  * rollback of the project applies to the environment too. The wheel's folder is moved
- * aside (under the store, <root>/.attached/N, or beside itself when the store is on another
- * file system) and recorded; cdm detach puts it back as it was. */
+ * aside (beside the user's state, <state's folder>/.attached/N, or beside itself when that
+ * folder is on another file system) and recorded; cdm detach puts it back as it was. */
 struct cdm_attach_request {
     const char *venv;    /* the environment's folder (pyvenv.cfg, lib/python3.X/site-packages) */
     const char *project; /* NULL: the nearest project from the current folder */

@@ -33,12 +33,13 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
     if (attach && !r->changed)
         cli_info(cli, "'%s' follows '%s' already ('%s' -> '%s')\n", r->venv, r->project, r->folder,
                  r->target);
-    else if (attach)
-        cli_info(cli,
-                 "attached '%s' to '%s' (%s): '%s' -> '%s'\nthe wheel's own folder%s%s is kept "
-                 "at '%s'; 'cdm detach %s' puts it back\n",
-                 r->venv, r->project, r->install_id, r->folder, r->target, *r->wheel ? " of " : "",
-                 r->wheel, r->original, r->venv);
+    else if (attach) {
+        /* One line a call: the escaping of the names escapes a line break inside a format. */
+        cli_info(cli, "attached '%s' to '%s' (%s): '%s' -> '%s'\n", r->venv, r->project,
+                 r->install_id, r->folder, r->target);
+        cli_info(cli, "the wheel's own folder%s%s is kept at '%s'; 'cdm detach %s' puts it back\n",
+                 *r->wheel ? " of " : "", r->wheel, r->original, r->venv);
+    }
     else if (!r->changed)
         cli_info(cli, "'%s' is not attached: '%s' is the wheel's own folder\n", r->venv, r->folder);
     else

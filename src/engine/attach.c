@@ -106,8 +106,8 @@ static char *project_target(const struct cdm_activation *act)
     return target;
 }
 
-/* Move the wheel's folder aside: into the store, else (another file system) beside
- * itself. The record names the place before the move, so recovery knows where to look. */
+/* Move the wheel's folder aside: beside the user's state (.attached), else (another file
+ * system) beside itself. The record names the place before the move, so recovery knows where to look. */
 static int move_aside(cdm_ctx *ctx, struct db_attachment *a)
 {
     char *dir = store_attached_dir(ctx, a->id);

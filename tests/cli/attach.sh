@@ -94,10 +94,19 @@ run_cdm detach "$V" --json
 expect_rc 0 "detach"
 check "--json says it changed" test "$(json 'd["changed"], d["folder"]')" = "(True, '$WHEEL')"
 check "the environment is back byte for byte" test "$(digest "$V")" = "$before"
-check "nothing is left under the store's .attached" test -z "$(ls -A "$CDM_ROOT/.attached")"
+check "nothing is left under .attached, beside the user's state" test -z "$(ls -A "$(dirname "$STATE_DB")/.attached")"
 run_cdm detach "$V" --json
 expect_rc 0 "detaching a detached environment"
 check "changes nothing" test "$(json 'd["changed"]')" = False
+# The text: two lines, the second saying where the wheel's folder is kept (the escaping of
+# names must not turn the message's own line break into \x0a).
+run_cdm attach "$V" "$P"
+expect_rc 0 "attach, in text"
+check "says what it did in two lines, no escaped line break" \
+  sh -c 'test "$(printf "%s\n" "$1" | wc -l)" -eq 2 && ! printf "%s" "$1" | grep -q "x0a" &&
+    printf "%s\n" "$1" | sed -n 2p | grep -q "^the wheel.s own folder .* is kept at "' _ "$ERR"
+run_cdm detach "$V"
+expect_rc 0 "and detach again"
 
 # ---- what the framework accepts ----------------------------------------------------------------
 run_cdm attach "$V" "$SCRATCH/p914"
