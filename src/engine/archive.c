@@ -168,8 +168,8 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
             break;
         if (n < 0) {
             rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
-                               "cannot read archive '%s' at entry '%s': %s; the file is "
-                               "damaged or incomplete, download it again",
+                               "cannot read archive '%s' at entry '%s': it is damaged or "
+                               "incomplete; download it again (libarchive: %s)",
                                w->archive_path, rel, archive_error_string(a));
             break;
         }

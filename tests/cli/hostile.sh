@@ -88,6 +88,9 @@ head -c $(($(stat -c %s "$good") / 2)) "$good" >"$cut"
 run_cdm install "$cut"
 expect_rc 1 "a truncated tar.xz is refused"
 expect_err "damaged or incomplete" "saying the file is damaged or incomplete"
+check "with the plain words first, libarchive's only after them" \
+  sh -c 'case "$1" in *": it is damaged or incomplete; download it again (libarchive: "*)
+    ! printf "%s" "${1%%(libarchive:*}" | grep -qi lzma ;; *) false ;; esac' _ "$ERR"
 check "truncated: nothing is left" nothing_left 9.2.0.82-cuda12
 
 zip=$(fixture cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip --pad 50000)
