@@ -116,8 +116,8 @@ static int write_job(struct worker *k, struct archive *a, struct job *j, struct 
          * which returns it as a negative count). */
         if (r != ARCHIVE_OK || at != (la_int64_t)j->size) {
             rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                               "cannot read archive '%s' at entry '%s': %s; the file is "
-                               "damaged or incomplete, download it again",
+                               "cannot read archive '%s' at entry '%s': it is damaged or "
+                               "incomplete; download it again (%s)",
                                sh->path, j->raw,
                                r != ARCHIVE_OK ? archive_error_string(a) : "a gap in its data");
             break;

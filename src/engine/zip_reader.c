@@ -83,8 +83,8 @@ int zip_failed(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_sou
     if (src->file.error)
         return src->file.error;
     return cdm_error_set(ctx, CDM_EARCHIVE,
-                         "cannot read archive '%s': %s; the file is damaged or incomplete, "
-                         "download it again",
+                         "cannot read archive '%s': it is damaged or incomplete; download it "
+                         "again (libarchive: %s)",
                          path, archive_error_string(a));
 }
 
