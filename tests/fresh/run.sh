@@ -44,6 +44,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 cleanup
 mounted=()
 
