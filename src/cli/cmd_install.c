@@ -43,11 +43,12 @@ static int run_install(struct cli *cli, const struct cli_args *args)
     } else if (result.changed) {
         cli_info(cli, "installed %s%s into '%s'\n", in->id,
                  in->official ? " (official NVIDIA archive)" : "", in->path);
-        if (cli->verbose)
-            cli_info(cli,
-                     "  archive %s, sha256 %s\n  layout %s, bin '%s', lib '%s', include '%s'\n",
-                     in->archive_name, in->sha256, in->layout, in->bin_dir, in->lib_dir,
-                     in->include_dir);
+        if (cli->verbose) {
+            /* One line a call: a line break inside a format is escaped with the names. */
+            cli_info(cli, "  archive %s, sha256 %s\n", in->archive_name, in->sha256);
+            cli_info(cli, "  layout %s, bin '%s', lib '%s', include '%s'\n", in->layout, in->bin_dir,
+                     in->lib_dir, in->include_dir);
+        }
     } else {
         cli_info(cli, "%s is already installed from this archive; nothing to do\n", in->id);
     }

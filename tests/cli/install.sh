@@ -179,6 +179,12 @@ check "help install shows the usage" sh -c 'printf "%s" "$1" | grep -q "usage: c
 run_cdm frobnicate
 expect_rc 2 "an unknown command is a usage error"
 
+# --verbose: the archive and the layout, each on its own line (not an escaped line break).
+run_cdm --verbose install "$(fixture cudnn-linux-x86_64-9.4.0.58_cuda12-archive.tar.xz)"
+expect_rc 0 "install --verbose"
+check "says the archive and the layout on lines of their own" \
+  sh -c '! printf "%s" "$1" | grep -q x0a && printf "%s\n" "$1" | grep -q "^  layout " && printf "%s\n" "$1" | grep -q "^  archive "' _ "$ERR"
+
 # make_fixture --file: a real file's bytes in place of a stand-in (the Windows doctor
 # scenario puts DLLs built by mingw-w64 there).
 printf 'real bytes\n' >"$SCRATCH/real.dll"

@@ -82,6 +82,8 @@ if in_chroot "$first" >"$log" 2>&1 && grep -q '^demo: done' "$log"; then
 else
   not_ok "the README's first command on a fresh Debian 12, as root"
   tail -15 "$log" | sed 's/^/# /'
+  finish
+  exit
 fi
 grep -E '^(cdm|sample|demo):' "$log" | sed 's/^/# /'
 start=$SECONDS
