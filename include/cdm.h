@@ -503,13 +503,15 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req,
 
 /* ---- Python environments ------------------------------------------------------------- */
 
-/* cdm attach: the cuDNN wheel's library folder of a Python environment
- * (site-packages/nvidia/cudnn/lib; nvidia\cudnn\bin on Windows) becomes a link (a junction
- * on Windows) to <project>/<link>/<lib_dir>, so the frameworks' own search path (torch's
- * RPATH $ORIGIN/../../nvidia/cudnn/lib) leads to the project's cuDNN, and every later link or
- * rollback of the project applies to the environment too. The wheel's folder is moved
- * aside (under the store, <root>/.attached/N, or beside itself when the store is on another
- * file system) and recorded; cdm detach puts it back as it was. */
+/* cdm attach: each cuDNN library in a Python environment's wheel folder
+ * (site-packages/nvidia/cudnn/lib; nvidia\cudnn\bin on Windows) is replaced by its own link
+ * to the file of the same name in <project>/<link>/<lib_dir> (a symbolic link; on Windows a
+ * hard link, else a file symbolic link), so the frameworks' own search path (torch's RPATH
+ * $ORIGIN/../../nvidia/cudnn/lib) leads to the project's cuDNN, and every later link or
+ * rollback of the project applies to the environment too. The folder itself stays the
+ * environment's, so pip and uv replace cdm's links, never the store's files. The wheel's
+ * files are kept beside the user's state (.attached/N beside state.db, or beside the wheel's
+ * folder when that is another file system) and recorded; cdm detach puts them back. */
 struct cdm_attach_request {
     const char *venv;    /* the environment's folder (pyvenv.cfg, lib/python3.X/site-packages) */
     const char *project; /* NULL: the nearest project from the current folder */
@@ -520,13 +522,18 @@ struct cdm_attach_result {
     char venv[4096];       /* the environment, canonical */
     char folder[4096];     /* the wheel's library folder (now the link, or restored) */
     char target[4096];     /* where the link points */
-    char original[4096];   /* where the wheel's own folder is kept while attached */
+    char original[4096];   /* the folder keeping the wheel's own files while attached */
     char project[4096];    /* the project the environment follows */
     char install_id[64];   /* the install the project links to */
     char wheel[200];       /* "nvidia_cudnn_cu13 9.19.0.56", "" when no dist-info says */
     char framework[200];   /* "torch 2.11.0", "" when no framework pins the wheel */
     char requirement[256]; /* the framework's Requires-Dist on the wheel */
     char overridden[512];  /* why the attach would have been refused, had --force not been given */
+    char drift[512];       /* what pip or uv changed since an earlier attach ("" when nothing):
+                              that record was settled first */
+    unsigned files;        /* the cuDNN files linked */
+    unsigned restored;     /* detach: the wheel's files put back */
+    unsigned dropped;      /* detach: kept files dropped, the environment having its own */
     bool changed;          /* false: it was so already */
 };
 

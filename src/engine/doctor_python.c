@@ -6,10 +6,13 @@
  * project's (cdm attach) mixes two cuDNN copies once the project is activated. conda keeps
  * cuDNN in $CONDA_PREFIX/lib, which its packages' RPATH prefers the same way.
  */
+#include "attach_files.h"
 #include "cudnn_lib.h"
+#include "db_attach.h"
 #include "doctor.h"
 #include "libfile.h"
 #include "platform/fs.h"
+#include "platform/link.h"
 #include "pyenv.h"
 
 #include <stdlib.h>
@@ -29,9 +32,20 @@ static bool windows(const struct doctor *d)
     return d->have_install ? d->windows : str_starts_with(cdm_host_platform(), "windows");
 }
 
+/* The wheel's folder leads to the project's install: its main library is the install's
+ * (a link per file, as cdm attach makes them), or the whole folder is (an older cdm's). */
 static bool leads_to_project(struct doctor *d, const char *folder)
 {
-    return d->have_install && fs_same_path(folder, d->lib_dir);
+    if (!d->have_install)
+        return false;
+    char *front = cudnn_lib_file("", d->major, windows(d));
+    char *mine = path_join(folder, front), *theirs = path_join(d->lib_dir, front);
+    bool same = fs_same_path(folder, d->lib_dir) ||
+                ((fs_kind(mine) != FS_FILE || windows(d)) && link_same_file(mine, theirs));
+    free(theirs);
+    free(mine);
+    free(front);
+    return same;
 }
 
 static void check_venv(struct doctor *d, const struct py_env *e, const char *name)
@@ -55,7 +69,7 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
                    "'%s' (%s) has no cuDNN wheel%s%s: its programs take cuDNN from the "
                    "loader's search path, which activation sets",
                    e->prefix, e->why, pinned ? "; " : "", pinned ? pin.framework : "");
-    } else if (fs_kind(folder) == FS_LINK && leads_to_project(d, folder)) {
+    } else if (leads_to_project(d, folder)) {
         doctor_add(d, name, CDM_CHECK_OK, NULL,
                    "'%s' (%s) is attached: '%s' leads to the project's %s", e->prefix, e->why,
                    folder, d->install.id);
@@ -128,12 +142,59 @@ static void check_conda(struct doctor *d, const struct py_env *e, const char *na
     free(dir);
 }
 
+/* The environments cdm attached to the project, by its records, each judged by the disk:
+ * pip or uv may have reinstalled, upgraded or removed the wheel since. */
+static size_t check_attached(struct doctor *d)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    if (!d->have_project || !d->ctx->state ||
+        db_attach_of_project(d->ctx, d->project.path, &v, &n) != CDM_OK)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        struct db_attachment *a = &v[i];
+        char *name = n > 1 ? xasprintf("python.attached%u", (unsigned)(i + 1))
+                           : xstrdup("python.attached");
+        size_t own = 0;
+        char **sites = py_site_packages(a->venv, &own);
+        char *folder = NULL;
+        struct py_dist dist;
+        memset(&dist, 0, sizeof(dist));
+        for (size_t s = 0; s < own && !folder; s++)
+            if (!py_cudnn_wheel(sites[s], windows(d), &folder, &dist))
+                memset(&dist, 0, sizeof(dist));
+        char drift[512];
+        bool wheel_changed = false;
+        attach_drift(d->ctx, a, &dist, &wheel_changed, drift, sizeof(drift));
+        if (drift[0] && !attach_is_folder_link(d->ctx, a)) {
+            char *fix = xasprintf("run 'cdm attach %s %s' to attach it again, or 'cdm detach %s'",
+                                  a->venv, a->project, a->venv);
+            doctor_add(d, name, CDM_CHECK_FAIL, fix,
+                       "'%s' is attached to the project, but %s: its frameworks load the "
+                       "environment's own cuDNN, not the project's",
+                       a->venv, drift);
+            free(fix);
+        } else {
+            doctor_add(d, name, CDM_CHECK_OK, NULL,
+                       "'%s' is attached to the project (%s): its cuDNN files lead to '%s'",
+                       a->venv, a->wheel[0] ? a->wheel : "wheel of unknown version",
+                       a->target);
+        }
+        free(folder);
+        strv_free(sites);
+        free(name);
+    }
+    free(v);
+    return n;
+}
+
 static void check_python(struct doctor *d)
 {
     struct py_env *envs = NULL;
     size_t n = 0;
+    size_t attached = check_attached(d);
     py_envs_find(d->have_project ? d->project.path : NULL, &envs, &n);
-    if (!n)
+    if (!n && !attached)
         doctor_add(d, "python", CDM_CHECK_SKIP, NULL,
                    "no Python environment: none in the project (.venv, venv), and neither "
                    "VIRTUAL_ENV nor CONDA_PREFIX is set");

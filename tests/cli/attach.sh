@@ -67,12 +67,16 @@ run_cdm attach "$V" "$P" --json
 expect_rc 0 "attach a venv to a project linked to 9.19.0.56 (torch pins 9.19.0.56)"
 check "--json has venv, folder, target, original, changed" \
   test "$(json 'sorted(k for k in ("venv", "folder", "target", "original", "changed") if k in d), d["changed"]')" = "(['changed', 'folder', 'original', 'target', 'venv'], True)"
-check "the wheel's lib folder is now a link to the project's link" \
-  test "$(readlink "$WHEEL")" = "$P/cuda_link/lib"
+check "the wheel's lib folder stays a real folder" sh -c 'test -d "$1" && ! test -L "$1"' _ "$WHEEL"
+check "each of its cuDNN files is a link to the project's file of that name" \
+  test "$(for f in libcudnn.so.9 libcudnn_cnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9; do readlink "$WHEEL/$f"; done)" = \
+  "$(for f in libcudnn.so.9 libcudnn_cnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9; do echo "$P/cuda_link/lib/$f"; done)"
+check "the wheel's own chain link is left as it was" test "$(readlink "$WHEEL/libcudnn.so")" = libcudnn.so.9
+check "--json counts the files linked" test "$(json 'd["files"]')" = 4
 check "so its libcudnn.so.9 is the store's" \
   test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9")"
 original=$(json 'd["original"]')
-check "the wheel's folder was moved beside the user's state" \
+check "the wheel's files were kept beside the user's state" \
   sh -c 'case "$1" in "$2"/.attached/*) test -f "$1/libcudnn_graph.so.9";; *) false;; esac' _ "$original" "$(dirname "$STATE_DB")"
 check "the framework and its pin are reported" \
   test "$(json 'd["framework"], d["requirement"].split(";")[0], d["wheel"]')" = "('torch 2.11.0', 'nvidia-cudnn-cu13==9.19.0.56', 'nvidia_cudnn_cu13 9.19.0.56')"
@@ -94,7 +98,8 @@ run_cdm detach "$V" --json
 expect_rc 0 "detach"
 check "--json says it changed" test "$(json 'd["changed"], d["folder"]')" = "(True, '$WHEEL')"
 check "the environment is back byte for byte" test "$(digest "$V")" = "$before"
-check "nothing is left under the store's .attached" test -z "$(ls -A "$CDM_ROOT/.attached")"
+check "nothing is left in .attached beside the user's state" test -z "$(ls -A "$(dirname "$STATE_DB")/.attached")"
+check "nor anything named .attached in the store" test ! -e "$CDM_ROOT/.attached"
 run_cdm detach "$V" --json
 expect_rc 0 "detaching a detached environment"
 check "changes nothing" test "$(json 'd["changed"]')" = False
@@ -134,15 +139,45 @@ expect_err "has no cuDNN wheel folder .*nvidia-cudnn-cu12" "is refused, saying w
 run_cdm attach "$SCRATCH/nope" "$P"
 expect_rc 1 "a folder that is not there"
 
+# ---- links where cdm expects the environment's own folders, or its own ----------------------
+V3=$SCRATCH/env3
+SP3=$(venv "$V3")
+mv "$SP3/nvidia/cudnn" "$SCRATCH/outside-cudnn"
+ln -s "$SCRATCH/outside-cudnn" "$SP3/nvidia/cudnn"
+outside_before=$(digest "$SCRATCH/outside-cudnn")
+run_cdm attach "$V3" "$P"
+expect_rc 1 "a wheel folder that leads out of the environment (nvidia/cudnn a link)"
+expect_err "leads out of the environment" "is refused, saying so"
+check "and the folder it leads to is untouched" test "$(digest "$SCRATCH/outside-cudnn")" = "$outside_before"
+rm "$SP3/nvidia/cudnn"
+mkdir -p "$SP3/nvidia/cudnn"
+: >"$SP3/nvidia/cudnn/lib"
+run_cdm attach "$V3" "$P"
+expect_rc 1 "a wheel 'lib' that is a plain file"
+expect_err "is not a folder" "is refused, naming it"
+run_cdm detach "$V3"
+expect_rc 0 "and detach has nothing to undo there"
+rm -rf "$V3"
+SP3=$(venv "$V3")
+before3=$(digest "$V3")
+kept_base=$(dirname "$STATE_DB")/.attached
+rm -rf "$kept_base" && mkdir -p "$SCRATCH/outside-kept" && ln -s "$SCRATCH/outside-kept" "$kept_base"
+run_cdm attach "$V3" "$P"
+expect_rc 1 "a .attached beside the state that is a link"
+expect_err "\.attached': it is not a folder \(a link\?\)" "is refused, naming it"
+check "nothing was written where it leads" test -z "$(ls -A "$SCRATCH/outside-kept")"
+check "and the environment is untouched" test "$(digest "$V3")" = "$before3"
+rm "$kept_base"
+
 # ---- kill -9 at every step -------------------------------------------------------------------
-attached_ok() { test "$(readlink "$WHEEL")" = "$P/cuda_link/lib" && "$CDM" detach "$V" >/dev/null 2>&1; }
-for point in attach-recorded attach-moved attach-linked; do
+attached_ok() { test "$(readlink "$WHEEL/libcudnn.so.9")" = "$P/cuda_link/lib/libcudnn.so.9" && "$CDM" detach "$V" >/dev/null 2>&1; }
+for point in attach-recorded attach-moved attach-linked attach-done; do
   CDM_CRASH_AT=$point "$CDM" attach "$V" "$P" >/dev/null 2>&1
   rc=$?
   check "attach killed at $point (status $rc)" test "$rc" -ne 0
   run_cdm gc
   expect_rc 0 "the next command repairs it ($point)"
-  if [ -L "$WHEEL" ]; then
+  if [ -L "$WHEEL/libcudnn.so.9" ]; then
     check "killed at $point: the attach is finished, and detach works" attached_ok
   else
     check "killed at $point: the attach is undone" test -d "$WHEEL"
@@ -169,7 +204,7 @@ if [ -d "$other" ] && [ -w "$other" ] && [ "$(stat -c %d "$other")" != "$(stat -
   before2=$(digest "$V2/env")
   run_cdm attach "$V2/env" "$P" --json
   expect_rc 0 "attach an environment on another file system than the store"
-  check "the wheel's folder is kept beside itself" \
+  check "the wheel's files are kept beside its folder" \
     test "$(json 'd["original"]')" = "$SP2/nvidia/cudnn/.lib.cdm-original-$(json 'd["original"].rsplit("-", 1)[1]')"
   run_cdm detach "$V2/env"
   check "and comes back byte for byte" test "$(digest "$V2/env")" = "$before2"
