@@ -37,7 +37,7 @@ static int copy_data(struct copy *c, const struct db_file *f, const char *src, c
     uint64_t size = 0, done = 0;
     int rc = fs_reader_open(c->ctx, src, &r, &size);
     if (!rc)
-        rc = fs_file_create(c->ctx, dst, f->mode >= 0 && (f->mode & 0111), &w);
+        rc = fs_file_create_read_only(c->ctx, dst, f->mode >= 0 && (f->mode & 0111), &w);
     sha256_reset(c->hash);
     while (!rc) {
         long long got = fs_reader_read(c->ctx, r, c->buf, COPY_BLOCK);

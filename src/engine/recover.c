@@ -91,10 +91,10 @@ static int roll_forward(cdm_ctx *ctx, const char *id, unsigned *done)
     if (fs_kind(ready) == FS_DIR) {
         if (fs_kind(final) != FS_NONE) {
             if (!(rc = fs_remove_tree(ctx, old)))
-                rc = fs_rename(ctx, final, old);
+                rc = store_move_install(ctx, final, old);
         }
         if (!rc)
-            rc = fs_rename(ctx, ready, final);
+            rc = store_move_install(ctx, ready, final);
         if (!rc) {
             fs_sync_dir(ctx->root);
             rc = db_install_set_state(ctx, id, "ok");
@@ -127,7 +127,7 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
         struct cdm_install_info in;
         char *final = store_install_path(ctx, id);
         if (db_install_get(ctx, id, &in) == CDM_OK && fs_kind(final) == FS_NONE) {
-            rc = fs_rename(ctx, path, final);
+            rc = store_move_install(ctx, path, final);
             if (!rc && ctx->options.verbose)
                 cdm_note(ctx, "put back %s, whose remove was interrupted", id);
             free(final);

@@ -163,3 +163,15 @@ bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id)
     free(want);
     return same;
 }
+
+int store_move_install(cdm_ctx *ctx, const char *from, const char *to)
+{
+    int rc = fs_dir_set_writable(ctx, from, true);
+    if (!rc)
+        rc = fs_rename(ctx, from, to);
+    /* sealed again wherever it is: a failure above keeps its own message */
+    struct saved_error kept = error_save(ctx);
+    fs_dir_set_writable(ctx, rc ? from : to, false);
+    error_restore(ctx, &kept);
+    return rc;
+}

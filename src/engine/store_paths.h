@@ -66,4 +66,9 @@ bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t siz
 /* True when path is the folder of install id (the same folder through links counts). */
 bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id);
 
+/* Move an install's folder between its place and .staging/: an install's folders carry no
+ * write bits (fs_seal_tree), and a folder without one cannot change its parent, so the
+ * folder gets its owner's write bit for the move and loses it again after (failed or not). */
+int store_move_install(cdm_ctx *ctx, const char *from, const char *to);
+
 #endif

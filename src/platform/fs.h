@@ -21,9 +21,19 @@ void fs_kinds(const char *const *paths, size_t n, enum fs_kind *kinds);
 int fs_mkdir(cdm_ctx *ctx, const char *path); /* one level; an existing folder is fine */
 int fs_mkdir_p(cdm_ctx *ctx, const char *path);
 int fs_rename(cdm_ctx *ctx, const char *from, const char *to);
-/* Delete a tree we created. Links and junctions inside are removed, never entered. */
+/* Delete a tree we created. Links and junctions inside are removed, never entered; folders
+ * without write bits (an install's) get their owner's back first, files the read-only
+ * attribute taken off on Windows. */
 int fs_remove_tree(cdm_ctx *ctx, const char *path);
 int fs_remove_file(cdm_ctx *ctx, const char *path);
+/* Take the write bits off dir and every folder below it (links are not followed): nothing
+ * can be added to, removed from or renamed in an install's folders (root aside). Windows
+ * has no such bit for folders: its files carry the read-only attribute instead. */
+int fs_seal_tree(cdm_ctx *ctx, const char *dir);
+/* Give the folder dir its owner's write bit (writable), or take all write bits off it:
+ * a folder without one cannot be moved to another parent (its ".." entry is written), so
+ * an install's folder gets it for that move alone. Nothing on Windows. */
+int fs_dir_set_writable(cdm_ctx *ctx, const char *dir, bool writable);
 /* Make a rename in dir durable. */
 void fs_sync_dir(const char *dir);
 
@@ -40,6 +50,11 @@ char *fs_getcwd(void);
 struct fs_file;
 /* Create a new file; fails when anything is already at path (never follows a link). */
 int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out);
+/* The same for a file of an install: it gets no write bits (POSIX 0444, or 0555 when
+ * executable; the read-only attribute on Windows). The handle writes all the same; once
+ * closed, whatever tries to write through a path into the store fails (root aside). */
+int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
+                             struct fs_file **out);
 int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n);
 /* Close; closes also after a failure. The data is durable once fs_sync_written has run on
  * a folder above it (Linux syncs the file system once, other systems flush each file here). */

@@ -83,6 +83,10 @@ static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char
         return cdm_error_set(ctx, CDM_EIO, "cannot read folder '%s': %s", shown, strerror(errno));
     }
     int rc = CDM_OK;
+    /* an install's folder has no write bits: its entries cannot go without the owner's */
+    if (!(st.st_mode & S_IWUSR) && fchmod(fd, (st.st_mode & 07777) | S_IWUSR) != 0)
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot make folder '%s' writable to delete it: %s",
+                           shown, strerror(errno));
     struct dirent *de;
     while (!rc && (de = readdir(dir))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -190,10 +194,9 @@ struct fs_file {
     char *path;
 };
 
-int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
+static int create_with_mode(cdm_ctx *ctx, const char *path, mode_t mode, struct fs_file **out)
 {
-    int fd =
-        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, executable ? 0755 : 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot create '%s': %s", path, strerror(errno));
     struct fs_file *f = xmalloc(sizeof(*f));
@@ -201,6 +204,17 @@ int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_fi
     f->path = xstrdup(path);
     *out = f;
     return CDM_OK;
+}
+
+int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
+{
+    return create_with_mode(ctx, path, executable ? 0755 : 0644, out);
+}
+
+int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
+                             struct fs_file **out)
+{
+    return create_with_mode(ctx, path, executable ? 0555 : 0444, out);
 }
 
 int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
