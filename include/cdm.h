@@ -301,7 +301,8 @@ struct cdm_link_request {
                           * text ("8.8") names it already */
     const char *toolkit; /* a CUDA toolkit (version such as 13.0, or folder) the project is to
                           * use, through a view; "none" drops it; NULL keeps the project's */
-    bool force;          /* link a pair outside the compatibility tables (with a warning) */
+    bool force;          /* link a pair outside the compatibility tables, or a version an
+                          * attached Python environment's framework refuses (with a warning) */
     bool dry_run;        /* say what would change (result), change nothing */
 };
 
@@ -324,8 +325,11 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
 int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
                struct cdm_link_result *result);
 /* Go back to the install of generation `to` (0: the one before the current); recorded as a
- * new generation, so rolling back twice returns. */
-int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_link_result *result);
+ * new generation, so rolling back twice returns. Link and rollback refuse an install that a
+ * Python environment attached to the project would not accept (its framework's rule, or a
+ * library it links that the install lacks), unless force. */
+int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
+                 struct cdm_link_result *result);
 /* The project in folder project (NULL: the nearest one), or the record of a folder gone. */
 int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out);
 /* A project's generations, oldest first (*out malloc'd); path (4096 bytes) gets the

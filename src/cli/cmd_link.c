@@ -60,7 +60,8 @@ static const struct cli_option link_options[] = {
                                   "lists, or its folder): the link then leads to a view of both; "
                                   "none drops it (default: the project's)"),
     [OPT_FORCE] = CLI_OPT_FLAG("force", "link a cuDNN and toolkit outside the compatibility "
-                                        "tables, with a warning"),
+                                        "tables, or a cuDNN that a Python environment "
+                                        "attached to the project would refuse, with a warning"),
     [OPT_DRY_RUN] = CLI_OPT_FLAG("dry-run", "say what would change, change nothing"),
     CLI_OPT_END,
 };

@@ -16,6 +16,7 @@
  * come back byte for byte. The record is checked against the disk, not trusted: a wheel
  * that pip or uv reinstalled since is seen, and attach and detach say what they found.
  */
+#include "attach.h"
 #include "attach_files.h"
 #include "db.h"
 #include "db_attach.h"
@@ -188,21 +189,28 @@ static int check_wheel_folder(cdm_ctx *ctx, const char *venv, const char *folder
     return rc;
 }
 
+/* The names of names that folder dir lacks, quoted and joined into missing; how many. */
+static size_t missing_names(char *const *names, const char *dir, struct strbuf *missing)
+{
+    size_t count = 0;
+    for (size_t i = 0; names[i]; i++) {
+        char *want = path_join(dir, names[i]);
+        char *real = fs_realpath(want);
+        if (!real && ++count)
+            sb_addf(missing, "%s'%s'", missing->len ? ", " : "", names[i]);
+        free(real);
+        free(want);
+    }
+    return count;
+}
+
 /* Every wheel file has a file of the same name in the project's folder target. */
 static int check_target_has(cdm_ctx *ctx, const char *venv, char *const *names, const char *target,
                             const char *install_id)
 {
     struct strbuf missing = STRBUF_INIT;
-    for (size_t i = 0; names[i]; i++) {
-        char *want = path_join(target, names[i]);
-        char *real = fs_realpath(want);
-        if (!real)
-            sb_addf(&missing, "%s'%s'", missing.len ? ", " : "", names[i]);
-        free(real);
-        free(want);
-    }
     int rc = CDM_OK;
-    if (missing.len)
+    if (missing_names(names, target, &missing))
         rc = cdm_error_set(ctx, CDM_EMISMATCH,
                            "cannot attach '%s': the project's %s has no %s, which the wheel "
                            "holds; link the project to a cuDNN with the wheel's libraries",
@@ -502,5 +510,71 @@ out:
     free(folder);
     free(venv);
     free(a);
+    return rc;
+}
+
+/* One environment attached to the project, against the install it would follow: why not
+ * (into why, "" when it may). */
+static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
+                           const struct cdm_install_info *to, char *why, size_t size)
+{
+    why[0] = '\0';
+    size_t own = 0;
+    char **sites = py_site_packages(a->venv, &own);
+    char *folder = NULL;
+    struct py_dist dist;
+    bool found = false;
+    for (size_t i = 0; i < own && !found; i++)
+        found = py_cudnn_wheel(sites[i], host_windows(), &folder, &dist);
+    if (found) {
+        struct py_requirement pin;
+        py_framework_requirement(sites, &pin);
+        if (suits(&pin, &dist, to, why, size)) {
+            /* every file it links must be there in the new install */
+            char *lib = path_join(to->path, host_windows() ? to->bin_dir : to->lib_dir);
+            char **kept = NULL;
+            struct strbuf missing = STRBUF_INIT;
+            if (fs_list_dir(ctx, a->original, &kept) == CDM_OK &&
+                missing_names(kept, lib, &missing))
+                snprintf(why, size, "%s has no %s, which it links", to->id, sb_str(&missing));
+            sb_free(&missing);
+            strv_free(kept);
+            free(lib);
+        }
+    }
+    free(folder);
+    strv_free(sites);
+}
+
+int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
+                        bool force)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    int rc = db_attach_of_project(ctx, project, &v, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const struct db_attachment *a = &v[i];
+        if (!to) {
+            cdm_warn(ctx,
+                     "'%s' is attached to '%s': its cuDNN links lead nowhere while the project "
+                     "is unlinked; 'cdm detach %s' gives it its own files back",
+                     a->venv, project, a->venv);
+            continue;
+        }
+        char why[1024];
+        switch_problem(ctx, a, to, why, sizeof(why));
+        if (!why[0])
+            continue;
+        if (force)
+            cdm_warn(ctx, "switching anyway (--force), though '%s' follows it: %s", a->venv,
+                     why);
+        else
+            rc = cdm_error_set(ctx, CDM_EMISMATCH,
+                               "cannot switch '%s' to %s: the Python environment '%s' follows "
+                               "it and %s; link a version it accepts, detach it first ('cdm "
+                               "detach %s'), or pass --force",
+                               project, to->id, a->venv, why, a->venv);
+    }
+    free(v);
     return rc;
 }

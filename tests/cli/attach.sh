@@ -12,7 +12,7 @@ if ! python3 -m venv --without-pip "$SCRATCH/probe" >/dev/null 2>&1; then
   exit
 fi
 
-for spec in 9.19.0.56_cuda13 9.14.0.64_cuda13 9.21.0.10_cuda12 8.9.7.29_cuda12; do
+for spec in 9.19.0.56_cuda13 9.14.0.64_cuda13 9.21.0.10_cuda12 8.9.7.29_cuda12 9.20.0.48_cuda13; do
   run_cdm install "$(fixture "cudnn-linux-x86_64-${spec}-archive.tar.xz" --version "${spec%_*}")"
 done
 mkdir -p "$SCRATCH/p919" "$SCRATCH/p914" "$SCRATCH/p8" "$SCRATCH/p921"
@@ -83,15 +83,48 @@ check "the framework and its pin are reported" \
 run_cdm attach "$V" "$P" --json
 expect_rc 0 "attaching again to the same project"
 check "changes nothing" test "$(json 'd["changed"]')" = False
-run_cdm link "$P" 9.21 --cuda 12
+run_cdm link "$P" 9.20
+expect_rc 0 "a switch to 9.20, which torch built with 9.19 accepts"
 check "a later cdm link of the project applies to the environment" \
-  test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.21.0.10-cuda12/lib/libcudnn.so.9")"
+  test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.20.0.48-cuda13/lib/libcudnn.so.9")"
 run_cdm rollback "$P"
 check "and so does a rollback" \
   test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9")"
+
+# ---- switches that the attached framework would refuse ---------------------------------------
+run_cdm link "$P" 9.14
+expect_rc 1 "a switch to 9.14 is refused: torch in the attached environment was built with 9.19"
+expect_err "cannot switch '$P' to 9.14.0.64-cuda13: the Python environment '$V' follows it and torch 2.11.0 was built with cuDNN 9.19 and 9.14.0.64-cuda13 is older .*--force" \
+  "naming the environment, the framework, the rule and --force"
+check "the project still links 9.19" test "$(readlink "$P/cuda_link")" = "$CDM_ROOT/9.19.0.56-cuda13"
+run_cdm link "$P" 9.21 --cuda 12
+expect_rc 1 "a switch to a CUDA 12 build is refused for the cu13 wheel"
+expect_err "CUDA 13 build of cuDNN and 9.21.0.10-cuda12 is built for CUDA 12" "naming both CUDA majors"
+run_cdm link "$P" 9.14 --force
+expect_rc 0 "--force switches all the same"
+expect_err "warning: switching anyway \(--force\), though '$V' follows it: torch 2.11.0 was built with cuDNN 9.19" "with a warning naming the environment"
+check "and the environment follows" \
+  test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.14.0.64-cuda13/lib/libcudnn.so.9")"
+run_cdm rollback "$P"
+expect_rc 0 "rollback to 9.19"
+check "returns both the project and the environment" \
+  test "$(realpath "$WHEEL/libcudnn.so.9")" = "$(realpath "$CDM_ROOT/9.19.0.56-cuda13/lib/libcudnn.so.9")"
+run_cdm rollback "$P"
+expect_rc 1 "rolling back again, to 9.14, is refused the same way"
+expect_err "9.14.0.64-cuda13 is older" "naming the rule"
+run_cdm rollback "$P" --force
+expect_rc 0 "and --force rolls back"
+run_cdm link "$P" 9.19
+expect_rc 0 "back to 9.19"
 run_cdm attach "$V" "$SCRATCH/p921"
 expect_rc 1 "attaching to another project while attached"
 expect_err "attached to the project '$P'; run 'cdm detach" "says to which and what to do"
+
+run_cdm unlink "$P"
+expect_rc 0 "unlink of a project with an environment attached"
+expect_err "warning: '$V' is attached to '$P': its cuDNN links lead nowhere while the project is unlinked; 'cdm detach $V'" \
+  "warns, naming the environment and what to do"
+run_cdm link "$P" 9.19
 
 # ---- detach ---------------------------------------------------------------------------------
 run_cdm detach "$V" --json
