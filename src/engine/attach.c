@@ -36,9 +36,10 @@ static bool host_windows(void)
     return str_starts_with(cdm_host_platform(), "windows");
 }
 
-/* The environment's own site-packages folder that holds the cuDNN wheel. */
+/* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place): *folder malloc'd, dist
+ * what owns the files, *origin which kind of place. */
 static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **folder,
-                      struct py_dist *dist)
+                      struct py_dist *dist, enum py_cudnn_origin *origin)
 {
     size_t own = 0;
     *sites = py_site_packages(venv, &own);
@@ -48,14 +49,27 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
                              "that holds pyvenv.cfg",
                              venv,
                              host_windows() ? "Lib\\site-packages" : "lib/python3.X/site-packages");
-    for (size_t i = 0; i < own; i++)
-        if (py_cudnn_wheel((*sites)[i], host_windows(), folder, dist))
-            return CDM_OK;
+    struct py_cudnn_place place;
+    if (py_cudnn_place(venv, *sites, own, host_windows(), &place)) {
+        *folder = place.folder;
+        *dist = place.dist;
+        if (origin)
+            *origin = place.origin;
+        return CDM_OK;
+    }
     return cdm_error_set(ctx, CDM_ENOTFOUND,
-                         "'%s' has no cuDNN wheel folder (site-packages%s): install the "
-                         "nvidia-cudnn-cu12 or -cu13 wheel there (or the framework that pulls it "
-                         "in), then attach",
-                         venv, host_windows() ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib");
+                         "'%s' has no cuDNN wheel folder (site-packages%s)%s, nor a conda cudnn "
+                         "package: install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
+                         "framework that pulls it in), then attach",
+                         venv, host_windows() ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib",
+                         host_windows() ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
+}
+
+/* The distribution whose own cuDNN version is the reference where no framework pins one:
+ * the wheel or the conda package; not torch, whose version says nothing of its DLLs'. */
+static const struct py_dist *reference_of(const struct py_dist *dist, enum py_cudnn_origin origin)
+{
+    return origin == PY_CUDNN_TORCH_LIB ? NULL : dist;
 }
 
 /* Would the environment's framework accept the install? why gets the reason when not. */
@@ -67,11 +81,13 @@ static bool suits(const struct py_requirement *req, const struct py_dist *wheel,
         return true;
     struct py_requirement ref = *req;
     if (!ref.framework[0]) {
-        /* no framework pins the wheel: the wheel pip installed is the reference */
+        /* no framework pins the wheel: the wheel pip installed (or the conda package) is
+         * the reference */
         struct version w;
-        if (!wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
+        if (!wheel || !wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
             return true;
-        snprintf(ref.framework, sizeof(ref.framework), "the wheel %s", wheel->name);
+        snprintf(ref.framework, sizeof(ref.framework), "the %s %s",
+                 strcmp(wheel->name, "cudnn") ? "wheel" : "conda package", wheel->name);
         ref.major = w.part[0];
         ref.minor = w.part[1];
         const char *cu = strstr(wheel->name, "_cu");
@@ -301,6 +317,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     struct db_attachment *a = xcalloc(1, sizeof(*a));
     struct db_attachment *cur = xcalloc(1, sizeof(*cur));
     struct py_dist dist;
+    enum py_cudnn_origin origin = PY_CUDNN_WHEEL;
     int rc = store_open_state(ctx);
     if (rc)
         goto out;
@@ -309,7 +326,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot attach '%s': no such folder", req->venv);
         goto out;
     }
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist)))
+    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, &origin)))
         goto out;
     /* The project and its install come first, so that a refusal needs no link yet. */
     struct cdm_project proj;
@@ -384,7 +401,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     copy_str(out->framework, sizeof(out->framework), pin.framework);
     copy_str(out->requirement, sizeof(out->requirement), pin.text);
     char why[512];
-    if (!suits(&pin, &dist, &in, why, sizeof(why))) {
+    if (!suits(&pin, reference_of(&dist, origin), &in, why, sizeof(why))) {
         if (!req->force) {
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot attach '%s' to '%s': %s%s%s%s; link the project to a "
@@ -469,7 +486,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
         goto out;
     }
     copy_str(out->venv, sizeof(out->venv), venv);
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist))) {
+    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, NULL))) {
         /* pip or uv uninstalled the wheel since the attach: the record is settled all the
          * same, dropping the files cdm kept */
         if (rc != CDM_ENOTFOUND || db_attach_current_of_venv(ctx, venv, a) != CDM_OK)
@@ -521,15 +538,11 @@ static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
     why[0] = '\0';
     size_t own = 0;
     char **sites = py_site_packages(a->venv, &own);
-    char *folder = NULL;
-    struct py_dist dist;
-    bool found = false;
-    for (size_t i = 0; i < own && !found; i++)
-        found = py_cudnn_wheel(sites[i], host_windows(), &folder, &dist);
-    if (found) {
+    struct py_cudnn_place place;
+    if (py_cudnn_place(a->venv, sites, own, host_windows(), &place)) {
         struct py_requirement pin;
         py_framework_requirement(sites, &pin);
-        if (suits(&pin, &dist, to, why, size)) {
+        if (suits(&pin, reference_of(&place.dist, place.origin), to, why, size)) {
             /* every file it links must be there in the new install */
             char *lib = path_join(to->path, host_windows() ? to->bin_dir : to->lib_dir);
             char **kept = NULL;
@@ -541,8 +554,8 @@ static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
             strv_free(kept);
             free(lib);
         }
+        free(place.folder);
     }
-    free(folder);
     strv_free(sites);
 }
 

@@ -7,11 +7,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool cudnn_file_name(const char *name, bool windows)
+/* A name the loader asks for: libcudnn*.so.<major> (a wheel's files, a conda package's
+ * soname links; not the .so development link or the fully versioned file), cudnn*.dll. */
+static bool loader_name(const char *name, bool windows)
 {
     if (windows)
         return str_starts_with_icase(name, "cudnn") && str_ends_with_icase(name, ".dll");
-    return str_starts_with(name, "libcudnn") && strstr(name, ".so") != NULL;
+    const char *so = strstr(name, ".so.");
+    if (!str_starts_with(name, "libcudnn") || !so || !so[4])
+        return false;
+    for (const char *p = so + 4; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
+/* The entry is the environment's own file: a regular file, or on POSIX a link to a name
+ * beside it (conda's libcudnn.so.9 -> libcudnn.so.9.1.0). */
+static bool own_entry(cdm_ctx *ctx, const char *path, bool windows)
+{
+    enum fs_kind kind = fs_kind(path);
+    if (kind == FS_FILE)
+        return true;
+    if (kind != FS_LINK || windows)
+        return false;
+    enum link_kind lk = LINK_FOREIGN;
+    char *target = NULL;
+    bool beside = link_read(ctx, path, &lk, &target) == CDM_OK && lk == LINK_OURS && target &&
+                  !strchr(target, '/');
+    free(target);
+    return beside;
 }
 
 static int by_name(const void *a, const void *b)
@@ -32,7 +57,7 @@ int attach_wheel_files(cdm_ctx *ctx, const char *folder, bool windows, char ***n
     char **v = xcalloc(n + 1, sizeof(*v));
     for (size_t i = 0; i < n; i++) {
         char *path = path_join(folder, all[i]);
-        if (cudnn_file_name(all[i], windows) && fs_kind(path) == FS_FILE)
+        if (loader_name(all[i], windows) && own_entry(ctx, path, windows))
             v[count++] = xstrdup(all[i]);
         free(path);
     }

@@ -12,9 +12,10 @@
 #include "db_attach.h"
 #include "internal.h"
 
-/* The cuDNN libraries among the regular files of folder (libcudnn*.so*; cudnn*.dll on
- * Windows), sorted, NULL-terminated, malloc'd (strv_free). A link in the folder (a wheel
- * has none; a hand-made chain libcudnn.so -> libcudnn.so.9 follows its sibling) is left. */
+/* The cuDNN libraries of folder by the names the loader asks for (libcudnn*.so.<major>;
+ * cudnn*.dll on Windows): regular files, or links to a name beside them (a conda package's
+ * sonames). Sorted, NULL-terminated, malloc'd (strv_free). Other names (the .so link, a
+ * fully versioned file) are left: they lead to, or are led to by, the linked ones. */
 int attach_wheel_files(cdm_ctx *ctx, const char *folder, bool windows, char ***names);
 
 /* Is <folder>/<name> cdm's link to <target>/<name>: a symbolic link to it, or on Windows a

@@ -52,11 +52,10 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
 {
     size_t own = 0;
     char **sites = py_site_packages(e->prefix, &own);
-    char *folder = NULL;
-    struct py_dist wheel;
-    bool found = false;
-    for (size_t i = 0; sites[i] && !found; i++)
-        found = py_cudnn_wheel(sites[i], windows(d), &folder, &wheel);
+    struct py_cudnn_place place;
+    bool found = py_cudnn_place(e->prefix, sites, own, windows(d), &place);
+    char *folder = found ? place.folder : NULL;
+    struct py_dist wheel = place.dist;
     struct py_requirement pin;
     bool pinned = py_framework_requirement(sites, &pin);
     /* a venv of the project itself is the project's business; VIRTUAL_ENV may be another's */
@@ -71,8 +70,8 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
                    e->prefix, e->why, pinned ? "; " : "", pinned ? pin.framework : "");
     } else if (leads_to_project(d, folder)) {
         doctor_add(d, name, CDM_CHECK_OK, NULL,
-                   "'%s' (%s) is attached: '%s' leads to the project's %s", e->prefix, e->why,
-                   folder, d->install.id);
+                   "'%s' (%s) is attached: %s in '%s' lead to the project's %s", e->prefix,
+                   e->why, py_cudnn_origin_name(place.origin), folder, d->install.id);
     } else {
         struct lib_origin o;
         char *front = cudnn_lib_file("", d->have_install ? d->major : 9, windows(d));
@@ -81,8 +80,9 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
         const char *version = o.version[0] ? o.version : wheel.version;
         const char *who = pinned ? pin.framework : "its frameworks";
         if (!d->have_install) {
-            doctor_add(d, name, CDM_CHECK_OK, NULL, "'%s' (%s): %s load cuDNN %s from '%s'",
-                       e->prefix, e->why, who, version[0] ? version : "(version unknown)", folder);
+            doctor_add(d, name, CDM_CHECK_OK, NULL, "'%s' (%s): %s load cuDNN %s from '%s' (%s)",
+                       e->prefix, e->why, who, version[0] ? version : "(version unknown)", folder,
+                       py_cudnn_origin_name(place.origin));
         } else if (!version[0] || !lib_same_version(version, d->install.version)) {
             doctor_add(d, name, bad, attach,
                        "'%s' (%s): %s load cuDNN %s from '%s' (their RPATH beats "
@@ -157,12 +157,11 @@ static size_t check_attached(struct doctor *d)
                            : xstrdup("python.attached");
         size_t own = 0;
         char **sites = py_site_packages(a->venv, &own);
-        char *folder = NULL;
-        struct py_dist dist;
-        memset(&dist, 0, sizeof(dist));
-        for (size_t s = 0; s < own && !folder; s++)
-            if (!py_cudnn_wheel(sites[s], windows(d), &folder, &dist))
-                memset(&dist, 0, sizeof(dist));
+        struct py_cudnn_place place;
+        if (!py_cudnn_place(a->venv, sites, own, windows(d), &place))
+            memset(&place, 0, sizeof(place));
+        char *folder = place.folder;
+        struct py_dist dist = place.dist;
         char drift[512];
         bool wheel_changed = false;
         attach_drift(d->ctx, a, &dist, &wheel_changed, drift, sizeof(drift));

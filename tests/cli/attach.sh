@@ -172,6 +172,34 @@ expect_err "has no cuDNN wheel folder .*nvidia-cudnn-cu12" "is refused, saying w
 run_cdm attach "$SCRATCH/nope" "$P"
 expect_rc 1 "a folder that is not there"
 
+# ---- a conda environment: its cudnn package's sonames in lib ----------------------------------
+C=$SCRATCH/conda
+mkdir -p "$C/conda-meta" "$C/lib/python3.11/site-packages" "$C/include"
+for part in "" _adv _cnn _engines_precompiled _engines_runtime_compiled _graph _heuristic _ops; do
+  head -c 2000 /dev/urandom >"$C/lib/libcudnn$part.so.9.19.0"
+  ln -s "libcudnn$part.so.9.19.0" "$C/lib/libcudnn$part.so.9"
+  ln -s "libcudnn$part.so.9" "$C/lib/libcudnn$part.so"
+done
+head -c 500 /dev/urandom >"$C/lib/libz.so.1"
+printf '{"name": "cudnn", "version": "9.19.0.56", "files": ["lib/libcudnn.so.9.19.0"]}\n' \
+  >"$C/conda-meta/cudnn-9.19.0.56-h2b2e6d4_0.json"
+conda_before=$(digest "$C")
+run_cdm attach "$C" "$P" --json
+expect_rc 0 "attach a conda environment (conda-meta/cudnn-*.json)"
+check "its soname links lead to the project's files" \
+  test "$(readlink "$C/lib/libcudnn_ops.so.9")" = "$P/cuda_link/lib/libcudnn_ops.so.9"
+check "all 8 of them" test "$(json 'd["files"]')" = 8
+check "the package's versioned files and other libraries stay" \
+  sh -c 'test -f "$1/lib/libcudnn.so.9.19.0" && test "$(readlink "$1/lib/libcudnn.so")" = libcudnn.so.9 && test -f "$1/lib/libz.so.1"' _ "$C"
+check "the package is named as the wheel" test "$(json 'd["wheel"]')" = "cudnn 9.19.0.56"
+run_cdm detach "$C"
+expect_rc 0 "detach the conda environment"
+check "it is back byte for byte" test "$(digest "$C")" = "$conda_before"
+run_cdm attach "$C" "$SCRATCH/p914"
+expect_rc 1 "the conda package's own version is the reference: 9.14 is refused for cudnn 9.19"
+expect_err "the conda package cudnn is cuDNN 9.19 and 9.14.0.64-cuda13 is older" "naming the package"
+check "and the environment is untouched" test "$(digest "$C")" = "$conda_before"
+
 # ---- links where cdm expects the environment's own folders, or its own ----------------------
 V3=$SCRATCH/env3
 SP3=$(venv "$V3")
