@@ -20,6 +20,7 @@
 #include "attach_files.h"
 #include "db.h"
 #include "db_attach.h"
+#include "frameworks.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "pyenv.h"
@@ -72,37 +73,44 @@ static const struct py_dist *reference_of(const struct py_dist *dist, enum py_cu
     return origin == PY_CUDNN_TORCH_LIB ? NULL : dist;
 }
 
-/* Would the environment's framework accept the install? why gets the reason when not. */
-static bool suits(const struct py_requirement *req, const struct py_dist *wheel,
+/* Would the environment's frameworks accept the install? why gets the first refusal. Each
+ * framework of the rules' table (frameworks.h) that is there is asked; where none of them
+ * can decide, the wheel's (or the conda package's) own version is the reference: its major,
+ * its minor or newer, and its CUDA major. */
+static bool suits(char *const *sites, const struct py_dist *wheel,
                   const struct cdm_install_info *in, char *why, size_t size)
 {
     struct version v;
     if (!version_parse(in->version, &v) || v.count < 2)
         return true;
-    struct py_requirement ref = *req;
-    if (!ref.framework[0]) {
-        /* no framework pins the wheel: the wheel pip installed (or the conda package) is
-         * the reference */
-        struct version w;
-        if (!wheel || !wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
-            return true;
-        snprintf(ref.framework, sizeof(ref.framework), "the %s %s",
-                 strcmp(wheel->name, "cudnn") ? "wheel" : "conda package", wheel->name);
-        ref.major = w.part[0];
-        ref.minor = w.part[1];
-        const char *cu = strstr(wheel->name, "_cu");
-        ref.cuda = cu ? atoi(cu + 3) : 0;
-    }
-    const char *what = req->framework[0] ? "was built with" : "is";
-    if (v.part[0] != ref.major)
-        snprintf(why, size, "%s %s cuDNN %d.%d and %s is cuDNN %d, another major", ref.framework,
-                 what, ref.major, ref.minor, in->id, v.part[0]);
-    else if (v.part[1] < ref.minor)
-        snprintf(why, size, "%s %s cuDNN %d.%d and %s is older (%d.%d)", ref.framework, what,
-                 ref.major, ref.minor, in->id, v.part[0], v.part[1]);
-    else if (ref.cuda && in->cuda && ref.cuda != in->cuda)
-        snprintf(why, size, "%s %s the CUDA %d build of cuDNN and %s is built for CUDA %d",
-                 ref.framework, what, ref.cuda, in->id, in->cuda);
+    struct fw_verdict *verdicts = NULL;
+    size_t n = fw_check(sites, in, &verdicts);
+    const struct fw_verdict *bad = fw_first_refusal(verdicts, n);
+    bool decided = false;
+    for (size_t i = 0; i < n; i++)
+        decided = decided || verdicts[i].decided;
+    if (bad)
+        snprintf(why, size, "%s", bad->problem);
+    free(verdicts);
+    if (decided || bad)
+        return !bad;
+    struct version w;
+    if (!wheel || !wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
+        return true;
+    char ref[200];
+    snprintf(ref, sizeof(ref), "the %s %s", strcmp(wheel->name, "cudnn") ? "wheel" : "conda package",
+             wheel->name);
+    const char *cu = strstr(wheel->name, "_cu");
+    int cuda = cu ? atoi(cu + 3) : 0;
+    if (v.part[0] != w.part[0])
+        snprintf(why, size, "%s is cuDNN %d.%d and %s is cuDNN %d, another major", ref, w.part[0],
+                 w.part[1], in->id, v.part[0]);
+    else if (v.part[1] < w.part[1])
+        snprintf(why, size, "%s is cuDNN %d.%d and %s is older (%d.%d)", ref, w.part[0],
+                 w.part[1], in->id, v.part[0], v.part[1]);
+    else if (cuda && in->cuda && cuda != in->cuda)
+        snprintf(why, size, "%s is the CUDA %d build of cuDNN and %s is built for CUDA %d", ref,
+                 cuda, in->id, in->cuda);
     else
         return true;
     return false;
@@ -401,7 +409,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     copy_str(out->framework, sizeof(out->framework), pin.framework);
     copy_str(out->requirement, sizeof(out->requirement), pin.text);
     char why[512];
-    if (!suits(&pin, reference_of(&dist, origin), &in, why, sizeof(why))) {
+    if (!suits(sites, reference_of(&dist, origin), &in, why, sizeof(why))) {
         if (!req->force) {
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot attach '%s' to '%s': %s%s%s%s; link the project to a "
@@ -540,9 +548,7 @@ static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
     char **sites = py_site_packages(a->venv, &own);
     struct py_cudnn_place place;
     if (py_cudnn_place(a->venv, sites, own, host_windows(), &place)) {
-        struct py_requirement pin;
-        py_framework_requirement(sites, &pin);
-        if (suits(&pin, reference_of(&place.dist, place.origin), to, why, size)) {
+        if (suits(sites, reference_of(&place.dist, place.origin), to, why, size)) {
             /* every file it links must be there in the new install */
             char *lib = path_join(to->path, host_windows() ? to->bin_dir : to->lib_dir);
             char **kept = NULL;

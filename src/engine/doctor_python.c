@@ -10,6 +10,7 @@
 #include "cudnn_lib.h"
 #include "db_attach.h"
 #include "doctor.h"
+#include "frameworks.h"
 #include "libfile.h"
 #include "platform/fs.h"
 #include "platform/link.h"
@@ -46,6 +47,34 @@ static bool leads_to_project(struct doctor *d, const char *folder)
     free(mine);
     free(front);
     return same;
+}
+
+/* Each framework of the environment (the rules' table, frameworks.h) against the project's
+ * install: one check per framework, named after the environment's (python.venv.torch). */
+static void check_frameworks(struct doctor *d, char *const *sites, const char *env_check,
+                             const char *prefix, enum cdm_check_status bad)
+{
+    if (!d->have_install)
+        return;
+    struct fw_verdict *v = NULL;
+    size_t n = fw_check(sites, &d->install, &v);
+    for (size_t i = 0; i < n; i++) {
+        char *check = xasprintf("%s.%.*s", env_check, (int)strcspn(v[i].framework, " "),
+                                v[i].framework);
+        if (!v[i].problem[0]) {
+            doctor_add(d, check, CDM_CHECK_OK, NULL, "%s in '%s' accepts %s: it asks for %s (%s)",
+                       v[i].framework, prefix, d->install.id, v[i].rule, v[i].source);
+        } else {
+            char *fix = xasprintf("link the project to a cuDNN it accepts, or go past the rule: %s",
+                                  v[i].override);
+            doctor_add(d, check, v[i].warn_only ? CDM_CHECK_WARN : bad, fix,
+                       "%s in '%s': %s (it asks for %s; %s)", v[i].framework, prefix,
+                       v[i].problem, v[i].rule, v[i].source);
+            free(fix);
+        }
+        free(check);
+    }
+    free(v);
 }
 
 static void check_venv(struct doctor *d, const struct py_env *e, const char *name)
@@ -101,6 +130,7 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
         free(front_path);
         free(front);
     }
+    check_frameworks(d, sites, name, e->prefix, bad);
     free(attach);
     free(folder);
     strv_free(sites);
@@ -179,6 +209,7 @@ static size_t check_attached(struct doctor *d)
                        a->venv, a->wheel[0] ? a->wheel : "wheel of unknown version",
                        a->target);
         }
+        check_frameworks(d, sites, name, a->venv, CDM_CHECK_FAIL);
         free(folder);
         strv_free(sites);
         free(name);

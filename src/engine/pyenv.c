@@ -321,11 +321,16 @@ static bool parse_requirement(const char *value, struct py_requirement *out)
     if (!str_starts_with(name, "nvidia-cudnn-cu"))
         return false;
     out->cuda = atoi(name + strlen("nvidia-cudnn-cu"));
-    const char *spec = p + n;
-    const char *end = spec + strcspn(spec, ";");
-    while (spec < end && !isdigit((unsigned char)*spec))
-        spec++;
-    if (spec == end)
+    /* the version the build names: after ==, ~=, >= or > (an upper bound alone says
+     * nothing of the build: "<10.0,>=9.8" is 9.8) */
+    const char *clauses = p + n;
+    const char *end = clauses + strcspn(clauses, ";");
+    const char *spec = NULL;
+    for (const char *c = clauses; c < end && !spec; c++)
+        if (*c == '=' || (*c == '>' && c[1] != '='))
+            for (spec = c + 1; spec < end && !isdigit((unsigned char)*spec); spec++)
+                ;
+    if (!spec || spec >= end)
         return false;
     char *after;
     out->major = (int)strtol(spec, &after, 10);
@@ -338,8 +343,7 @@ static bool parse_requirement(const char *value, struct py_requirement *out)
     return true;
 }
 
-/* The Requires-Dist of the METADATA in dist that names a cuDNN wheel. */
-static bool requirement_in(const struct py_dist *dist, struct py_requirement *out)
+bool py_dist_requirement(const struct py_dist *dist, struct py_requirement *out)
 {
     char *path = path_join(dist->path, "METADATA");
     char *text = read_text(path, 1 << 20);
@@ -376,7 +380,7 @@ bool py_framework_requirement(char *const *sites, struct py_requirement *out)
     for (size_t s = 0; sites && sites[s]; s++)
         for (size_t f = 0; f < CDM_ARRAY_LEN(frameworks); f++) {
             struct py_dist d;
-            if (py_find_dist(sites[s], frameworks[f], true, &d) && requirement_in(&d, out))
+            if (py_find_dist(sites[s], frameworks[f], true, &d) && py_dist_requirement(&d, out))
                 return true;
         }
     return false;

@@ -60,6 +60,9 @@ struct py_requirement {
     int cuda;            /* the wheel's CUDA major (cu13), 0 when unknown */
     int major, minor;    /* the cuDNN version it names (the build's, or its lower bound) */
 };
+/* The Requires-Dist of dist's METADATA that names a cuDNN wheel (framework gets "name
+ * version" of dist). False when it names none. */
+bool py_dist_requirement(const struct py_dist *dist, struct py_requirement *out);
 /* The first framework of cdm's list (torch, onnxruntime-gpu, tensorflow, jax plugins, ...)
  * in the folders sites that requires an nvidia-cudnn-cu* wheel. */
 bool py_framework_requirement(char *const *sites, struct py_requirement *out);
