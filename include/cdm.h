@@ -425,6 +425,20 @@ void cdm_deactivation_plan(struct cdm_env_plan *out);
  * so that a link, rollback or unlink in the current project shows at the next one. */
 bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir);
 
+/* cdm exec: run argv with exactly what cdm activate sets for the project (NULL: the nearest
+ * from the current folder, else the user's default), no shell in between. On Linux every
+ * cuDNN library its processes load, by name or by path, comes from the project's install
+ * where the install has a file of that name (LD_AUDIT with cdm-audit.so, CDM_REDIRECT_DIR),
+ * unless no_redirect. POSIX: the command replaces this process, so this returns only when
+ * it cannot start; Windows: cdm waits, *exit_code is the command's status. A failure to
+ * start sets *exit_code to 127 (no such program) or 126, as shells do. */
+struct cdm_exec_request {
+    const char *project;
+    char *const *argv; /* NULL-terminated; argv[0] looked up on the activated PATH */
+    bool no_redirect;  /* the activation's environment alone */
+};
+int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code);
+
 /* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
 typedef struct cdm_shell cdm_shell;
 /* A shell by name. Program names (dash, ksh, pwsh.exe, CMD.EXE, /bin/bash, a login shell's

@@ -274,3 +274,56 @@ out:
     free(env);
     return rc;
 }
+
+char *trace_audit_library(struct strbuf *looked)
+{
+    sb_add(looked, "nowhere: Windows has no LD_AUDIT");
+    return NULL;
+}
+
+int trace_exec(cdm_ctx *ctx, const struct trace_request *req, int *exit_code)
+{
+    wchar_t *path = NULL;
+    wchar_t *env = child_environment(req, &path);
+    wchar_t *program = find_program(req->argv[0], path);
+    struct strbuf line = STRBUF_INIT;
+    wchar_t *wline = NULL;
+    int rc = CDM_OK;
+    *exit_code = 127;
+    if (!program) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot run '%s': no such program%s", req->argv[0],
+                           strpbrk(req->argv[0], "\\/:") ? "" : " on PATH");
+        goto out;
+    }
+    for (char *const *a = req->argv; *a; a++) {
+        if (a != req->argv)
+            sb_addc(&line, ' ');
+        quote_arg(&line, *a);
+    }
+    wline = win_wide(sb_str(&line));
+    STARTUPINFOW si;
+    memset(&si, 0, sizeof(si));
+    si.cb = sizeof(si);
+    PROCESS_INFORMATION pi;
+    fflush(NULL);
+    if (!CreateProcessW(program, wline, NULL, NULL, FALSE, CREATE_UNICODE_ENVIRONMENT, env, NULL,
+                        &si, &pi)) {
+        *exit_code = 126;
+        rc = win_fail(ctx, CDM_EIO, GetLastError(), "cannot run '%s': %s", req->argv[0], NULL);
+        goto out;
+    }
+    WaitForSingleObject(pi.hProcess, INFINITE);
+    DWORD code = 1;
+    GetExitCodeProcess(pi.hProcess, &code);
+    *exit_code = (int)code;
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+
+out:
+    free(wline);
+    sb_free(&line);
+    free(program);
+    free(path);
+    free(env);
+    return rc;
+}
