@@ -117,6 +117,27 @@ case $detail in *"$(realpath "$wheel/lib")"*"$CDM_ROOT/$id/lib"* | *"$CDM_ROOT/$
   *) fail "(a) run.cudnn does not name both the wheel's and the store's folder: $detail" ;; esac
 echo "gpu: (a) holds: exit 1, both folders named"
 
+section "(e) cdm exec, nothing attached: every cuDNN library of PyTorch and JAX from the store"
+for fw in torch jax; do
+  python3 -c "import $fw" 2>/dev/null || { echo "gpu: SKIP (e) $fw: not here"; continue; }
+  show "$cdm" exec "$proj" -- python3 "$here/conv_maps.py" "$fw" | tee "$work/e-$fw.txt" ||
+    fail "(e) cdm exec of the $fw convolution failed"
+  maps=$(sed -n 's/^map //p' "$work/e-$fw.txt")
+  [ -n "$maps" ] || fail "(e) $fw mapped no cuDNN library"
+  printf '%s\n' "$maps" | grep -v "^$(realpath "$CDM_ROOT/$id")/" && fail "(e) $fw mapped cuDNN from outside the store"
+  echo "gpu: (e) holds for $fw: $(printf '%s\n' "$maps" | wc -l) cuDNN libraries mapped, all from the store's $id"
+done
+start=$(date +%s%N)
+for i in $(seq 200); do /bin/true; done
+t_true=$(( ($(date +%s%N) - start) / 200000 ))
+start=$(date +%s%N)
+for i in $(seq 200); do "$cdm" exec "$proj" -- /bin/true; done
+t_exec=$(( ($(date +%s%N) - start) / 200000 ))
+start=$(date +%s%N)
+for i in $(seq 200); do "$cdm" exec --no-redirect "$proj" -- /bin/true; done
+t_plain=$(( ($(date +%s%N) - start) / 200000 ))
+echo "gpu: a start of /bin/true: ${t_true} us; through cdm exec: ${t_exec} us; cdm exec --no-redirect: ${t_plain} us"
+
 section "(b) a copy of the PyTorch environment, attached to the project"
 V=$work/venv
 show "$PY" -m venv --system-site-packages --without-pip "$V" || fail "python3 -m venv failed"
