@@ -439,6 +439,30 @@ struct cdm_exec_request {
 };
 int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code);
 
+/* cdm kernel install: a Jupyter kernelspec (<Jupyter's data folder>/kernels/NAME, or
+ * <prefix>/share/jupyter/kernels/NAME) whose kernel starts through cdm exec, so a notebook
+ * runs with the project's cuDNN; cdm kernel remove takes one cdm wrote away (never another). */
+struct cdm_kernel_request {
+    const char *project; /* NULL: the nearest from the current folder, else the default */
+    const char *python;  /* NULL: the project's environment (.venv, venv, VIRTUAL_ENV), else
+                          * python3 on PATH */
+    const char *name;    /* NULL: cdm-<the project folder's name> */
+    const char *prefix;  /* NULL: Jupyter's user data folder */
+};
+struct cdm_kernel_result {
+    char name[128];
+    char path[4096]; /* the kernelspec's folder */
+    char python[4096];
+    char display_name[512];
+    char project[4096];
+    char install_id[64];
+    bool changed; /* false: it was so already */
+};
+int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
+                       struct cdm_kernel_result *out);
+int cdm_kernel_remove(cdm_ctx *ctx, const char *name, const char *prefix,
+                      struct cdm_kernel_result *out);
+
 /* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
 typedef struct cdm_shell cdm_shell;
 /* A shell by name. Program names (dash, ksh, pwsh.exe, CMD.EXE, /bin/bash, a login shell's
