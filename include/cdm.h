@@ -463,6 +463,19 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
 int cdm_kernel_remove(cdm_ctx *ctx, const char *name, const char *prefix,
                       struct cdm_kernel_result *out);
 
+/* cdm modulefiles --into DIR: a modulefile per install of this machine's platform for Lmod
+ * (DIR/cudnn/<id>.lua) or, tcl, Environment Modules (DIR/cudnn/<id>), and DIR/cudnn/.version
+ * naming the newest: each sets CUDNN_PATH, CUDNN_ROOT, CDM_ACTIVE and puts the install's
+ * folders on LD_LIBRARY_PATH, CPATH and LIBRARY_PATH, and conflicts with other cudnn
+ * modules. Files cdm did not write are never replaced. */
+struct cdm_modulefiles_result {
+    char dir[4096];      /* DIR/cudnn */
+    unsigned files;      /* modulefiles for the installs */
+    unsigned written;    /* of those (and .version), how many changed */
+    char default_id[64]; /* what .version names; "" when there is no install */
+};
+int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulefiles_result *out);
+
 /* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
 typedef struct cdm_shell cdm_shell;
 /* A shell by name. Program names (dash, ksh, pwsh.exe, CMD.EXE, /bin/bash, a login shell's

@@ -30,6 +30,7 @@ const struct cli_command *const cli_commands[] = {
     &cli_cmd_detach,
     &cli_cmd_exec,
     &cli_cmd_kernel,
+    &cli_cmd_modulefiles,
     &cli_cmd_doctor,
     &cli_cmd_verify,
     &cli_cmd_gc,
