@@ -64,6 +64,12 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path);
 /* Open a file for reading, sequentially. */
 struct fs_reader;
 int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size);
+/* Open the regular file rel ('/'-separated) below the folder dir without following any link
+ * or junction on the way from dir, and without opening anything that could block: a tree
+ * that someone else controls (another store) cannot lead the read out of it. A link, a
+ * folder or a special file there is refused, the message naming it (CDM_EINVAL). */
+int fs_reader_open_below(cdm_ctx *ctx, const char *dir, const char *rel, struct fs_reader **out,
+                         uint64_t *size);
 /* Bytes read, 0 at end, negative on error (message set). */
 long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n);
 /* Move to offset from the start (whence 0), the current place (1) or the end (2); the new
