@@ -80,7 +80,7 @@ int deploy_keep(cdm_ctx *ctx, const char *path, const char *sha256)
     char *dir = store_deployed_dir(ctx), *obj = store_deployed_object(ctx, sha256);
     char check[65];
     int rc = CDM_OK;
-    if (fs_kind(obj) != FS_FILE && !(rc = fs_mkdir_p(ctx, dir)) &&
+    if (fs_kind(obj) != FS_FILE && !(rc = store_own_dir(ctx, dir, true)) &&
         !(rc = deploy_copy(ctx, path, obj, false, check)) && strcmp(check, sha256))
         rc = cdm_error_set(ctx, CDM_EIO, "cannot keep '%s': it changed while it was copied", path);
     free(obj);
@@ -124,8 +124,13 @@ static int restore_file(cdm_ctx *ctx, const struct db_deploy *d, const struct db
     } else if (!strcmp(f->before_kind, "link")) {
         rc = deploy_link(ctx, f->before_link, dest);
     } else {
+        char *dir = store_deployed_dir(ctx);
         obj = store_deployed_object(ctx, f->before_sha256);
-        if (fs_kind(obj) != FS_FILE)
+        int own = store_own_dir(ctx, dir, false);
+        free(dir);
+        if (own && own != CDM_ENOTFOUND)
+            rc = own;
+        else if (fs_kind(obj) != FS_FILE)
             rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                                "cannot put back '%s': its kept copy '%s' is missing", dest, obj);
         else
@@ -180,7 +185,9 @@ static int prune_unrecorded(cdm_ctx *ctx, unsigned *done)
 {
     char *dir = store_deployed_dir(ctx);
     char **names = NULL;
-    int rc = fs_list_dir(ctx, dir, &names);
+    int rc = store_own_dir(ctx, dir, false); /* never deleting below a link */
+    if (!rc)
+        rc = fs_list_dir(ctx, dir, &names);
     if (rc == CDM_ENOTFOUND)
         rc = CDM_OK;
     for (char **n = names; !rc && n && *n; n++) {

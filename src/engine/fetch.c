@@ -278,7 +278,11 @@ int cdm_downloads_clean(cdm_ctx *ctx, cdm_partial_fn fn, void *arg, unsigned *re
     *removed = 0;
     char *folder = store_downloads_dir(ctx);
     char **names = NULL;
-    int rc = fs_kind(folder) == FS_DIR ? fs_list_dir(ctx, folder, &names) : CDM_OK;
+    int rc = store_own_dir(ctx, folder, false);
+    if (!rc)
+        rc = fs_list_dir(ctx, folder, &names);
+    else if (rc == CDM_ENOTFOUND)
+        rc = CDM_OK;
     for (char **n = names; !rc && n && *n; n++) {
         if (!str_ends_with(*n, ".partial"))
             continue;
