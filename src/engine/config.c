@@ -253,10 +253,15 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
     c->fetch_retries = DEFAULT_FETCH_RETRIES;
     c->fetch_retry_wait = DEFAULT_RETRY_WAIT;
     char *path = explicit_path ? xstrdup(explicit_path) : fs_default_config();
-    FILE *f = fs_fopen(path, "r");
+    FILE *f = fs_fopen_read(path);
     if (!f) {
         int rc = CDM_OK;
-        if (explicit_path)
+        if (fs_kind(path) != FS_NONE) /* a fifo or a device is never read: it could block */
+            rc = cdm_error_set(ctx, CDM_ECONFIG,
+                               "cannot read config '%s': it is no regular file that can be read; "
+                               "make it one, or point --config/CDM_CONFIG elsewhere",
+                               path);
+        else if (explicit_path)
             rc = cdm_error_set(ctx, CDM_ECONFIG,
                                "cannot read config '%s': no such file; create it or drop "
                                "--config/CDM_CONFIG",

@@ -142,7 +142,7 @@ static int note_checksum(cdm_ctx *ctx, const char *folder, const char *name, con
 {
     char *path = path_join(folder, "SHA256SUMS");
     struct strbuf text = STRBUF_INIT;
-    FILE *f = fs_fopen(path, "r");
+    FILE *f = fs_fopen_read(path);
     char line[4096];
     while (f && fgets(line, sizeof(line), f)) {
         size_t n = strcspn(line, "\r\n");

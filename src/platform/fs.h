@@ -105,7 +105,11 @@ void fs_crash_point(const char *name);
 
 /* fopen for a UTF-8 path (Windows' fopen takes the ANSI code page). */
 FILE *fs_fopen(const char *path, const char *mode);
-/* Append at most max bytes of the file at path to out (binary-safe; out stays
+/* fopen(path, "rb") for a file that a user, a repository or a program controls (a config,
+ * a library, a dist-info METADATA, a checksum file): NULL, with nothing opened that could
+ * block, unless path is a regular file (a link to one is followed). */
+FILE *fs_fopen_read(const char *path);
+/* Append at most max bytes of the regular file at path (through fs_fopen_read) to out (binary-safe; out stays
  * NUL-terminated). False when it cannot be opened or read (fs_common.c). */
 bool fs_read_file(const char *path, size_t max, struct strbuf *out);
 /* Append a small regular file (a link to one is followed) to out, opening nothing that can

@@ -6,7 +6,7 @@
 
 bool fs_read_file(const char *path, size_t max, struct strbuf *out)
 {
-    FILE *f = fs_fopen(path, "rb");
+    FILE *f = fs_fopen_read(path);
     if (!f)
         return false;
     bool ok = sb_read_stream(out, f, max);

@@ -279,14 +279,19 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
     return cdm_error_set(ctx, CDM_EIO, "cannot create hard link '%s': %s", path, strerror(errno));
 }
 
-
 struct fs_lock_handle {
     int fd;
 };
 
 static int lock_with(cdm_ctx *ctx, const char *path, int how, struct fs_lock_handle **out)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* cdm's own file: never created or opened through a link, nor waited on when a fifo */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    if (fd < 0 && errno == ELOOP)
+        return cdm_error_set(ctx, CDM_EIO,
+                             "cannot open lock file '%s': it is a link, and cdm follows no link "
+                             "there; move it away, then run the command again",
+                             path);
     if (fd < 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot open lock file '%s': %s", path, strerror(errno));
     while (flock(fd, how) != 0) {

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,7 +79,7 @@ struct fs_reader {
 
 int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a fifo: no wait */
     if (fd < 0)
         return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot open '%s': %s",
                              path, strerror(errno));
@@ -198,4 +199,20 @@ void fs_reader_close(struct fs_reader *r)
     close(r->fd);
     free(r->path);
     free(r);
+}
+
+FILE *fs_fopen_read(const char *path)
+{
+    /* O_NONBLOCK: a fifo is opened without waiting for a writer, then refused */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    FILE *f = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0)
+        f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
+    return f;
 }

@@ -3,6 +3,9 @@
 #include "fs.h"
 #include "win32_util.h"
 
+#include <fcntl.h>
+#include <io.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -162,4 +165,28 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
     }
     CloseHandle(h);
     return rc;
+}
+
+FILE *fs_fopen_read(const char *path)
+{
+    /* CreateFileW first: a pipe or a console opened by name is no disk file, never read */
+    wchar_t *w = win_path(path);
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return NULL;
+    if (GetFileType(h) != FILE_TYPE_DISK) {
+        CloseHandle(h);
+        return NULL;
+    }
+    int fd = _open_osfhandle((intptr_t)h, _O_RDONLY | _O_BINARY);
+    if (fd < 0) {
+        CloseHandle(h);
+        return NULL;
+    }
+    FILE *f = _fdopen(fd, "rb");
+    if (!f)
+        _close(fd);
+    return f;
 }

@@ -6,6 +6,7 @@
  * accept an unknown root, and the chain is then checked here, before any byte of the
  * body is read, against the system's store or, failing that, the file's certificates.
  */
+#include "fs.h"
 #include "http.h"
 #include "cdm.h"
 #include "base/util.h"
@@ -103,9 +104,7 @@ static enum http_failure fail(struct http_result *r, enum http_failure kind, DWO
 /* The PEM certificates of path in a memory store; NULL (why set) when there are none. */
 static HCERTSTORE load_ca_file(const char *path, char *why, size_t why_size)
 {
-    wchar_t *w = win_path(path);
-    FILE *f = _wfopen(w, L"rb");
-    free(w);
+    FILE *f = fs_fopen_read(path);
     if (!f) {
         snprintf(why, why_size, "cannot read [fetch] ca_file '%s'", path);
         return NULL;

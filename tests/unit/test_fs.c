@@ -257,6 +257,48 @@ static void read_stops_at_max(cdm_ctx *ctx, const char *scratch)
     free(path);
 }
 
+/* Reading a tree someone else controls (another store): no link followed on the way. */
+static void read_below(cdm_ctx *ctx, const char *scratch)
+{
+    char *dir = path_join(scratch, "below");
+    char *real = path_join(dir, "real"), *out = path_join(dir, "out");
+    char *file = path_join(real, "f"), *other = path_join(out, "g");
+    char *via = path_join(dir, "via"), *link = path_join(real, "l");
+    bool made = fs_mkdir_p(ctx, real) == CDM_OK && fs_mkdir_p(ctx, out) == CDM_OK &&
+                write_file(ctx, file, "x") && write_file(ctx, other, "y");
+    struct fs_reader *r = NULL;
+    uint64_t size = 0;
+    ok(made && fs_reader_open_below(ctx, dir, "real/f", &r, &size) == CDM_OK && size == 1,
+       "a file below a folder is opened");
+    fs_reader_close(r);
+    r = NULL;
+    FILE *f = fs_fopen_read(file);
+    ok(f != NULL, "fs_fopen_read opens a regular file");
+    if (f)
+        fclose(f);
+    ok(fs_fopen_read(real) == NULL, "but not a folder");
+    const char *why = testenv_links_unavailable();
+    if (why) {
+        printf("ok %d - # SKIP links below: %s\n", ++tap_count, why);
+    } else {
+        fs_symlink(ctx, out, via);
+        fs_symlink(ctx, "f", link);
+        ok(fs_reader_open_below(ctx, dir, "via/g", &r, NULL) != CDM_OK &&
+               strstr(cdm_error_message(ctx), "'via' is a link"),
+           "a folder on the way that is a link is refused, named: %s", cdm_error_message(ctx));
+        ok(fs_reader_open_below(ctx, dir, "real/l", &r, NULL) != CDM_OK &&
+               strstr(cdm_error_message(ctx), "link"),
+           "so is a file that is a link: %s", cdm_error_message(ctx));
+    }
+    free(link);
+    free(via);
+    free(other);
+    free(file);
+    free(out);
+    free(real);
+    free(dir);
+}
+
 static void paths(void)
 {
     char *p = path_join("C:\\cudnn_archive", "8.8.0.121-cuda11");
@@ -292,6 +334,7 @@ int main(int argc, char **argv)
     locks(ctx, scratch);
     kinds_at_once(ctx, scratch);
     read_stops_at_max(ctx, scratch);
+    read_below(ctx, scratch);
     paths();
     is_int(fs_remove_tree(ctx, scratch), CDM_OK, "clean up");
     free(scratch);
