@@ -11,7 +11,7 @@
 #define BLOCK (256 * 1024)
 
 /* Read from, feeding each block to the hash and (when out is not NULL) to out. */
-static int pump(cdm_ctx *ctx, const char *from, struct fs_file *out, char hex[65])
+static int pump(cdm_ctx *ctx, const char *from, struct fs_atomic *out, char hex[65])
 {
     struct fs_reader *r = NULL;
     uint64_t size;
@@ -23,7 +23,7 @@ static int pump(cdm_ctx *ctx, const char *from, struct fs_file *out, char hex[65
     long long n;
     while ((n = fs_reader_read(ctx, r, buf, BLOCK)) > 0) {
         sha256_update(h, buf, (size_t)n);
-        if (out && (rc = fs_file_write(ctx, out, buf, (size_t)n)))
+        if (out && (rc = fs_atomic_write(ctx, out, buf, (size_t)n)))
             break;
     }
     if (n < 0)
@@ -48,20 +48,12 @@ static char *tmp_beside(const char *path)
 
 int deploy_copy(cdm_ctx *ctx, const char *from, const char *to, bool executable, char hex[65])
 {
-    char *tmp = tmp_beside(to);
-    struct fs_file *f = NULL;
-    int rc = fs_kind(tmp) == FS_NONE ? CDM_OK : fs_remove_file(ctx, tmp);
-    if (!rc && !(rc = fs_file_create(ctx, tmp, executable, &f))) {
-        rc = pump(ctx, from, f, hex);
-        int close_rc = fs_file_close(ctx, f);
-        if (!rc)
-            rc = close_rc;
-        if (!rc)
-            rc = fs_rename(ctx, tmp, to);
-        if (rc)
-            fs_remove_file(ctx, tmp);
-    }
-    free(tmp);
+    struct fs_atomic *f = NULL;
+    int rc = fs_atomic_open(ctx, to, executable, &f);
+    if (!rc && (rc = pump(ctx, from, f, hex)))
+        fs_atomic_abort(ctx, f);
+    else if (!rc)
+        rc = fs_atomic_commit(ctx, f);
     return rc;
 }
 

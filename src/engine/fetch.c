@@ -119,24 +119,6 @@ void fetch_done(cdm_ctx *ctx, struct fetched *f)
 
 /* ---- cdm fetch --into ----------------------------------------------------------------- */
 
-/* data as the whole of path, replacing it only once it is written. */
-static int write_whole(cdm_ctx *ctx, const char *path, const char *data, size_t len)
-{
-    char *tmp = xasprintf("%s.%llu.tmp", path, (unsigned long long)fs_process_id());
-    struct fs_file *f = NULL;
-    int rc = fs_file_create(ctx, tmp, false, &f);
-    if (!rc && (rc = fs_file_write(ctx, f, data, len)))
-        fs_file_abort(f);
-    else if (!rc)
-        rc = fs_file_close(ctx, f);
-    if (!rc)
-        rc = fs_rename(ctx, tmp, path);
-    if (rc && fs_kind(tmp) == FS_FILE)
-        fs_remove_file(ctx, tmp);
-    free(tmp);
-    return rc;
-}
-
 /* The folder's SHA256SUMS with the line for name set to sha256. */
 static int note_checksum(cdm_ctx *ctx, const char *folder, const char *name, const char *sha256)
 {
@@ -155,7 +137,7 @@ static int note_checksum(cdm_ctx *ctx, const char *folder, const char *name, con
     if (f)
         fclose(f);
     sb_addf(&text, "%s  %s\n", sha256, name);
-    int rc = write_whole(ctx, path, sb_str(&text), text.len);
+    int rc = fs_atomic_write_whole(ctx, path, sb_str(&text), text.len);
     sb_free(&text);
     free(path);
     return rc;
@@ -257,7 +239,7 @@ int cdm_fetch(cdm_ctx *ctx, const struct cdm_fetch_request *req, struct cdm_fetc
     manifest = path_join(folder, manifest_name);
     free(manifest_name);
     if ((rc = fetch_archive(ctx, &r, e, folder, dest, &result->changed)) ||
-        (rc = write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len)) ||
+        (rc = fs_atomic_write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len)) ||
         (rc = note_checksum(ctx, folder, e->name, e->sha256)))
         goto out;
     copy_str(result->path, sizeof(result->path), dest);

@@ -53,6 +53,21 @@ int fs_sync_written(cdm_ctx *ctx, const char *dir);
 int fs_file_flush(cdm_ctx *ctx, struct fs_file *f);
 void fs_file_abort(struct fs_file *f);
 
+/* A file replaced all at once, the one recipe for it (STYLE.md, git's lockfile.h):
+ * fs_atomic_open creates <path>.cdm-<pid>.tmp beside path with O_EXCL (a leftover of a
+ * killed cdm of the same pid removed first); fs_atomic_write appends; fs_atomic_commit puts
+ * the data on disk, closes, renames it over path and syncs the folder, so that a power cut
+ * leaves the old file or the new one, never an empty or half one; fs_atomic_abort removes
+ * the temporary file. Both end the handle, whatever happens. path's own name is replaced:
+ * nothing is written through a link there (a caller that means to, resolves it first). */
+struct fs_atomic;
+int fs_atomic_open(cdm_ctx *ctx, const char *path, bool executable, struct fs_atomic **out);
+int fs_atomic_write(cdm_ctx *ctx, struct fs_atomic *a, const void *buf, size_t n);
+int fs_atomic_commit(cdm_ctx *ctx, struct fs_atomic *a);
+void fs_atomic_abort(cdm_ctx *ctx, struct fs_atomic *a);
+/* The whole of path replaced by len bytes of data, as above. */
+int fs_atomic_write_whole(cdm_ctx *ctx, const char *path, const void *data, size_t len);
+
 /* The permission bits (07777) of the file at path, not following a link; -1 where the
  * system has none (Windows) or the file cannot be examined. */
 int fs_file_mode(const char *path);
