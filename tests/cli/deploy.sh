@@ -56,7 +56,7 @@ run_cdm --json deploy --undo "$TK"
 expect_rc 0 "cdm deploy --undo"
 check "changed" test "$(json 'd["changed"]')" = True
 check "the toolkit is back byte for byte (files added by deploy gone)" test "$(digest)" = "$before"
-check "the kept files are gone from the store" test -z "$(ls -A "$CDM_ROOT/.deployed")"
+check "the kept files are gone from the store" empty_dir "$CDM_ROOT/.deployed"
 run_cdm --json deploy --undo "$TK"
 check "undo again: nothing to do" test "$RC" = 0 -a "$(json 'd["changed"]')" = False
 

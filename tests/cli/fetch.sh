@@ -50,7 +50,7 @@ check "downloaded, and not official (a mirror, not NVIDIA)" \
   test "$(json 'd["downloaded"], d["official"], d["changed"]')" = "(True, False, True)"
 check "with the archive's hash" test "$(json 'd["sha256"]')" = "$(sha_of "$MIRROR/cudnn/linux-x86_64/$A927_13")"
 check "its files are in the store" test -f "$CDM_ROOT/9.27.0.48-cuda13/include/cudnn_version.h"
-check "the download is gone once installed" test -z "$(ls -A "$DL" 2>/dev/null)"
+check "the download is gone once installed" empty_dir "$DL"
 check "the archive was fetched once" test "$(archive_gets "$A927_13")" = 1
 run_cdm list --json
 check "cdm list records the archive's real name" test "$(json 'd[0]["archive"]')" = "$A927_13"
