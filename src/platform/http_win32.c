@@ -237,7 +237,10 @@ static enum http_failure read_body(HINTERNET request, const struct http_request 
     char *buf = xmalloc(READ_SIZE);
     uint64_t got = 0;
     enum http_failure kind = HTTP_OK;
-    for (;;) {
+    struct http_speed speed = {0};
+    /* each read returns what came, so a trickle passes here often enough to be judged */
+    while (!http_speed_check(&speed, req, (double)GetTickCount64() / 1000.0, got, &kind,
+                             r->detail, sizeof(r->detail))) {
         DWORD n = 0;
         if (!WinHttpReadData(request, buf, READ_SIZE, &n)) {
             DWORD e = GetLastError();
@@ -253,6 +256,8 @@ static enum http_failure read_body(HINTERNET request, const struct http_request 
         }
     }
     free(buf);
+    if (kind == HTTP_SLOW || kind == HTTP_TOO_LONG)
+        r->failure = kind;
     /* A connection closed early can end like a whole body: count against the length. */
     if (kind == HTTP_OK && head->length && got < head->length) {
         kind = r->failure = HTTP_CUT;
