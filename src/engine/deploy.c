@@ -274,6 +274,15 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
     }
     if ((rc = store_open(ctx, true)) || (rc = cdm_resolve(ctx, req->spec, req->cuda, &in)))
         goto out;
+    char *root = fs_realpath(ctx->root);
+    if (root && path_within(toolkit, root)) /* an install is never changed once recorded */
+        rc = cdm_error_set(ctx, CDM_EINVAL,
+                           "cannot deploy into '%s': it is inside the store '%s', whose "
+                           "installs never change; deploy into a CUDA toolkit outside it",
+                           toolkit, root);
+    free(root);
+    if (rc)
+        goto out;
     if (!toolkit_in_dir(toolkit, "--into", &tk)) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cannot deploy into '%s': no CUDA toolkit there (no version.json, "

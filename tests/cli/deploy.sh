@@ -118,4 +118,17 @@ else
   check "a read-only toolkit is refused before anything changes" \
     test "$RC" = 1 -a "$(digest)" = "$before"
 fi
+# ---- never into the store ---------------------------------------------------------------------
+# An install's folder made to look like a toolkit (root may write into its read-only folders)
+IN=$CDM_ROOT/$ID
+chmod u+w "$IN"
+printf '{\n  "cuda": {"name": "CUDA SDK", "version": "12.3.107"}\n}\n' >"$IN/version.json"
+in_before=$(cd "$IN" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+run_cdm deploy 9.1 --into "$IN"
+expect_rc 2 "deploying into an install's own folder is refused"
+expect_err "cannot deploy into '.*$ID': it is inside the store" "saying why"
+check "and the install is untouched" test "$(cd "$IN" && find . -type f -print0 | sort -z | xargs -0 sha256sum)" = "$in_before"
+rm -f "$IN/version.json"
+chmod u-w "$IN"
+
 done_testing
