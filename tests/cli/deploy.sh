@@ -60,6 +60,19 @@ check "the kept files are gone from the store" empty_dir "$CDM_ROOT/.deployed"
 run_cdm --json deploy --undo "$TK"
 check "undo again: nothing to do" test "$RC" = 0 -a "$(json 'd["changed"]')" = False
 
+# A file changed after the deploy is not overwritten by the undo without a word.
+run_cdm deploy 9.1 --into "$TK"
+echo "/* the user's own line */" >>"$TK/include/cudnn_version.h"
+edited=$(sha256sum <"$TK/include/cudnn_version.h")
+run_cdm deploy --undo "$TK"
+expect_rc 1 "an undo over a file changed since the deploy is refused"
+expect_err "'$TK/include/cudnn_version.h' was changed after the deploy.*keep a copy of it, then run 'cdm deploy --undo $TK --force'" \
+  "naming the file and what to do"
+check "and the changed file is left as the user made it" test "$(sha256sum <"$TK/include/cudnn_version.h")" = "$edited"
+run_cdm deploy --undo "$TK" --force
+expect_rc 0 "--force undoes it anyway"
+check "and the toolkit is back" test "$(digest)" = "$before"
+
 # --force deploys a pair outside the tables, with a warning.
 run_cdm deploy 8.2 --into "$TK" --force
 expect_rc 0 "--force deploys a pair outside the tables"
