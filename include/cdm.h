@@ -519,8 +519,10 @@ struct cdm_deploy_result {
     bool changed;             /* false: this install was deployed there already */
 };
 int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_deploy_result *out);
-/* Put the toolkit back as it was before the deploy into it. */
-int cdm_deploy_undo(cdm_ctx *ctx, const char *toolkit, struct cdm_deploy_result *out);
+/* Put the toolkit back as it was before the deploy into it. A deployed file changed since
+ * (by the user, another installer) is not overwritten without a copy: the undo is refused,
+ * naming it, unless force. */
+int cdm_deploy_undo(cdm_ctx *ctx, const char *toolkit, bool force, struct cdm_deploy_result *out);
 
 /* ---- the default version ------------------------------------------------------------
  *

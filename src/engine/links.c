@@ -266,15 +266,6 @@ static int refuse_unlink(cdm_ctx *ctx, const struct cdm_project *p, const char *
                          p->link_path, then);
 }
 
-/* Is path dir itself or below it? Both canonical (or both as given). */
-static bool within(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
-        n--;
-    return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
-}
-
 /* A project inside the store would be listed, removed and gc'd with it; a link whose path
  * holds the store would put the store out of reach when switched. */
 static int refuse_nested(cdm_ctx *ctx, const struct cdm_project *p, const char *link_path)
@@ -282,12 +273,12 @@ static int refuse_nested(cdm_ctx *ctx, const struct cdm_project *p, const char *
     char *root = fs_realpath(ctx->root);
     const char *store = root ? root : ctx->root;
     int rc = CDM_OK;
-    if (within(p->path, store))
+    if (path_within(p->path, store))
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "cannot link '%s': it is inside the store '%s'; a project lives "
                            "outside it",
                            p->path, store);
-    else if (within(ctx->root, link_path) || within(store, link_path))
+    else if (path_within(ctx->root, link_path) || path_within(store, link_path))
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "cannot link '%s': the store '%s' is reached through that path; "
                            "pass another --name, or move the store",

@@ -250,7 +250,9 @@ int recover_store(cdm_ctx *ctx, unsigned *done)
         return rc;
     char *staging = store_staging_dir(ctx);
     char **names = NULL;
-    rc = fs_list_dir(ctx, staging, &names);
+    rc = store_own_dir(ctx, staging, false); /* never deleting below a link */
+    if (!rc)
+        rc = fs_list_dir(ctx, staging, &names);
     if (rc == CDM_ENOTFOUND)
         rc = CDM_OK;
     for (char **n = names; !rc && n && *n; n++)

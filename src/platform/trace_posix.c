@@ -172,7 +172,7 @@ static void add_object(struct trace_result *r, char **fields)
 
 static void read_trace(const char *file, struct trace_result *r)
 {
-    FILE *f = fopen(file, "rb");
+    FILE *f = fs_fopen_read(file); /* the child may have put a fifo there */
     if (!f)
         return;
     struct strbuf line = STRBUF_INIT;

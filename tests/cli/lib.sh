@@ -84,6 +84,10 @@ tree_digest() {
   (cd "$1" 2>/dev/null && find . -printf '%y %p %s %l\n' | sort)
 }
 
+# empty_dir DIR: DIR is a folder, and holds nothing (a folder that is not there is no
+# evidence: `ls -A` of it prints nothing too)
+empty_dir() { [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; }
+
 done_testing() {
   echo "1..$CDM_TAP_COUNT"
   [ "$FAILED" -eq 0 ]
