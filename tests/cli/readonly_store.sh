@@ -20,6 +20,9 @@ U=$SCRATCH/user
 mkdir -p "$U/home" "$U/proj"
 cp "$archive" "$U/"
 archive=$U/$(basename "$archive")
+# and cdm itself, which the checkout's folder may not let others reach (a clone under /root)
+cp "$CDM" "$U/cdm"
+CDM=$U/cdm
 [ "$(id -u)" = 0 ] && chown -R 65534:65534 "$U"
 export CDM_ROOT=$U/store HOME=$U/home CDM_CONFIG=$U/config.ini
 : >"$CDM_CONFIG"
