@@ -8,10 +8,12 @@
 #include "db.h"
 #include "store.h"
 #include "store_paths.h"
+#include "verify_hash.h"
 #include "view.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "platform/sha256.h"
+#include "platform/thread.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,8 @@ struct verify {
     char **recorded; /* relative paths, in the index's order */
     size_t nrecorded, cap;
     bool sealed;     /* files recorded without write bits: the folders must have none */
+    struct file_hash *hashed; /* the regular files, read beforehand on several threads */
+    size_t nhashed, next_hashed;
 };
 
 static void report(struct verify *v, const char *path, enum cdm_verify_kind kind,
@@ -80,6 +84,17 @@ static void check_mode(struct verify *v, const struct db_file *f, const char *pa
     }
 }
 
+/* db_files_each's reader for the first pass: the recorded regular files, in its order. */
+static int collect_regular(void *arg, const struct db_file *f)
+{
+    struct verify *v = arg;
+    if (f->link_target || !f->sha256)
+        return CDM_OK;
+    v->hashed = xrealloc(v->hashed, (v->nhashed + 1) * sizeof(*v->hashed));
+    v->hashed[v->nhashed++] = (struct file_hash){.path = path_join(v->dir, f->path)};
+    return CDM_OK;
+}
+
 static int check_recorded(void *arg, const struct db_file *f)
 {
     struct verify *v = arg;
@@ -110,7 +125,19 @@ static int check_recorded(void *arg, const struct db_file *f)
     } else {
         unsigned long long size = 0;
         char hex[65];
-        if ((rc = hash_file(v, path, &size, hex)) == CDM_OK) {
+        const struct file_hash *pre = NULL;
+        while (v->next_hashed < v->nhashed && !pre) {
+            const struct file_hash *h = &v->hashed[v->next_hashed++];
+            if (!strcmp(h->path, path))
+                pre = h;
+        }
+        if (pre && pre->done) {
+            size = pre->size;
+            memcpy(hex, pre->hex, sizeof(hex));
+        } else {
+            rc = hash_file(v, path, &size, hex); /* again, one by one, to say why it fails */
+        }
+        if (rc == CDM_OK) {
             if (size != f->size) {
                 char *why = xasprintf("%llu bytes, was %llu", size, f->size);
                 report(v, f->path, CDM_VERIFY_CHANGED, why);
@@ -193,7 +220,18 @@ static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct ve
                              "'cdm install --force ARCHIVE' or remove it with 'cdm remove %s'",
                              in->id, in->path, in->id);
     v->sealed = true; /* until a file recorded with a write bit says otherwise */
-    int rc = db_files_each(ctx, in->id, check_recorded, v);
+    /* the regular files' bytes first, on every core; then the checks in the index's order */
+    int rc = db_files_each(ctx, in->id, collect_regular, v);
+    if (!rc)
+        hash_files(v->hashed, v->nhashed, thread_cpu_count());
+    v->next_hashed = 0;
+    if (!rc)
+        rc = db_files_each(ctx, in->id, check_recorded, v);
+    for (size_t i = 0; i < v->nhashed; i++)
+        free(v->hashed[i].path);
+    free(v->hashed);
+    v->hashed = NULL;
+    v->nhashed = 0;
     if (!rc) {
         if (v->nrecorded) /* qsort's array may not be NULL, even empty */
             qsort(v->recorded, v->nrecorded, sizeof(char *), compare_strings);
