@@ -49,6 +49,6 @@ tp=$(printf '%s\n' "${sp[@]}" | median)
 to=$(printf '%s\n' "${o1[@]}" | median)
 printf 'files: %s MB in %s files, %s cores (page cache warm)\n' "$MB" "$(echo "$files" | wc -l)" "$cores"
 printf 'cdm verify                %6d ms\n' "$tc"
-printf 'openssl dgst, one process %6d ms  (cdm %.2fx; SHA-NI where the CPU has it)\n' "$to" "$(echo "$tc / $to" | bc -l)"
-printf 'sha256sum, one process    %6d ms  (cdm %.2fx)\n' "$t1" "$(echo "$tc / $t1" | bc -l)"
-printf 'sha256sum, %2d processes   %6d ms  (cdm %.2fx)\n' "$cores" "$tp" "$(echo "$tc / $tp" | bc -l)"
+printf 'openssl dgst, one process %6d ms  (cdm %.2fx; SHA-NI where the CPU has it)\n' "$to" "$(python3 -c "print($tc / $to)")"
+printf 'sha256sum, one process    %6d ms  (cdm %.2fx)\n' "$t1" "$(python3 -c "print($tc / $t1)")"
+printf 'sha256sum, %2d processes   %6d ms  (cdm %.2fx)\n' "$cores" "$tp" "$(python3 -c "print($tc / $tp)")"
