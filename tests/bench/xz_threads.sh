@@ -42,7 +42,12 @@ for kind in one many; do
   tt=$(printf '%s\n' "${t[@]}" | median)
   tb=$( ((${#b[@]})) && printf '%s\n' "${b[@]}" | median || echo 0)
   blocks=$(xz --robot --list "$a" | awk '$1 == "totals" {print $3}')
-  printf '%-4s (%3s blocks): cdm install %6d ms | tar -I "xz -T0" + sync %6d ms (cdm %.2fx) | bsdtar + sync %6d ms (cdm %.2fx)\n' \
-    "$kind" "$blocks" "$tc" "$tt" "$(python3 -c "print($tc / $tt)")" "$tb" "$(python3 -c "print($tc / max($tb, 1))")"
+  printf '%-4s (%3s blocks): cdm install %6d ms | tar -I "xz -T0" + sync %6d ms (cdm %.2fx)' \
+    "$kind" "$blocks" "$tc" "$tt" "$(python3 -c "print($tc / $tt)")"
+  if [ "$tb" -gt 0 ]; then
+    printf ' | bsdtar + sync %6d ms (cdm %.2fx)\n' "$tb" "$(python3 -c "print($tc / $tb)")"
+  else
+    printf ' | no bsdtar here\n'
+  fi
 done
 echo "$(nproc) cores"
