@@ -267,6 +267,9 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
     c->fetch_low_speed_time = DEFAULT_LOW_SPEED_TIME;
     c->fetch_retries = DEFAULT_FETCH_RETRIES;
     c->fetch_retry_wait = DEFAULT_RETRY_WAIT;
+    /* the usual way to say "no config": read nothing, refuse nothing */
+    if (explicit_path && (!strcmp(explicit_path, "/dev/null") || !strcmp(explicit_path, "NUL")))
+        return CDM_OK;
     char *path = explicit_path ? xstrdup(explicit_path) : fs_default_config();
     FILE *f = fs_fopen_read(path);
     if (!f) {

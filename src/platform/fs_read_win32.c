@@ -1,8 +1,7 @@
 /* Reading files on Windows: sequentially (archives, another store's files) and whole (small
  * files a user or a repository controls), never from what is not a disk file. */
-#include "fs.h"
-#include "win32_util.h"
-
+/* The system's headers before cdm's: mingw's io.h has inline functions that call strncpy,
+ * which base/banned.h makes an error once it is read. */
 #include <fcntl.h>
 #include <io.h>
 #include <stdio.h>
@@ -10,6 +9,9 @@
 #include <string.h>
 #include <wchar.h>
 #include <windows.h>
+
+#include "fs.h"
+#include "win32_util.h"
 
 static int not_found_or(DWORD e, int code)
 {
