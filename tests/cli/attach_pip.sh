@@ -155,6 +155,41 @@ else
   expect_rc 0 "detach after uv uninstalled the wheel"
   [ "$FAILED" -eq 0 ] || diag "$(cat "$SCRATCH/uv.err")"
 fi
+# ---- NVIDIA's real wheel ----------------------------------------------------------------------
+# nvidia-cudnn-cu12 9.1.0.70 from the package registry (665 MB, cached in
+# $CDM_WHEEL_CACHE), its real files and RECORD, through the same pip steps.
+WC=${CDM_WHEEL_CACHE:-/var/cache/cdm-wheels}
+real=$WC/nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl
+if [ ! -f "$real" ]; then
+  mkdir -p "$WC" && timeout 300 "$PY" -m pip download --quiet --disable-pip-version-check \
+    --no-deps --only-binary=:all: -d "$WC" nvidia-cudnn-cu12==9.1.0.70 >"$SCRATCH/download.log" 2>&1
+fi
+if [ ! -f "$real" ]; then
+  skip_tool "attach against pip with NVIDIA's real wheel" "nvidia-cudnn-cu12 9.1.0.70 could not be had from the package registry within 300 s"
+else
+  run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz --version 9.1.0.70)"
+  mkdir -p "$SCRATCH/proj12"
+  run_cdm link "$SCRATCH/proj12" 9.1.0.70-cuda12
+  V=$(fresh_env real "$real")
+  check "pip installs NVIDIA's wheel" own_files "$V"
+  run_cdm attach "$V" "$SCRATCH/proj12" --json
+  expect_rc 0 "attach the environment of NVIDIA's real wheel"
+  check "its 8 cuDNN libraries are cdm's links" linked_files "$V"
+  pip_install "$V" --force-reinstall "$real"
+  check "pip install --force-reinstall of the real wheel succeeds" test $? -eq 0
+  check "the store is as installed after it" store_as_installed
+  check "the environment holds the wheel's own files, byte for byte as pip installs them" \
+    test "$(digest "$V")" = "$(cat "$SCRATCH/real.digest")"
+  run_cdm attach "$V" "$SCRATCH/proj12"
+  check "attach again says what changed and links them again" \
+    sh -c 'printf "%s" "$1" | grep -q "are no longer cdm.s links" && test "$(find "$2" -name "libcudnn*" -type l | wc -l)" = 8' _ "$ERR" "$(lib_of "$V")"
+  pip_in "$V" uninstall -y nvidia-cudnn-cu12
+  check "pip uninstall of the real wheel succeeds" test $? -eq 0
+  check "the store is as installed after it" store_as_installed
+  run_cdm detach "$V"
+  expect_rc 0 "and detach settles the record"
+  rm -rf "$V"
+fi
 [ "$FAILED" -eq 0 ] || diag "$(cat "$SCRATCH/verify.out" "$SCRATCH/pip.err" 2>/dev/null)"
 
 done_testing
