@@ -476,6 +476,29 @@ struct cdm_modulefiles_result {
 };
 int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulefiles_result *out);
 
+/* cdm lock: PROJECT/cudnn.lock names the archive of the project's cuDNN (version, CUDA
+ * major, and per platform the file name, size and SHA-256): this machine's from the
+ * install's record, each other platform's from the manifest at [fetch] base. check: compare
+ * the project's install with the lock instead (CDM_EMISMATCH when they differ). */
+struct cdm_lock_request {
+    const char *project;          /* NULL: the nearest */
+    const char *const *platforms; /* more platforms to lock (this one is always there) */
+    size_t nplatforms;
+    bool check;
+};
+struct cdm_lock_result {
+    char project[4096];
+    char path[4096];     /* the lock file */
+    char install_id[64]; /* what the lock names (or the project uses) */
+    size_t platforms;    /* written: how many platforms it names */
+    bool changed;        /* written, or (ensure) installed */
+};
+int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_result *out);
+/* Before a link: when the project has a cudnn.lock, the install it names must be the locked
+ * bytes; one not installed yet is installed from the sources or the base with the locked
+ * SHA-256 (a mismatch refused). Nothing to do for a project without a lock. */
+int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *out);
+
 /* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
 typedef struct cdm_shell cdm_shell;
 /* A shell by name. Program names (dash, ksh, pwsh.exe, CMD.EXE, /bin/bash, a login shell's
