@@ -301,7 +301,8 @@ struct cdm_link_request {
                           * text ("8.8") names it already */
     const char *toolkit; /* a CUDA toolkit (version such as 13.0, or folder) the project is to
                           * use, through a view; "none" drops it; NULL keeps the project's */
-    bool force;          /* link a pair outside the compatibility tables (with a warning) */
+    bool force;          /* link a pair outside the compatibility tables, or a version an
+                          * attached Python environment's framework refuses (with a warning) */
     bool dry_run;        /* say what would change (result), change nothing */
 };
 
@@ -324,8 +325,11 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
 int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
                struct cdm_link_result *result);
 /* Go back to the install of generation `to` (0: the one before the current); recorded as a
- * new generation, so rolling back twice returns. */
-int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_link_result *result);
+ * new generation, so rolling back twice returns. Link and rollback refuse an install that a
+ * Python environment attached to the project would not accept (its framework's rule, or a
+ * library it links that the install lacks), unless force. */
+int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
+                 struct cdm_link_result *result);
 /* The project in folder project (NULL: the nearest one), or the record of a folder gone. */
 int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out);
 /* A project's generations, oldest first (*out malloc'd); path (4096 bytes) gets the
@@ -421,6 +425,80 @@ void cdm_deactivation_plan(struct cdm_env_plan *out);
  * so that a link, rollback or unlink in the current project shows at the next one. */
 bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir);
 
+/* cdm exec: run argv with exactly what cdm activate sets for the project (NULL: the nearest
+ * from the current folder, else the user's default), no shell in between. On Linux every
+ * cuDNN library its processes load, by name or by path, comes from the project's install
+ * where the install has a file of that name (LD_AUDIT with cdm-audit.so, CDM_REDIRECT_DIR),
+ * unless no_redirect. POSIX: the command replaces this process, so this returns only when
+ * it cannot start; Windows: cdm waits, *exit_code is the command's status. A failure to
+ * start sets *exit_code to 127 (no such program) or 126, as shells do. */
+struct cdm_exec_request {
+    const char *project;
+    char *const *argv; /* NULL-terminated; argv[0] looked up on the activated PATH */
+    bool no_redirect;  /* the activation's environment alone */
+};
+int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code);
+
+/* cdm kernel install: a Jupyter kernelspec (<Jupyter's data folder>/kernels/NAME, or
+ * <prefix>/share/jupyter/kernels/NAME) whose kernel starts through cdm exec, so a notebook
+ * runs with the project's cuDNN; cdm kernel remove takes one cdm wrote away (never another). */
+struct cdm_kernel_request {
+    const char *project; /* NULL: the nearest from the current folder, else the default */
+    const char *python;  /* NULL: the project's environment (.venv, venv, VIRTUAL_ENV), else
+                          * python3 on PATH */
+    const char *name;    /* NULL: cdm-<the project folder's name> */
+    const char *prefix;  /* NULL: Jupyter's user data folder */
+};
+struct cdm_kernel_result {
+    char name[128];
+    char path[4096]; /* the kernelspec's folder */
+    char python[4096];
+    char display_name[512];
+    char project[4096];
+    char install_id[64];
+    bool changed; /* false: it was so already */
+};
+int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
+                       struct cdm_kernel_result *out);
+int cdm_kernel_remove(cdm_ctx *ctx, const char *name, const char *prefix,
+                      struct cdm_kernel_result *out);
+
+/* cdm modulefiles --into DIR: a modulefile per install of this machine's platform for Lmod
+ * (DIR/cudnn/<id>.lua) or, tcl, Environment Modules (DIR/cudnn/<id>), and DIR/cudnn/.version
+ * naming the newest: each sets CUDNN_PATH, CUDNN_ROOT, CDM_ACTIVE and puts the install's
+ * folders on LD_LIBRARY_PATH, CPATH and LIBRARY_PATH, and conflicts with other cudnn
+ * modules. Files cdm did not write are never replaced. */
+struct cdm_modulefiles_result {
+    char dir[4096];      /* DIR/cudnn */
+    unsigned files;      /* modulefiles for the installs */
+    unsigned written;    /* of those (and .version), how many changed */
+    char default_id[64]; /* what .version names; "" when there is no install */
+};
+int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulefiles_result *out);
+
+/* cdm lock: PROJECT/cudnn.lock names the archive of the project's cuDNN (version, CUDA
+ * major, and per platform the file name, size and SHA-256): this machine's from the
+ * install's record, each other platform's from the manifest at [fetch] base. check: compare
+ * the project's install with the lock instead (CDM_EMISMATCH when they differ). */
+struct cdm_lock_request {
+    const char *project;          /* NULL: the nearest */
+    const char *const *platforms; /* more platforms to lock (this one is always there) */
+    size_t nplatforms;
+    bool check;
+};
+struct cdm_lock_result {
+    char project[4096];
+    char path[4096];     /* the lock file */
+    char install_id[64]; /* what the lock names (or the project uses) */
+    size_t platforms;    /* written: how many platforms it names */
+    bool changed;        /* written, or (ensure) installed */
+};
+int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_result *out);
+/* Before a link: when the project has a cudnn.lock, the install it names must be the locked
+ * bytes; one not installed yet is installed from the sources or the base with the locked
+ * SHA-256 (a mismatch refused). Nothing to do for a project without a lock. */
+int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *out);
+
 /* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
 typedef struct cdm_shell cdm_shell;
 /* A shell by name. Program names (dash, ksh, pwsh.exe, CMD.EXE, /bin/bash, a login shell's
@@ -464,8 +542,10 @@ struct cdm_deploy_result {
     bool changed;             /* false: this install was deployed there already */
 };
 int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_deploy_result *out);
-/* Put the toolkit back as it was before the deploy into it. */
-int cdm_deploy_undo(cdm_ctx *ctx, const char *toolkit, struct cdm_deploy_result *out);
+/* Put the toolkit back as it was before the deploy into it. A deployed file changed since
+ * (by the user, another installer) is not overwritten without a copy: the undo is refused,
+ * naming it, unless force. */
+int cdm_deploy_undo(cdm_ctx *ctx, const char *toolkit, bool force, struct cdm_deploy_result *out);
 
 /* ---- the default version ------------------------------------------------------------
  *
@@ -503,13 +583,15 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req,
 
 /* ---- Python environments ------------------------------------------------------------- */
 
-/* cdm attach: the cuDNN wheel's library folder of a Python environment
- * (site-packages/nvidia/cudnn/lib; nvidia\cudnn\bin on Windows) becomes a link (a junction
- * on Windows) to <project>/<link>/<lib_dir>, so the frameworks' own search path (torch's
- * RPATH $ORIGIN/../../nvidia/cudnn/lib) leads to the project's cuDNN, and every later link or
- * rollback of the project applies to the environment too. The wheel's folder is moved
- * aside (beside the user's state, <state's folder>/.attached/N, or beside itself when that
- * folder is on another file system) and recorded; cdm detach puts it back as it was. */
+/* cdm attach: each cuDNN library in a Python environment's wheel folder
+ * (site-packages/nvidia/cudnn/lib; nvidia\cudnn\bin on Windows) is replaced by its own link
+ * to the file of the same name in <project>/<link>/<lib_dir> (a symbolic link; on Windows a
+ * hard link, else a file symbolic link), so the frameworks' own search path (torch's RPATH
+ * $ORIGIN/../../nvidia/cudnn/lib) leads to the project's cuDNN, and every later link or
+ * rollback of the project applies to the environment too. The folder itself stays the
+ * environment's, so pip and uv replace cdm's links, never the store's files. The wheel's
+ * files are kept beside the user's state (.attached/N beside state.db, or beside the wheel's
+ * folder when that is another file system) and recorded; cdm detach puts them back. */
 struct cdm_attach_request {
     const char *venv;    /* the environment's folder (pyvenv.cfg, lib/python3.X/site-packages) */
     const char *project; /* NULL: the nearest project from the current folder */
@@ -520,13 +602,18 @@ struct cdm_attach_result {
     char venv[4096];       /* the environment, canonical */
     char folder[4096];     /* the wheel's library folder (now the link, or restored) */
     char target[4096];     /* where the link points */
-    char original[4096];   /* where the wheel's own folder is kept while attached */
+    char original[4096];   /* the folder keeping the wheel's own files while attached */
     char project[4096];    /* the project the environment follows */
     char install_id[64];   /* the install the project links to */
     char wheel[200];       /* "nvidia_cudnn_cu13 9.19.0.56", "" when no dist-info says */
     char framework[200];   /* "torch 2.11.0", "" when no framework pins the wheel */
     char requirement[256]; /* the framework's Requires-Dist on the wheel */
     char overridden[512];  /* why the attach would have been refused, had --force not been given */
+    char drift[512];       /* what pip or uv changed since an earlier attach ("" when nothing):
+                              that record was settled first */
+    unsigned files;        /* the cuDNN files linked */
+    unsigned restored;     /* detach: the wheel's files put back */
+    unsigned dropped;      /* detach: kept files dropped, the environment having its own */
     bool changed;          /* false: it was so already */
 };
 

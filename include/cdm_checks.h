@@ -53,6 +53,8 @@ struct cdm_doctor_request {
      * `cdm activate` gives the project, and report what its processes loaded. NULL: none. */
     char *const *command;
     bool command_stdout_to_stderr; /* its standard output goes to stderr (for --json) */
+    bool exec;                     /* run it as cdm exec does: every cuDNN library from the
+                                    * project's install (Linux), to show the difference */
 };
 
 /* A CUDA library a command's process loaded (cdm doctor -- CMD). */

@@ -4,10 +4,16 @@
  * STUB_CREATE (the status cudnnCreate returns). With STUB_SUB defined it exports nothing:
  * a stand-in for the sub-libraries (libcudnn_graph.so.9 ...). With STUB_ZLIBWAPI defined it
  * calls zlib's zlibVersion, so that it imports zlibwapi.dll as cuDNN 8.3 to 9.1 do on
- * Windows (link it against that DLL's import library).
+ * Windows (link it against that DLL's import library). STUB_ABORT_VERSION makes
+ * cudnnGetVersion abort the process, as cuDNN does when a sub-library it needs is missing;
+ * STUB_HANG_CREATE makes cudnnCreate never return.
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#ifdef STUB_HANG_CREATE
+#include <unistd.h>
+#endif
 
 #ifndef STUB_SUB
 #ifndef STUB_VERSION
@@ -24,6 +30,10 @@ static int stub_handle;
 
 size_t cudnnGetVersion(void)
 {
+#ifdef STUB_ABORT_VERSION
+    fputs("Invalid handle. Cannot load symbol cudnnGetVersion\n", stderr);
+    abort();
+#endif
     return STUB_VERSION;
 }
 
@@ -34,6 +44,10 @@ size_t cudnnGetCudartVersion(void)
 
 int cudnnCreate(void **handle)
 {
+#ifdef STUB_HANG_CREATE
+    for (;;)
+        sleep(1);
+#endif
     if (STUB_CREATE == 0)
         *handle = &stub_handle;
     return STUB_CREATE;

@@ -74,7 +74,8 @@ static void sb_grow(struct strbuf *sb, size_t extra)
 void sb_addn(struct strbuf *sb, const char *s, size_t n)
 {
     sb_grow(sb, n);
-    memcpy(sb->buf + sb->len, s, n);
+    if (n) /* s may be NULL when n is 0 (a stored zip entry's empty block) */
+        memcpy(sb->buf + sb->len, s, n);
     sb->len += n;
     sb->buf[sb->len] = '\0';
 }
@@ -242,6 +243,14 @@ const char *path_basename(const char *path)
         if (is_sep(*p) && p[1])
             base = p + 1;
     return base;
+}
+
+bool path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
+        n--;
+    return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
 }
 
 char *path_dirname(const char *path)

@@ -91,6 +91,8 @@ char *path_join(const char *a, const char *b);
 const char *path_basename(const char *path);
 /* Everything before the last separator, malloc'd ("." when there is none). */
 char *path_dirname(const char *path);
+/* path is dir itself or below it, by their text (give both canonical, or both as given). */
+bool path_within(const char *path, const char *dir);
 
 /* Lowercase hex of n bytes into out (2n + 1 chars, NUL-terminated). */
 void hex_encode(const unsigned char *bytes, size_t n, char *out);

@@ -23,27 +23,40 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
             json_kv_string(&j, "framework", *r->framework ? r->framework : NULL);
             json_kv_string(&j, "requirement", *r->requirement ? r->requirement : NULL);
             json_kv_string(&j, "forced", *r->overridden ? r->overridden : NULL);
+            json_kv_int(&j, "files", r->files);
+        } else {
+            json_kv_int(&j, "restored", r->restored);
+            json_kv_int(&j, "dropped", r->dropped);
         }
+        json_kv_string(&j, "drift", *r->drift ? r->drift : NULL);
         json_object_end(&j);
         json_print(&j, stdout);
         return;
     }
     if (*r->overridden)
         cli_eprintf("cdm: warning: attached although %s (--force)\n", r->overridden);
-    if (attach && !r->changed)
-        cli_info(cli, "'%s' follows '%s' already ('%s' -> '%s')\n", r->venv, r->project, r->folder,
-                 r->target);
-    else if (attach) {
-        /* One line a call: the escaping of the names escapes a line break inside a format. */
-        cli_info(cli, "attached '%s' to '%s' (%s): '%s' -> '%s'\n", r->venv, r->project,
-                 r->install_id, r->folder, r->target);
-        cli_info(cli, "the wheel's own folder%s%s is kept at '%s'; 'cdm detach %s' puts it back\n",
+    if (*r->drift)
+        cli_info(cli, "'%s' had changed since it was attached: %s\n", r->venv, r->drift);
+    if (attach && !r->changed) {
+        cli_info(cli, "'%s' follows '%s' already (%u cuDNN files in '%s' lead to '%s')\n",
+                 r->venv, r->project, r->files, r->folder, r->target);
+    } else if (attach) {
+        cli_info(cli, "attached '%s' to '%s' (%s): %u cuDNN files in '%s' lead to '%s'\n",
+                 r->venv, r->project, r->install_id, r->files, r->folder, r->target);
+        cli_info(cli, "the wheel's own files%s%s are kept in '%s'; 'cdm detach %s' puts them back\n",
                  *r->wheel ? " of " : "", r->wheel, r->original, r->venv);
+    } else if (!r->changed) {
+        cli_info(cli, "'%s' is not attached: '%s' holds the wheel's own files\n", r->venv,
+                 r->folder);
+    } else {
+        cli_info(cli, "detached '%s': %u of the wheel's files are back in '%s'\n", r->venv,
+                 r->restored, r->folder);
+        if (r->dropped)
+            cli_info(cli,
+                     "%u kept files were dropped: the environment has files of its own there "
+                     "again\n",
+                     r->dropped);
     }
-    else if (!r->changed)
-        cli_info(cli, "'%s' is not attached: '%s' is the wheel's own folder\n", r->venv, r->folder);
-    else
-        cli_info(cli, "detached '%s': '%s' is the wheel's own folder again\n", r->venv, r->folder);
 }
 
 static int run_attach(struct cli *cli, const struct cli_args *args)
@@ -91,10 +104,13 @@ const struct cli_command cli_cmd_attach = {
     .args = attach_args,
     .options = attach_options,
     .description =
-        "Replaces VENV's site-packages/nvidia/cudnn/lib (nvidia\\cudnn\\bin on Windows) with a "
-        "link to PROJECT's cuDNN, so PyTorch, ONNX Runtime and the like load the project's "
-        "version; later link and rollback apply too. The wheel's folder is kept and 'cdm "
-        "detach' puts it back. PROJECT defaults to the nearest one upwards.\n",
+        "Replaces each cuDNN library in VENV's site-packages/nvidia/cudnn/lib (nvidia\\cudnn\\bin "
+        "on Windows) with its own link to PROJECT's file of that name, so PyTorch, ONNX Runtime "
+        "and the like load the project's version; later link and rollback apply too. The "
+        "folder stays the environment's, so pip and uv replace the links and never the store's "
+        "files. The wheel's files are kept and 'cdm detach' puts them back. Attaching again "
+        "after pip or uv reinstalled the wheel attaches the new files. PROJECT defaults to the "
+        "nearest one upwards.\n",
 };
 
 static const struct cli_arg detach_args[] = {
@@ -107,6 +123,7 @@ const struct cli_command cli_cmd_detach = {
     .run = run_detach,
     .summary = "give a Python environment its own cuDNN wheel back",
     .args = detach_args,
-    .description = "Removes the link 'cdm attach' made and moves the wheel's folder back as it "
-                   "was.\n",
+    .description = "Removes the links 'cdm attach' made and puts the wheel's files back as they "
+                   "were; files that pip or uv reinstalled since stay, and cdm's kept copies of "
+                   "them go.\n",
 };

@@ -38,7 +38,7 @@ static int run_deploy(struct cli *cli, const struct cli_args *args)
         .into = into,
         .force = args->given[OPT_FORCE],
     };
-    if ((undo ? cdm_deploy_undo(ctx, undo, &r) : cdm_deploy(ctx, &req, &r)) != CDM_OK)
+    if ((undo ? cdm_deploy_undo(ctx, undo, req.force, &r) : cdm_deploy(ctx, &req, &r)) != CDM_OK)
         return cli_fail(cli);
     if (cli->json) {
         print_json(&r, undo != NULL);
@@ -72,7 +72,8 @@ static const struct cli_option deploy_options[] = {
     [OPT_UNDO] = CLI_OPT_VALUE("undo", "TOOLKIT_DIR", CLI_COMPLETE_DIRS,
                                "put the toolkit back as it was before the deploy"),
     [OPT_CUDA] = CLI_OPT_CUDA,
-    [OPT_FORCE] = CLI_OPT_FLAG("force", "deploy a pair outside the compatibility tables"),
+    [OPT_FORCE] = CLI_OPT_FLAG("force", "deploy a pair outside the compatibility tables; with "
+                                        "--undo, put back files changed since the deploy too"),
     CLI_OPT_END,
 };
 

@@ -66,7 +66,7 @@ static void print_loaded(const struct cdm_doctor_report *r)
     }
 }
 
-enum { OPT_CUDNN, OPT_CUDA };
+enum { OPT_CUDNN, OPT_CUDA, OPT_EXEC };
 
 static int run_doctor(struct cli *cli, const struct cli_args *args)
 {
@@ -85,8 +85,9 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
         free(command);
         return EXIT_FAIL;
     }
-    struct cdm_doctor_request req = {args->pos[0], args->value[OPT_CUDNN],
-                                     (int)args->number[OPT_CUDA], command, cli->json};
+    struct cdm_doctor_request req = {args->pos[0],   args->value[OPT_CUDNN],
+                                     (int)args->number[OPT_CUDA], command,
+                                     cli->json,      args->given[OPT_EXEC]};
     struct cdm_doctor_report r;
     if (cdm_doctor(ctx, &req, &r) != CDM_OK) {
         free(command);
@@ -147,6 +148,9 @@ static const struct cli_option doctor_options[] = {
     [OPT_CUDNN] = CLI_OPT_VALUE("cudnn", "VERSION", CLI_COMPLETE_INSTALLS,
                                 "examine this install (instead of the project's)"),
     [OPT_CUDA] = CLI_OPT_CUDA,
+    [OPT_EXEC] = CLI_OPT_FLAG("exec", "with -- CMD: run it as 'cdm exec' does, every cuDNN "
+                                      "library it loads taken from the project's install "
+                                      "(Linux)"),
     CLI_OPT_END,
 };
 
@@ -169,7 +173,8 @@ const struct cli_command cli_cmd_doctor = {
         "it), wait for it, and report every cuDNN, CUDA runtime, cuBLAS and NVRTC library its "
         "processes loaded, from where and why; cuDNN from two folders or versions, or from "
         "outside the project's install, fails. With --json the command's standard output goes "
-        "to standard error.\n"
+        "to standard error. With --exec the command runs as 'cdm exec' runs it, to show the "
+        "difference.\n"
         "Environment: CDM_DRIVER_LIB_PATH, a list of folders, replaces the loader's search "
         "for the driver's NVML and libcuda (nvml.dll, nvcuda.dll) libraries.\n"
         "Exit status 1 when a check fails.\n",

@@ -30,6 +30,18 @@ static int run_link(struct cli *cli, const struct cli_args *args)
                                    .force = args->given[OPT_FORCE],
                                    .dry_run = args->given[OPT_DRY_RUN]};
     split_args(args, &req.project, &req.spec);
+    /* linked from its pin: a cudnn.lock beside it says exactly which bytes (installed now
+     * when missing) */
+    struct cdm_lock_result locked;
+    if (!req.spec && !req.dry_run) {
+        if (cdm_lock_ensure(ctx, req.project, &locked) != CDM_OK)
+            return cli_fail(cli);
+        if (*locked.install_id)
+            req.spec = locked.install_id;
+        if (locked.changed)
+            cli_info(cli, "installed %s, the archive '%s' names\n", locked.install_id,
+                     locked.path);
+    }
     struct cdm_link_result result;
     if (cdm_link(ctx, &req, &result) != CDM_OK)
         return cli_fail(cli);
@@ -60,7 +72,8 @@ static const struct cli_option link_options[] = {
                                   "lists, or its folder): the link then leads to a view of both; "
                                   "none drops it (default: the project's)"),
     [OPT_FORCE] = CLI_OPT_FLAG("force", "link a cuDNN and toolkit outside the compatibility "
-                                        "tables, with a warning"),
+                                        "tables, or a cuDNN that a Python environment "
+                                        "attached to the project would refuse, with a warning"),
     [OPT_DRY_RUN] = CLI_OPT_FLAG("dry-run", "say what would change, change nothing"),
     CLI_OPT_END,
 };

@@ -3,7 +3,7 @@
 
 #include <limits.h>
 
-enum { OPT_TO };
+enum { OPT_TO, OPT_FORCE };
 
 static int run_rollback(struct cli *cli, const struct cli_args *args)
 {
@@ -11,7 +11,7 @@ static int run_rollback(struct cli *cli, const struct cli_args *args)
     if (!ctx)
         return EXIT_FAIL;
     struct cdm_link_result result;
-    if (cdm_rollback(ctx, args->pos[0], args->number[OPT_TO], &result) != CDM_OK)
+    if (cdm_rollback(ctx, args->pos[0], args->number[OPT_TO], args->given[OPT_FORCE], &result) != CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "rolled back");
     return EXIT_OK;
@@ -26,6 +26,8 @@ static const struct cli_option rollback_options[] = {
     [OPT_TO] = CLI_OPT_INT("to", "GEN", CLI_COMPLETE_GENERATIONS, 1, LLONG_MAX,
                            "a generation number (see 'cdm history')",
                            "go back to generation GEN (see 'cdm history')"),
+    [OPT_FORCE] = CLI_OPT_FLAG("force", "roll back to a version that a Python environment "
+                                        "attached to the project would refuse (with a warning)"),
     CLI_OPT_END,
 };
 

@@ -7,7 +7,9 @@
  * Two threads share the work: this one reads and decodes (the decoder is the floor), the
  * writer (extract_writer.c) hashes the archive's bytes and each file's, and writes and
  * closes the files, through a bounded pool of blocks. Every check stays here, before a
- * file's name reaches the writer.
+ * file's name reaches the writer. A .tar.xz of several xz blocks is decoded by liblzma's
+ * multi-threaded decoder (xz_mt.h), which spreads the blocks over the cores; libarchive
+ * then reads a plain tar. One of a single block keeps libarchive's own decoding.
  */
 /* libarchive's headers before cdm's: on Windows they bring in mingw's io.h, whose inline
  * functions call strncpy, which base/banned.h makes an error once it is read. */
@@ -20,7 +22,9 @@
 #include "header.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
+#include "platform/thread.h"
 #include "version.h"
+#include "xz_mt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +42,15 @@ struct stream {
     /* while extracting: the writer hashes the bytes, the decoder reads the block in */
     struct extract_writer *writer;
     struct xw_block *in;
+    /* a .tar.xz decoded here on several threads (xz_mt.h): libarchive reads the tar */
+    struct xz_mt *xz;
+    unsigned char *decoded;
 };
+
+#define DECODED_BLOCK (1 << 20)
+/* The xz decoder's memory for its threads (each holds a block and its dictionary): past it
+ * liblzma decodes on fewer threads, never refusing an archive. */
+#define XZ_THREADS_MEMORY ((uint64_t)1 << 30)
 
 /* The writer stopped: xw_finish puts its error in the context, which then wins. */
 #define WRITER_FAILED CDM_EIO
@@ -89,6 +101,33 @@ static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
     return (la_ssize_t)n;
 }
 
+/* xz_mt's input: the archive's bytes, hashed on the way as libarchive's would be. */
+static long long xz_input(void *arg, const unsigned char **buf)
+{
+    const void *data = NULL;
+    la_ssize_t n = stream_read(NULL, arg, &data);
+    *buf = data;
+    return n;
+}
+
+/* libarchive's read callback for a .tar.xz decoded here: the tar's bytes. */
+static la_ssize_t stream_read_decoded(struct archive *a, void *arg, const void **buf)
+{
+    (void)a;
+    struct stream *s = arg;
+    const char *why = NULL;
+    long long n = xz_mt_read(s->xz, s->decoded, DECODED_BLOCK, &why);
+    if (n == XZ_MT_DAMAGED)
+        s->error = cdm_error_set(s->ctx, CDM_EARCHIVE,
+                                 "cannot read archive '%s': it is damaged or incomplete (%s); "
+                                 "download it again",
+                                 s->path, why);
+    if (n < 0)
+        return -1; /* XZ_MT_INPUT: stream_read set s->error */
+    *buf = s->decoded;
+    return (la_ssize_t)n;
+}
+
 /* Hash what libarchive did not ask for (the zip central directory, tar padding). */
 static int stream_drain(struct stream *s)
 {
@@ -117,6 +156,8 @@ static int stream_open(cdm_ctx *ctx, const char *path, struct stream *s)
 
 static void stream_close(struct stream *s)
 {
+    xz_mt_free(s->xz);
+    free(s->decoded);
     fs_reader_close(s->reader);
     sha256_free(s->hash);
     free(s->block);
@@ -139,6 +180,7 @@ int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size
 /* The writer and what it was given: its n-th file is result->files[pending[n]]. */
 struct handed {
     struct extract_writer *writer;
+    const struct stream *stream; /* its read callback's own error comes first */
     size_t *pending;
     size_t pending_count, pending_cap;
 };
@@ -166,6 +208,10 @@ static int write_regular(struct walk *w, struct archive *a, struct archive_entry
             xw_give_back(h->writer, b);
         if (n == 0)
             break;
+        if (n < 0 && h->stream->error) {
+            rc = h->stream->error; /* its message, in the context, says what is wrong */
+            break;
+        }
         if (n < 0) {
             rc = cdm_error_set(w->ctx, CDM_EARCHIVE,
                                "cannot read archive '%s' at entry '%s': it is damaged or "
@@ -235,6 +281,46 @@ static int read_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, 
                          s->path, fix, archive_error_string(a));
 }
 
+/* An xz file of several blocks, as its last stream's index says: the number of records
+ * after the index indicator (xz's file format, sections 2.1.2.2 and 4). A file of one block,
+ * or one not read so far, keeps libarchive's own decoding. */
+static bool xz_of_blocks(cdm_ctx *ctx, const char *path)
+{
+    static const unsigned char magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
+    struct fs_reader *r = NULL;
+    uint64_t size = 0;
+    unsigned char head[6], footer[12], index[10];
+    bool many = false;
+    struct saved_error kept = error_save(ctx);
+    if (fs_reader_open(ctx, path, &r, &size) != CDM_OK || size < 32)
+        goto out;
+    if (fs_reader_read(ctx, r, head, sizeof(head)) != sizeof(head) ||
+        memcmp(head, magic, sizeof(magic)))
+        goto out;
+    if (fs_reader_seek(ctx, r, (long long)size - 12, 0) < 0 ||
+        fs_reader_read(ctx, r, footer, sizeof(footer)) != sizeof(footer) ||
+        footer[10] != 'Y' || footer[11] != 'Z')
+        goto out;
+    uint64_t backward = ((uint64_t)footer[4] | (uint64_t)footer[5] << 8 |
+                         (uint64_t)footer[6] << 16 | (uint64_t)footer[7] << 24);
+    uint64_t index_size = (backward + 1) * 4;
+    if (index_size + 24 > size ||
+        fs_reader_seek(ctx, r, (long long)(size - 12 - index_size), 0) < 0 ||
+        fs_reader_read(ctx, r, index, sizeof(index)) < 2 || index[0] != 0x00)
+        goto out;
+    uint64_t records = 0;
+    for (size_t i = 1, shift = 0; i < sizeof(index) && shift < 63; i++, shift += 7) {
+        records |= (uint64_t)(index[i] & 0x7F) << shift;
+        if (!(index[i] & 0x80))
+            break;
+    }
+    many = records > 1;
+out:
+    fs_reader_close(r);
+    error_restore(ctx, &kept);
+    return many;
+}
+
 /* A zip's first bytes: a local file header, or the end of the directory of an empty one. */
 static bool is_zip(const char *path)
 {
@@ -255,7 +341,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     int rc = stream_open(ctx, path, &s);
     if (rc)
         return rc;
-    struct handed handed = {.writer = xw_start(s.hash)};
+    struct handed handed = {.writer = xw_start(s.hash), .stream = &s};
     struct walk w = {.ctx = ctx,
                      .archive_path = path,
                      .dest = dest,
@@ -273,7 +359,13 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     /* ARCHIVE_WARN: no liblzma, only the external xz program (the Windows build). */
     bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
     archive_read_support_filter_bzip2(a);
-    if (archive_read_open(a, &s, NULL, stream_read, NULL) != ARCHIVE_OK) {
+    if (thread_cpu_count() > 1 && xz_of_blocks(ctx, path) &&
+        (s.xz = xz_mt_new(thread_cpu_count(), XZ_THREADS_MEMORY, xz_input, &s))) {
+        s.decoded = xmalloc(DECODED_BLOCK);
+        xz_builtin = true;
+    }
+    if (archive_read_open(a, &s, NULL, s.xz ? stream_read_decoded : stream_read, NULL) !=
+        ARCHIVE_OK) {
         if (!xz_builtin && !s.error &&
             (str_ends_with_icase(path, ".xz") || str_ends_with_icase(path, ".txz")))
             rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,

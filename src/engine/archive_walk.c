@@ -76,6 +76,13 @@ int walk_header_version(struct walk *w, const char *rel, const char *text, size_
 {
     int major, minor, patch;
     struct extract_result *r = w->result;
+    /* only its first HEADER_KEEP bytes were kept: a cut text could hide macros past it */
+    if (len >= HEADER_KEEP)
+        return cdm_error_set(w->ctx, CDM_EARCHIVE,
+                             "refusing archive '%s': its header '%s' is %zu KiB or more, and "
+                             "cuDNN's are about 100 KiB; the archive was altered, get the "
+                             "original; nothing was installed",
+                             w->archive_path, rel, (size_t)HEADER_KEEP / 1024);
     if (!cudnn_header_version(text, len, &major, &minor, &patch))
         return CDM_OK;
     if (!r->header_found) {

@@ -1,16 +1,26 @@
 /*
- * cdm attach / cdm detach: a Python environment's cuDNN wheel folder follows a project.
+ * cdm attach / cdm detach: a Python environment's cuDNN libraries follow a project.
  *
- * Attach, under the store lock, in four steps: record the attachment as "attaching"
- * (naming where the wheel's folder will go), move the folder there, put the link in its
- * place, mark the record "attached". Detach runs the other way: "detaching", remove the
- * link, move the folder back, "detached". A kill at any step leaves a record that
- * recovery (recover.c, run by the next command that writes) settles from what is on disk: a
- * link in place means the attach happened; otherwise the folder goes back where it was.
- * A rename is the only way the wheel's files move, so they come back byte for byte.
+ * The wheel's folder (site-packages/nvidia/cudnn/lib) stays the environment's own real
+ * folder; each cuDNN library in it is moved into a kept folder and replaced by its own link
+ * to the project's file of that name (<project>/<link>/lib/<name>), so that a later link or
+ * rollback of the project applies too, and so that pip and uv, which unlink each file they
+ * replace or remove, replace cdm's links and never write into the store.
+ *
+ * Attach, under the store lock: record the attachment "attaching" (naming the kept
+ * folder), then for each file move it aside and put its link in place, then mark the
+ * record "attached". Detach marks it "detaching", puts each kept file back where cdm's link
+ * (or nothing) is, then "detached". A kill at any step leaves a record that recovery
+ * (recover.c) settles by putting the files back (attach_files.c): the environment ends
+ * attached or exactly as it was. A rename is the only way the wheel's files move, so they
+ * come back byte for byte. The record is checked against the disk, not trusted: a wheel
+ * that pip or uv reinstalled since is seen, and attach and detach say what they found.
  */
+#include "attach.h"
+#include "attach_files.h"
 #include "db.h"
 #include "db_attach.h"
+#include "frameworks.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "pyenv.h"
@@ -27,9 +37,10 @@ static bool host_windows(void)
     return str_starts_with(cdm_host_platform(), "windows");
 }
 
-/* The environment's own site-packages folder that holds the cuDNN wheel. */
+/* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place): *folder malloc'd, dist
+ * what owns the files, *origin which kind of place. */
 static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **folder,
-                      struct py_dist *dist)
+                      struct py_dist *dist, enum py_cudnn_origin *origin)
 {
     size_t own = 0;
     *sites = py_site_packages(venv, &own);
@@ -39,45 +50,67 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
                              "that holds pyvenv.cfg",
                              venv,
                              host_windows() ? "Lib\\site-packages" : "lib/python3.X/site-packages");
-    for (size_t i = 0; i < own; i++)
-        if (py_cudnn_wheel((*sites)[i], host_windows(), folder, dist))
-            return CDM_OK;
+    struct py_cudnn_place place;
+    if (py_cudnn_place(venv, *sites, own, host_windows(), &place)) {
+        *folder = place.folder;
+        *dist = place.dist;
+        if (origin)
+            *origin = place.origin;
+        return CDM_OK;
+    }
     return cdm_error_set(ctx, CDM_ENOTFOUND,
-                         "'%s' has no cuDNN wheel folder (site-packages%s): install the "
-                         "nvidia-cudnn-cu12 or -cu13 wheel there (or the framework that pulls it "
-                         "in), then attach",
-                         venv, host_windows() ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib");
+                         "'%s' has no cuDNN wheel folder (site-packages%s)%s, nor a conda cudnn "
+                         "package: install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
+                         "framework that pulls it in), then attach",
+                         venv, host_windows() ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib",
+                         host_windows() ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
 }
 
-/* Would the environment's framework accept the install? why gets the reason when not. */
-static bool suits(const struct py_requirement *req, const struct py_dist *wheel,
+/* The distribution whose own cuDNN version is the reference where no framework pins one:
+ * the wheel or the conda package; not torch, whose version says nothing of its DLLs'. */
+static const struct py_dist *reference_of(const struct py_dist *dist, enum py_cudnn_origin origin)
+{
+    return origin == PY_CUDNN_TORCH_LIB ? NULL : dist;
+}
+
+/* Would the environment's frameworks accept the install? why gets the first refusal. Each
+ * framework of the rules' table (frameworks.h) that is there is asked; where none of them
+ * can decide, the wheel's (or the conda package's) own version is the reference: its major,
+ * its minor or newer, and its CUDA major. */
+static bool suits(char *const *sites, const struct py_dist *wheel,
                   const struct cdm_install_info *in, char *why, size_t size)
 {
     struct version v;
     if (!version_parse(in->version, &v) || v.count < 2)
         return true;
-    struct py_requirement ref = *req;
-    if (!ref.framework[0]) {
-        /* no framework pins the wheel: the wheel pip installed is the reference */
-        struct version w;
-        if (!wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
-            return true;
-        snprintf(ref.framework, sizeof(ref.framework), "the wheel %s", wheel->name);
-        ref.major = w.part[0];
-        ref.minor = w.part[1];
-        const char *cu = strstr(wheel->name, "_cu");
-        ref.cuda = cu ? atoi(cu + 3) : 0;
-    }
-    const char *what = req->framework[0] ? "was built with" : "is";
-    if (v.part[0] != ref.major)
-        snprintf(why, size, "%s %s cuDNN %d.%d and %s is cuDNN %d, another major", ref.framework,
-                 what, ref.major, ref.minor, in->id, v.part[0]);
-    else if (v.part[1] < ref.minor)
-        snprintf(why, size, "%s %s cuDNN %d.%d and %s is older (%d.%d)", ref.framework, what,
-                 ref.major, ref.minor, in->id, v.part[0], v.part[1]);
-    else if (ref.cuda && in->cuda && ref.cuda != in->cuda)
-        snprintf(why, size, "%s %s the CUDA %d build of cuDNN and %s is built for CUDA %d",
-                 ref.framework, what, ref.cuda, in->id, in->cuda);
+    struct fw_verdict *verdicts = NULL;
+    size_t n = fw_check(sites, in, &verdicts);
+    const struct fw_verdict *bad = fw_first_refusal(verdicts, n);
+    bool decided = false;
+    for (size_t i = 0; i < n; i++)
+        decided = decided || verdicts[i].decided;
+    if (bad)
+        snprintf(why, size, "%s", bad->problem);
+    free(verdicts);
+    if (decided || bad)
+        return !bad;
+    struct version w;
+    if (!wheel || !wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
+        return true;
+    char ref[200];
+    snprintf(ref, sizeof(ref), "the %s %s", strcmp(wheel->name, "cudnn") ? "wheel" : "conda package",
+             wheel->name);
+    const char *cu = strstr(wheel->name, "_cu");
+    int cuda = cu ? atoi(cu + 3) : 0;
+    if (v.part[0] != w.part[0])
+        snprintf(why, size, "%s is cuDNN %d.%d and %s is cuDNN %d, another major", ref, w.part[0],
+                 w.part[1], in->id, v.part[0]);
+    else if (v.part[1] < w.part[1])
+        snprintf(why, size, "%s is cuDNN %d.%d and %s is older (%d.%d)", ref, w.part[0],
+                 w.part[1], in->id, v.part[0], v.part[1]);
+    else if (cuda && in->cuda && cuda != in->cuda)
+        snprintf(why, size, "%s is the CUDA %d build of cuDNN and %s is built for CUDA %d", ref,
+                 cuda, in->id, in->cuda);
     else
         return true;
     return false;
@@ -106,42 +139,193 @@ static char *project_target(const struct cdm_activation *act)
     return target;
 }
 
-/* Move the wheel's folder aside: beside the user's state (.attached), else (another file
- * system) beside itself. The record names the place before the move, so recovery knows where to look. */
-static int move_aside(cdm_ctx *ctx, struct db_attachment *a)
+
+/* Undo an attachment made before files were linked one by one: the whole folder was a
+ * link and the wheel's folder was kept in one piece. */
+static int detach_folder_link(cdm_ctx *ctx, struct db_attachment *a)
 {
-    char *dir = store_attached_dir(ctx, a->id);
-    int rc = fs_mkdir_p(ctx, dir);
-    if (!rc)
-        rc = fs_rename(ctx, a->folder, a->original);
-    if (!rc) {
-        free(dir);
-        return CDM_OK;
+    if (fs_kind(a->original) != FS_DIR)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot detach '%s': the wheel's own folder '%s' is gone; reinstall "
+                             "the nvidia-cudnn wheel (pip install --force-reinstall) after "
+                             "removing the link '%s'",
+                             a->venv, a->original, a->folder);
+    int rc = db_attach_set_state(ctx, a->id, "detaching");
+    if (rc)
+        return rc;
+    if ((rc = link_remove(ctx, a->folder))) {
+        db_attach_set_state(ctx, a->id, "attached");
+        return rc;
     }
+    if ((rc = fs_rename(ctx, a->original, a->folder)))
+        return rc; /* recovery moves it back: the record says detaching */
+    fs_sync_dir(a->folder);
+    if ((rc = db_attach_set_state(ctx, a->id, "detached")))
+        return rc;
+    recover_attached_dir_drop(ctx, a->id, a->original);
+    return CDM_OK;
+}
+
+/* Settle a recorded attachment by giving the environment its files back (or, where pip or
+ * uv replaced them, leaving the environment's own): the record ends "detached". */
+static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_changed,
+                         struct cdm_attach_result *out)
+{
+    if (attach_is_folder_link(ctx, a))
+        return detach_folder_link(ctx, a);
+    int rc = db_attach_set_state(ctx, a->id, "detaching");
+    if (rc)
+        return rc;
+    fs_crash_point("detach-recorded");
+    rc = attach_restore(ctx, a, wheel_changed, host_windows(), &out->restored, &out->dropped);
+    if (rc)
+        return rc; /* recovery finishes it: the record says detaching */
+    fs_crash_point("detach-moved");
+    return db_attach_set_state(ctx, a->id, "detached");
+}
+
+/* The wheel's folder is the environment's own: a real folder inside it, not a link that
+ * leads elsewhere (whose files cdm would move). */
+static int check_wheel_folder(cdm_ctx *ctx, const char *venv, const char *folder)
+{
+    enum fs_kind kind = fs_kind(folder);
+    char *real = fs_realpath(folder);
+    char *inside = xasprintf("%s%s", venv, host_windows() ? "\\" : "/");
+    int rc = CDM_OK;
+    if (kind == FS_LINK)
+        rc = cdm_error_set(ctx, CDM_EEXISTS,
+                           "cannot attach '%s': '%s' is a link that cdm did not record; put the "
+                           "wheel's folder back (pip install --force-reinstall the nvidia-cudnn "
+                           "wheel), then attach",
+                           venv, folder);
+    else if (kind != FS_DIR)
+        rc = cdm_error_set(ctx, CDM_EEXISTS,
+                           "cannot attach '%s': '%s' is not a folder; reinstall the nvidia-cudnn "
+                           "wheel (pip install --force-reinstall), then attach",
+                           venv, folder);
+    else if (!real || !str_starts_with(real, inside))
+        rc = cdm_error_set(ctx, CDM_EEXISTS,
+                           "cannot attach '%s': '%s' leads out of the environment (to '%s'); "
+                           "cdm moves only files the environment holds itself",
+                           venv, folder, real ? real : "nowhere");
+    free(inside);
+    free(real);
+    return rc;
+}
+
+/* The names of names that folder dir lacks, quoted and joined into missing; how many. */
+static size_t missing_names(char *const *names, const char *dir, struct strbuf *missing)
+{
+    size_t count = 0;
+    for (size_t i = 0; names[i]; i++) {
+        char *want = path_join(dir, names[i]);
+        char *real = fs_realpath(want);
+        if (!real && ++count)
+            sb_addf(missing, "%s'%s'", missing->len ? ", " : "", names[i]);
+        free(real);
+        free(want);
+    }
+    return count;
+}
+
+/* Every wheel file has a file of the same name in the project's folder target. */
+static int check_target_has(cdm_ctx *ctx, const char *venv, char *const *names, const char *target,
+                            const char *install_id)
+{
+    struct strbuf missing = STRBUF_INIT;
+    int rc = CDM_OK;
+    if (missing_names(names, target, &missing))
+        rc = cdm_error_set(ctx, CDM_EMISMATCH,
+                           "cannot attach '%s': the project's %s has no %s, which the wheel "
+                           "holds; link the project to a cuDNN with the wheel's libraries",
+                           venv, install_id, sb_str(&missing));
+    sb_free(&missing);
+    return rc;
+}
+
+/* A new folder of cdm's own, refused when something else (a link) stands there. */
+static int make_kept_dir(cdm_ctx *ctx, const char *dir)
+{
+    int rc = fs_mkdir(ctx, dir);
+    if (!rc && fs_kind(dir) != FS_DIR)
+        rc = cdm_error_set(ctx, CDM_EEXISTS,
+                           "cannot keep the wheel's files in '%s': it is not a folder (a link?); "
+                           "remove it and try again",
+                           dir);
+    return rc;
+}
+
+/* The folder that keeps the wheel's own files while attached: under the user's state, or,
+ * when that is on another file system than the environment, beside the wheel's folder. */
+static int keep_first(cdm_ctx *ctx, struct db_attachment *a, const char *name)
+{
+    char *from = path_join(a->folder, name);
+    char *to = path_join(a->original, name);
+    char *parent = path_dirname(a->original);
+    int rc = fs_mkdir_p(ctx, parent);
+    if (!rc)
+        rc = make_kept_dir(ctx, parent); /* .attached itself must not be a link either */
+    if (!rc)
+        rc = make_kept_dir(ctx, a->original);
+    if (rc || !(rc = fs_rename(ctx, from, to)))
+        goto out;
+    /* another file system (or no room under the state): beside the wheel's folder */
     char *first = xstrdup(cdm_error_message(ctx));
-    fs_remove_tree(ctx, dir);
-    free(dir);
-    char *parent = path_dirname(a->folder);
-    char *name = xasprintf(".%s.cdm-original-%lld", path_basename(a->folder), a->id);
-    char *beside = path_join(parent, name);
+    fs_remove_tree(ctx, a->original);
+    char *wheel_parent = path_dirname(a->folder);
+    char *kept_name = xasprintf(".%s.cdm-original-%lld", path_basename(a->folder), a->id);
+    char *beside = path_join(wheel_parent, kept_name);
     copy_str(a->original, sizeof(a->original), beside);
+    free(to);
+    to = path_join(a->original, name);
     rc = db_attach_set_original(ctx, a->id, a->original);
-    if (!rc && (rc = fs_rename(ctx, a->folder, a->original)))
-        cdm_error_set(ctx, rc, "cannot move the wheel's folder aside: %s; and %s", first,
+    if (!rc && !(rc = make_kept_dir(ctx, a->original)) && (rc = fs_rename(ctx, from, to)))
+        cdm_error_set(ctx, rc, "cannot keep the wheel's files: %s; and %s", first,
                       cdm_error_message(ctx));
     free(first);
     free(beside);
-    free(name);
+    free(kept_name);
+    free(wheel_parent);
+out:
     free(parent);
+    free(to);
+    free(from);
+    return rc;
+}
+
+/* Move each wheel file aside and put cdm's link in its place, in the order recovery
+ * expects: a name holds the wheel's file, or nothing, or cdm's link once its file is kept. */
+static int link_files(cdm_ctx *ctx, struct db_attachment *a, char *const *names)
+{
+    int rc = CDM_OK;
+    for (size_t i = 0; names[i] && !rc; i++) {
+        char *path = path_join(a->folder, names[i]);
+        char *kept = path_join(a->original, names[i]);
+        char *want = path_join(a->target, names[i]);
+        rc = i == 0 ? keep_first(ctx, a, names[i]) : fs_rename(ctx, path, kept);
+        if (!rc)
+            fs_crash_point("attach-moved");
+        if (!rc)
+            rc = link_view_entry(ctx, want, path, false);
+        if (!rc)
+            fs_crash_point("attach-linked");
+        free(want);
+        free(kept);
+        free(path);
+    }
+    if (!rc)
+        fs_sync_dir(a->folder);
     return rc;
 }
 
 int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_attach_result *out)
 {
     memset(out, 0, sizeof(*out));
-    char **sites = NULL, *folder = NULL, *venv = NULL, *target = NULL;
+    char **sites = NULL, *folder = NULL, *venv = NULL, *target = NULL, **names = NULL;
     struct db_attachment *a = xcalloc(1, sizeof(*a));
+    struct db_attachment *cur = xcalloc(1, sizeof(*cur));
     struct py_dist dist;
+    enum py_cudnn_origin origin = PY_CUDNN_WHEEL;
     int rc = store_open_state(ctx);
     if (rc)
         goto out;
@@ -150,7 +334,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot attach '%s': no such folder", req->venv);
         goto out;
     }
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist)))
+    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, &origin)))
         goto out;
     /* The project and its install come first, so that a refusal needs no link yet. */
     struct cdm_project proj;
@@ -178,34 +362,45 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     copy_str(out->folder, sizeof(out->folder), folder);
     copy_str(out->project, sizeof(out->project), proj.path);
     copy_str(out->install_id, sizeof(out->install_id), in.id);
-    if (dist.name[0])
-        snprintf(out->wheel, sizeof(out->wheel), "%s %s", dist.name, dist.version);
+    attach_wheel_text(&dist, out->wheel, sizeof(out->wheel));
 
-    struct db_attachment cur;
-    rc = db_attach_current(ctx, folder, &cur);
-    if (rc == CDM_OK && !strcmp(cur.project, proj.path)) {
-        fill_result(out, &cur);
-        goto out; /* attached to this project already */
-    }
+    /* A record of this folder: current, or overtaken by pip or uv since (then settled
+     * first, and the environment attached again), or a whole-folder link of an older cdm
+     * (given back first, and attached file by file). */
+    rc = db_attach_current(ctx, folder, cur);
     if (rc == CDM_OK) {
-        rc = cdm_error_set(ctx, CDM_EBUSY,
-                           "'%s' is attached to the project '%s'; run 'cdm detach %s' first", venv,
-                           cur.project, venv);
+        bool wheel_changed = false, folder_link = attach_is_folder_link(ctx, cur);
+        if (!folder_link)
+            attach_drift(ctx, cur, &dist, &wheel_changed, out->drift, sizeof(out->drift));
+        if (!folder_link && !out->drift[0]) {
+            if (strcmp(cur->project, proj.path)) {
+                rc = cdm_error_set(ctx, CDM_EBUSY,
+                                   "'%s' is attached to the project '%s'; run 'cdm detach %s' "
+                                   "first",
+                                   venv, cur->project, venv);
+                goto out;
+            }
+            fill_result(out, cur);
+            char **kept = NULL;
+            if (fs_list_dir(ctx, cur->original, &kept) == CDM_OK)
+                for (; kept[out->files]; out->files++)
+                    ;
+            strv_free(kept);
+            goto out; /* attached to this project already */
+        }
+        if ((rc = settle_detach(ctx, cur, wheel_changed, out)))
+            goto out;
+    } else if (rc != CDM_ENOTFOUND) {
         goto out;
     }
-    if (rc != CDM_ENOTFOUND)
+    if ((rc = check_wheel_folder(ctx, venv, folder)) ||
+        (rc = attach_wheel_files(ctx, folder, host_windows(), &names)))
         goto out;
-    enum link_kind kind;
-    char *seen = NULL;
-    if ((rc = link_read(ctx, folder, &kind, &seen)))
-        goto out;
-    free(seen);
-    if (kind != LINK_FOREIGN) {
-        rc = cdm_error_set(ctx, CDM_EEXISTS,
-                           "cannot attach '%s': '%s' is already a link that cdm did not record; "
-                           "put the wheel's folder back (pip install --force-reinstall the "
-                           "nvidia-cudnn wheel), then attach",
-                           venv, folder);
+    if (!names[0]) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cannot attach '%s': '%s' holds no cuDNN library (%s); reinstall the "
+                           "nvidia-cudnn wheel (pip install --force-reinstall), then attach",
+                           venv, folder, host_windows() ? "cudnn*.dll" : "libcudnn*.so*");
         goto out;
     }
 
@@ -214,7 +409,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     copy_str(out->framework, sizeof(out->framework), pin.framework);
     copy_str(out->requirement, sizeof(out->requirement), pin.text);
     char why[512];
-    if (!suits(&pin, &dist, &in, why, sizeof(why))) {
+    if (!suits(sites, reference_of(&dist, origin), &in, why, sizeof(why))) {
         if (!req->force) {
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot attach '%s' to '%s': %s%s%s%s; link the project to a "
@@ -225,7 +420,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         }
         copy_str(out->overridden, sizeof(out->overridden), why);
     }
-    /* the link goes through the project's own link, as activation's paths do */
+    /* the links go through the project's own link, as activation's paths do */
     struct cdm_activation act;
     if ((rc = cdm_activation_find(ctx, proj.path, false, &act))) {
         char *why_not = xstrdup(cdm_error_message(ctx));
@@ -235,6 +430,8 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     }
     target = project_target(&act);
     copy_str(out->target, sizeof(out->target), target);
+    if ((rc = check_target_has(ctx, venv, names, target, in.id)))
+        goto out;
 
     /* the change, in the order recovery expects */
     copy_str(a->venv, sizeof(a->venv), venv);
@@ -244,50 +441,39 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     copy_str(a->install_id, sizeof(a->install_id), in.id);
     copy_str(a->wheel, sizeof(a->wheel), out->wheel);
     copy_str(a->state, sizeof(a->state), "attaching");
-    copy_str(a->original, sizeof(a->original), "");
     if ((rc = db_attach_insert(ctx, a)))
         goto out;
-    char *dir = store_attached_dir(ctx, a->id);
-    char *original = path_join(dir, path_basename(folder));
-    copy_str(a->original, sizeof(a->original), original);
-    free(original);
-    free(dir);
+    char *kept_dir = store_attached_dir(ctx, a->id);
+    copy_str(a->original, sizeof(a->original), kept_dir);
+    free(kept_dir);
     rc = db_attach_set_original(ctx, a->id, a->original);
     fs_crash_point("attach-recorded");
-    if (rc || (rc = move_aside(ctx, a))) {
+    if (rc || (rc = link_files(ctx, a, names))) {
+        /* put back what moved; the record goes once nothing is kept */
         char *why_failed = xstrdup(cdm_error_message(ctx));
-        db_attach_delete(ctx, a->id);
-        cdm_error_set(ctx, CDM_EIO, "%s", why_failed);
-        free(why_failed);
-        rc = CDM_EIO;
-        goto out;
-    }
-    fs_crash_point("attach-moved");
-    if ((rc = link_set(ctx, folder, target))) {
-        char *why_failed = xstrdup(cdm_error_message(ctx));
-        if (fs_rename(ctx, a->original, folder) == CDM_OK) {
+        unsigned restored, dropped;
+        if (attach_restore(ctx, a, false, host_windows(), &restored, &dropped) == CDM_OK)
             db_attach_delete(ctx, a->id);
-            char *kept = path_dirname(a->original);
-            if (str_starts_with(kept, cdm_root(ctx)))
-                fs_remove_tree(ctx, kept);
-            free(kept);
-        }
         cdm_error_set(ctx, CDM_EIO, "%s", why_failed);
         free(why_failed);
         rc = CDM_EIO;
         goto out;
     }
-    fs_crash_point("attach-linked");
+    fs_crash_point("attach-done");
     if ((rc = db_attach_set_state(ctx, a->id, "attached")))
         goto out;
     fill_result(out, a);
+    for (; names[out->files]; out->files++)
+        ;
     out->changed = true;
 
 out:
+    strv_free(names);
     strv_free(sites);
     free(folder);
     free(venv);
     free(target);
+    free(cur);
     free(a);
     return rc;
 }
@@ -298,6 +484,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     char **sites = NULL, *folder = NULL, *venv = NULL;
     struct db_attachment *a = xcalloc(1, sizeof(*a));
     struct py_dist dist;
+    bool uninstalled = false;
     int rc = store_open_state(ctx);
     if (rc)
         goto out;
@@ -306,17 +493,22 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot detach '%s': no such folder", venv_arg);
         goto out;
     }
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist)))
-        goto out;
     copy_str(out->venv, sizeof(out->venv), venv);
+    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, NULL))) {
+        /* pip or uv uninstalled the wheel since the attach: the record is settled all the
+         * same, dropping the files cdm kept */
+        if (rc != CDM_ENOTFOUND || db_attach_current_of_venv(ctx, venv, a) != CDM_OK)
+            goto out;
+        memset(&dist, 0, sizeof(dist));
+        folder = xstrdup(a->folder);
+        uninstalled = true;
+        rc = CDM_OK;
+    }
     copy_str(out->folder, sizeof(out->folder), folder);
     rc = db_attach_current(ctx, folder, a);
     if (rc == CDM_ENOTFOUND) {
-        enum link_kind kind;
-        char *seen = NULL;
-        rc = link_read(ctx, folder, &kind, &seen);
-        free(seen);
-        if (!rc && kind != LINK_FOREIGN)
+        rc = CDM_OK;
+        if (fs_kind(folder) == FS_LINK)
             rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                                "cannot detach '%s': '%s' is a link cdm has no record of; "
                                "remove it and reinstall the nvidia-cudnn wheel",
@@ -326,41 +518,16 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     if (rc)
         goto out;
     fill_result(out, a);
-    enum link_kind kind;
-    char *seen = NULL;
-    if ((rc = link_read(ctx, folder, &kind, &seen)))
-        goto out;
-    free(seen);
-    if (kind != LINK_OURS) {
-        rc = cdm_error_set(ctx, CDM_EEXISTS,
-                           "cannot detach '%s': '%s' is no longer cdm's link; the wheel's own "
-                           "folder is kept at '%s'",
-                           venv, folder, a->original);
-        goto out;
+    bool wheel_changed = false;
+    if (uninstalled) {
+        wheel_changed = true;
+        snprintf(out->drift, sizeof(out->drift), "the wheel %s was uninstalled",
+                 a->wheel[0] ? a->wheel : "of unknown version");
+    } else if (!attach_is_folder_link(ctx, a)) {
+        attach_drift(ctx, a, &dist, &wheel_changed, out->drift, sizeof(out->drift));
     }
-    if (fs_kind(a->original) != FS_DIR) {
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
-                           "cannot detach '%s': the wheel's own folder '%s' is gone; reinstall "
-                           "the nvidia-cudnn wheel (pip install --force-reinstall) after "
-                           "removing the link '%s'",
-                           venv, a->original, folder);
+    if ((rc = settle_detach(ctx, a, wheel_changed, out)))
         goto out;
-    }
-    if ((rc = db_attach_set_state(ctx, a->id, "detaching")))
-        goto out;
-    fs_crash_point("detach-recorded");
-    if ((rc = link_remove(ctx, folder))) {
-        db_attach_set_state(ctx, a->id, "attached");
-        goto out;
-    }
-    fs_crash_point("detach-unlinked");
-    if ((rc = fs_rename(ctx, a->original, folder)))
-        goto out; /* recovery moves it back: the record says detaching */
-    fs_sync_dir(folder);
-    fs_crash_point("detach-moved");
-    if ((rc = db_attach_set_state(ctx, a->id, "detached")))
-        goto out;
-    recover_attached_dir_drop(ctx, a->id, a->original);
     out->changed = true;
 
 out:
@@ -368,5 +535,65 @@ out:
     free(folder);
     free(venv);
     free(a);
+    return rc;
+}
+
+/* One environment attached to the project, against the install it would follow: why not
+ * (into why, "" when it may). */
+static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
+                           const struct cdm_install_info *to, char *why, size_t size)
+{
+    why[0] = '\0';
+    size_t own = 0;
+    char **sites = py_site_packages(a->venv, &own);
+    struct py_cudnn_place place;
+    if (py_cudnn_place(a->venv, sites, own, host_windows(), &place)) {
+        if (suits(sites, reference_of(&place.dist, place.origin), to, why, size)) {
+            /* every file it links must be there in the new install */
+            char *lib = path_join(to->path, host_windows() ? to->bin_dir : to->lib_dir);
+            char **kept = NULL;
+            struct strbuf missing = STRBUF_INIT;
+            if (fs_list_dir(ctx, a->original, &kept) == CDM_OK &&
+                missing_names(kept, lib, &missing))
+                snprintf(why, size, "%s has no %s, which it links", to->id, sb_str(&missing));
+            sb_free(&missing);
+            strv_free(kept);
+            free(lib);
+        }
+        free(place.folder);
+    }
+    strv_free(sites);
+}
+
+int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
+                        bool force)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    int rc = db_attach_of_project(ctx, project, &v, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const struct db_attachment *a = &v[i];
+        if (!to) {
+            cdm_warn(ctx,
+                     "'%s' is attached to '%s': its cuDNN links lead nowhere while the project "
+                     "is unlinked; 'cdm detach %s' gives it its own files back",
+                     a->venv, project, a->venv);
+            continue;
+        }
+        char why[1024];
+        switch_problem(ctx, a, to, why, sizeof(why));
+        if (!why[0])
+            continue;
+        if (force)
+            cdm_warn(ctx, "switching anyway (--force), though '%s' follows it: %s", a->venv,
+                     why);
+        else
+            rc = cdm_error_set(ctx, CDM_EMISMATCH,
+                               "cannot switch '%s' to %s: the Python environment '%s' follows "
+                               "it and %s; link a version it accepts, detach it first ('cdm "
+                               "detach %s'), or pass --force",
+                               project, to->id, a->venv, why, a->venv);
+    }
+    free(v);
     return rc;
 }

@@ -12,6 +12,9 @@
 #define DEFAULT_MAX_TOTAL_SIZE (16ULL << 30)
 #define DEFAULT_MAX_ENTRIES    100000ULL
 #define DEFAULT_FETCH_TIMEOUT  30
+/* 1 KiB a second over a minute: a line that slow would take days for one archive */
+#define DEFAULT_LOW_SPEED      1024
+#define DEFAULT_LOW_SPEED_TIME 60
 #define DEFAULT_FETCH_RETRIES  3
 #define DEFAULT_RETRY_WAIT     1
 
@@ -153,6 +156,16 @@ static int on_entry(void *user, const char *section, const char *name, const cha
             return 1;
         free(c->ca_file);
         c->ca_file = file;
+    } else if (!strcmp(section, "fetch") &&
+               (!strcmp(name, "low_speed") || !strcmp(name, "low_speed_time") ||
+                !strcmp(name, "max_time"))) {
+        bool good = !strcmp(name, "low_speed")        ? parse_count(value, 0, 1u << 30, &c->fetch_low_speed)
+                    : !strcmp(name, "low_speed_time") ? parse_count(value, 1, 3600, &c->fetch_low_speed_time)
+                                                      : parse_count(value, 0, 7 * 24 * 3600, &c->fetch_max_time);
+        if (!good)
+            return bad_value(ps, line, section, name, value,
+                             "give a whole number of bytes a second (low_speed, 0 for no limit) "
+                             "or of seconds (low_speed_time; max_time, 0 for no limit)");
     } else if (!strcmp(section, "fetch") && (!strcmp(name, "timeout") || !strcmp(name, "retries") ||
                                              !strcmp(name, "retry_wait"))) {
         bool good = !strcmp(name, "timeout")   ? parse_count(value, 1, 3600, &c->fetch_timeout)
@@ -250,13 +263,23 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
     c->max_total_size = DEFAULT_MAX_TOTAL_SIZE;
     c->max_entries = DEFAULT_MAX_ENTRIES;
     c->fetch_timeout = DEFAULT_FETCH_TIMEOUT;
+    c->fetch_low_speed = DEFAULT_LOW_SPEED;
+    c->fetch_low_speed_time = DEFAULT_LOW_SPEED_TIME;
     c->fetch_retries = DEFAULT_FETCH_RETRIES;
     c->fetch_retry_wait = DEFAULT_RETRY_WAIT;
+    /* the usual way to say "no config": read nothing, refuse nothing */
+    if (explicit_path && (!strcmp(explicit_path, "/dev/null") || !strcmp(explicit_path, "NUL")))
+        return CDM_OK;
     char *path = explicit_path ? xstrdup(explicit_path) : fs_default_config();
-    FILE *f = fs_fopen(path, "r");
+    FILE *f = fs_fopen_read(path);
     if (!f) {
         int rc = CDM_OK;
-        if (explicit_path)
+        if (fs_kind(path) != FS_NONE) /* a fifo or a device is never read: it could block */
+            rc = cdm_error_set(ctx, CDM_ECONFIG,
+                               "cannot read config '%s': it is no regular file that can be read; "
+                               "make it one, or point --config/CDM_CONFIG elsewhere",
+                               path);
+        else if (explicit_path)
             rc = cdm_error_set(ctx, CDM_ECONFIG,
                                "cannot read config '%s': no such file; create it or drop "
                                "--config/CDM_CONFIG",

@@ -16,6 +16,9 @@ struct cdm_config {
     char *fetch_base;                  /* [fetch] base; NULL: NVIDIA's redist folder */
     char *ca_file;                     /* [fetch] ca_file */
     unsigned fetch_timeout;            /* [fetch] timeout, seconds */
+    unsigned fetch_low_speed;          /* [fetch] low_speed, bytes a second (0: none) */
+    unsigned fetch_low_speed_time;     /* [fetch] low_speed_time, seconds */
+    unsigned fetch_max_time;           /* [fetch] max_time, seconds (0: none) */
     unsigned fetch_retries;            /* [fetch] retries */
     unsigned fetch_retry_wait;         /* [fetch] retry_wait, seconds (doubles each time) */
 };

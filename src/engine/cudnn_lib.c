@@ -170,7 +170,7 @@ static bool name_at(const unsigned char *p, const unsigned char *end, size_t ste
 static void names_in(const char *path, int major, bool windows, const char *opener,
                      struct cudnn_sublibs *out)
 {
-    FILE *f = fs_fopen(path, "rb");
+    FILE *f = fs_fopen_read(path);
     if (!f)
         return;
     const size_t size = 1 << 16;

@@ -93,13 +93,11 @@ int db_attach_set_original(cdm_ctx *ctx, long long id, const char *original)
     return rc;
 }
 
-int db_attach_current(cdm_ctx *ctx, const char *folder, struct db_attachment *out)
+/* The newest record whose column (folder or venv) is key and that is not "detached". */
+static int current_by(cdm_ctx *ctx, const char *sql, const char *key, struct db_attachment *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key_on(ctx, ctx->state,
-                               "SELECT " ATTACH_COLUMNS " FROM attachments WHERE folder = ?1 AND "
-                               "state <> 'detached' ORDER BY id DESC LIMIT 1",
-                               folder, &st);
+    int rc = db_prepare_key_on(ctx, ctx->state, sql, key, &st);
     if (rc)
         return rc;
     int step = sqlite3_step(st);
@@ -110,6 +108,22 @@ int db_attach_current(cdm_ctx *ctx, const char *folder, struct db_attachment *ou
                                  : db_fail_on(ctx, ctx->state, "cannot read an attachment");
     sqlite3_finalize(st);
     return rc;
+}
+
+int db_attach_current(cdm_ctx *ctx, const char *folder, struct db_attachment *out)
+{
+    return current_by(ctx,
+                      "SELECT " ATTACH_COLUMNS " FROM attachments WHERE folder = ?1 AND "
+                      "state <> 'detached' ORDER BY id DESC LIMIT 1",
+                      folder, out);
+}
+
+int db_attach_current_of_venv(cdm_ctx *ctx, const char *venv, struct db_attachment *out)
+{
+    return current_by(ctx,
+                      "SELECT " ATTACH_COLUMNS " FROM attachments WHERE venv = ?1 AND "
+                      "state <> 'detached' ORDER BY id DESC LIMIT 1",
+                      venv, out);
 }
 
 /* db_collect's reader */
@@ -129,6 +143,22 @@ int db_attach_unsettled(cdm_ctx *ctx, struct db_attachment **out, size_t *count)
                            "SELECT " ATTACH_COLUMNS " FROM attachments WHERE state IN "
                            "('attaching', 'detaching') ORDER BY id",
                            &st);
+    if (rc)
+        return rc;
+    return db_collect(ctx, st, sizeof(**out), collect_row, "cannot read the attachments",
+                      (void **)out, count);
+}
+
+int db_attach_of_project(cdm_ctx *ctx, const char *project, struct db_attachment **out,
+                         size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT " ATTACH_COLUMNS " FROM attachments WHERE project = ?1 "
+                               "AND state = 'attached' ORDER BY id",
+                               project, &st);
     if (rc)
         return rc;
     return db_collect(ctx, st, sizeof(**out), collect_row, "cannot read the attachments",

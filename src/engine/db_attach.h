@@ -26,6 +26,11 @@ int db_attach_delete(cdm_ctx *ctx, long long id);
 int db_attach_set_original(cdm_ctx *ctx, long long id, const char *original);
 /* The newest record of folder that is not "detached"; CDM_ENOTFOUND (no message) when none. */
 int db_attach_current(cdm_ctx *ctx, const char *folder, struct db_attachment *out);
+/* The same for the environment venv, whose wheel folder may be gone (pip uninstall). */
+int db_attach_current_of_venv(cdm_ctx *ctx, const char *venv, struct db_attachment *out);
+/* Every "attached" record of a project. *out malloc'd. */
+int db_attach_of_project(cdm_ctx *ctx, const char *project, struct db_attachment **out,
+                         size_t *count);
 /* Every record in state "attaching" or "detaching": what a crash left. *out malloc'd. */
 int db_attach_unsettled(cdm_ctx *ctx, struct db_attachment **out, size_t *count);
 

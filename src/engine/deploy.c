@@ -274,6 +274,15 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
     }
     if ((rc = store_open(ctx, true)) || (rc = cdm_resolve(ctx, req->spec, req->cuda, &in)))
         goto out;
+    char *root = fs_realpath(ctx->root);
+    if (root && path_within(toolkit, root)) /* an install is never changed once recorded */
+        rc = cdm_error_set(ctx, CDM_EINVAL,
+                           "cannot deploy into '%s': it is inside the store '%s', whose "
+                           "installs never change; deploy into a CUDA toolkit outside it",
+                           toolkit, root);
+    free(root);
+    if (rc)
+        goto out;
     if (!toolkit_in_dir(toolkit, "--into", &tk)) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cannot deploy into '%s': no CUDA toolkit there (no version.json, "
@@ -320,7 +329,37 @@ out:
     return rc;
 }
 
-int cdm_deploy_undo(cdm_ctx *ctx, const char *dir, struct cdm_deploy_result *out)
+/* Is every file the deploy placed still what it placed? An undo puts the toolkit's own
+ * files back over them, and a change made since (an edited header, a library another
+ * installer put there) would be lost without a copy. */
+static int check_unchanged(cdm_ctx *ctx, const struct db_deploy *d, const char *toolkit)
+{
+    struct cdm_install_info in;
+    struct plan p = {0};
+    if (cdm_resolve(ctx, d->install_id, 0, &in) != CDM_OK)
+        return CDM_OK; /* the install is gone: nothing to compare with */
+    int rc = make_plan(ctx, &in, toolkit, &p);
+    for (size_t i = 0; !rc && i < p.n; i++) {
+        char *dest = path_join(toolkit, p.files[i].path);
+        enum fs_kind now = fs_kind(dest), placed = fs_kind(p.from[i]);
+        char have[65] = "", want[65] = "";
+        bool changed = now != FS_NONE && now != placed;
+        if (!changed && now == FS_FILE && placed == FS_FILE)
+            changed = deploy_hash(ctx, dest, have) || deploy_hash(ctx, p.from[i], want) ||
+                      strcmp(have, want);
+        if (changed)
+            rc = cdm_error_set(ctx, CDM_EEXISTS,
+                               "cannot undo the deploy into '%s': '%s' was changed after the "
+                               "deploy, and the undo would overwrite it without a copy; keep a "
+                               "copy of it, then run 'cdm deploy --undo %s --force'",
+                               toolkit, dest, toolkit);
+        free(dest);
+    }
+    plan_free(&p);
+    return rc;
+}
+
+int cdm_deploy_undo(cdm_ctx *ctx, const char *dir, bool force, struct cdm_deploy_result *out)
 {
     memset(out, 0, sizeof(*out));
     struct db_deploy d;
@@ -345,6 +384,8 @@ int cdm_deploy_undo(cdm_ctx *ctx, const char *dir, struct cdm_deploy_result *out
     for (size_t i = 0; i < n; i++)
         out->replaced += strcmp(files[i].before_kind, "none") != 0;
     out->files = n;
+    if (!force && (rc = check_unchanged(ctx, &d, toolkit)))
+        goto out;
     if (!(rc = deploy_restore(ctx, &d)))
         out->changed = true;
 out:

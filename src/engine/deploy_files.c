@@ -11,7 +11,7 @@
 #define BLOCK (256 * 1024)
 
 /* Read from, feeding each block to the hash and (when out is not NULL) to out. */
-static int pump(cdm_ctx *ctx, const char *from, struct fs_file *out, char hex[65])
+static int pump(cdm_ctx *ctx, const char *from, struct fs_atomic *out, char hex[65])
 {
     struct fs_reader *r = NULL;
     uint64_t size;
@@ -23,7 +23,7 @@ static int pump(cdm_ctx *ctx, const char *from, struct fs_file *out, char hex[65
     long long n;
     while ((n = fs_reader_read(ctx, r, buf, BLOCK)) > 0) {
         sha256_update(h, buf, (size_t)n);
-        if (out && (rc = fs_file_write(ctx, out, buf, (size_t)n)))
+        if (out && (rc = fs_atomic_write(ctx, out, buf, (size_t)n)))
             break;
     }
     if (n < 0)
@@ -48,20 +48,12 @@ static char *tmp_beside(const char *path)
 
 int deploy_copy(cdm_ctx *ctx, const char *from, const char *to, bool executable, char hex[65])
 {
-    char *tmp = tmp_beside(to);
-    struct fs_file *f = NULL;
-    int rc = fs_kind(tmp) == FS_NONE ? CDM_OK : fs_remove_file(ctx, tmp);
-    if (!rc && !(rc = fs_file_create(ctx, tmp, executable, &f))) {
-        rc = pump(ctx, from, f, hex);
-        int close_rc = fs_file_close(ctx, f);
-        if (!rc)
-            rc = close_rc;
-        if (!rc)
-            rc = fs_rename(ctx, tmp, to);
-        if (rc)
-            fs_remove_file(ctx, tmp);
-    }
-    free(tmp);
+    struct fs_atomic *f = NULL;
+    int rc = fs_atomic_open(ctx, to, executable, &f);
+    if (!rc && (rc = pump(ctx, from, f, hex)))
+        fs_atomic_abort(ctx, f);
+    else if (!rc)
+        rc = fs_atomic_commit(ctx, f);
     return rc;
 }
 
@@ -80,7 +72,7 @@ int deploy_keep(cdm_ctx *ctx, const char *path, const char *sha256)
     char *dir = store_deployed_dir(ctx), *obj = store_deployed_object(ctx, sha256);
     char check[65];
     int rc = CDM_OK;
-    if (fs_kind(obj) != FS_FILE && !(rc = fs_mkdir_p(ctx, dir)) &&
+    if (fs_kind(obj) != FS_FILE && !(rc = store_own_dir(ctx, dir, true)) &&
         !(rc = deploy_copy(ctx, path, obj, false, check)) && strcmp(check, sha256))
         rc = cdm_error_set(ctx, CDM_EIO, "cannot keep '%s': it changed while it was copied", path);
     free(obj);
@@ -124,8 +116,13 @@ static int restore_file(cdm_ctx *ctx, const struct db_deploy *d, const struct db
     } else if (!strcmp(f->before_kind, "link")) {
         rc = deploy_link(ctx, f->before_link, dest);
     } else {
+        char *dir = store_deployed_dir(ctx);
         obj = store_deployed_object(ctx, f->before_sha256);
-        if (fs_kind(obj) != FS_FILE)
+        int own = store_own_dir(ctx, dir, false);
+        free(dir);
+        if (own && own != CDM_ENOTFOUND)
+            rc = own;
+        else if (fs_kind(obj) != FS_FILE)
             rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                                "cannot put back '%s': its kept copy '%s' is missing", dest, obj);
         else
@@ -180,7 +177,9 @@ static int prune_unrecorded(cdm_ctx *ctx, unsigned *done)
 {
     char *dir = store_deployed_dir(ctx);
     char **names = NULL;
-    int rc = fs_list_dir(ctx, dir, &names);
+    int rc = store_own_dir(ctx, dir, false); /* never deleting below a link */
+    if (!rc)
+        rc = fs_list_dir(ctx, dir, &names);
     if (rc == CDM_ENOTFOUND)
         rc = CDM_OK;
     for (char **n = names; !rc && n && *n; n++) {

@@ -79,8 +79,6 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
             for (size_t c = 0; c < layers[i]->count; c++)
                 layers[i]->checks[c](d);
     }
-    if (d->lib)
-        loader_keep(d->lib);
     strv_free(d->libs);
     toolkit_free(&d->toolkit);
     free(d->lib_dir);

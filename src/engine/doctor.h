@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "platform/loader.h"
+#include "platform/probe.h"
 #include "platform/trace.h"
 #include "toolkit.h"
 
@@ -32,7 +33,8 @@ struct doctor {
     char *lib_dir;           /* where its libraries are: lib (POSIX) or bin (Windows) */
     char *main_lib;          /* libcudnn.so.<major> / cudnn64_<major>.dll in lib_dir */
     char **libs;             /* the install's cuDNN library names, NULL-terminated */
-    struct loader_lib *lib;  /* main_lib, once the library layer loaded it */
+    struct cudnn_probe probe; /* what main_lib answered the library layer (probed: asked) */
+    bool probed;
     long cudart;             /* cudnnGetCudartVersion(), 0 when unknown */
     bool driver_probed;
     struct driver_info driver;

@@ -1,11 +1,39 @@
 /* The doctor's library layer: load the install's main cuDNN library by its absolute path
- * and ask it its version, its CUDA runtime, and for a handle. */
+ * and ask it its version, its CUDA runtime, and for a handle, in a child process where the
+ * platform has one (platform/probe.h): a crash, an abort or a hang in the library is a
+ * failed check naming the step, and the report goes on. */
 #include "doctor.h"
 #include "platform/fs.h"
+#include "platform/probe.h"
 #include "version.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* How long the library may take to answer: cudnnCreate starts the GPU, which takes a few
+ * seconds on a cold machine. CDM_PROBE_TIMEOUT_MS overrides it (the tests' hanging
+ * stand-in). */
+static unsigned probe_timeout_ms(void)
+{
+    char *given = fs_getenv("CDM_PROBE_TIMEOUT_MS");
+    long ms = given ? strtol(given, NULL, 10) : 0;
+    free(given);
+    return ms > 0 && ms < 3600000 ? (unsigned)ms : 120000;
+}
+
+/* A step the library did not answer: it crashed, aborted or hung there. */
+static bool died_at(struct doctor *d, enum probe_step step, const char *check)
+{
+    if (d->probe.stopped != step)
+        return false;
+    char *fix = xasprintf("a cuDNN sub-library or the CUDA runtime it needs may be missing: see "
+                          "the deps.* and same.* checks, and 'cdm verify %s'",
+                          d->install.id);
+    doctor_add(d, check, CDM_CHECK_FAIL, fix, "'%s' %s %s, asked in a child process",
+               d->main_lib, d->probe.death, probe_step_name(step));
+    free(fix);
+    return true;
+}
 
 static void check_load(struct doctor *d)
 {
@@ -19,37 +47,39 @@ static void check_load(struct doctor *d)
         free(fix);
         return;
     }
-    char *why = NULL;
-    d->lib = loader_open(d->main_lib, &why);
-    if (!d->lib) {
+    cudnn_probe(d->main_lib, probe_timeout_ms(), &d->probe);
+    d->probed = true;
+    if (died_at(d, PROBE_LOAD, "library.load"))
+        return;
+    if (!d->probe.loaded) {
         doctor_add(d, "library.load", CDM_CHECK_FAIL,
                    "see the deps.* checks below for the library that is missing",
-                   "cannot load '%s': %s", d->main_lib, why);
-        free(why);
+                   "cannot load '%s': %s", d->main_lib, d->probe.why);
         return;
     }
     doctor_add(d, "library.load", CDM_CHECK_OK, NULL, "loaded '%s'", d->main_lib);
 }
 
-typedef size_t (*size_fn)(void);
-typedef int (*create_fn)(void **);
-typedef int (*destroy_fn)(void *);
-typedef const char *(*error_string_fn)(int);
+static bool loaded(const struct doctor *d)
+{
+    return d->probed && d->probe.loaded;
+}
 
 static void check_version(struct doctor *d)
 {
-    if (!d->lib) {
+    if (!loaded(d)) {
         doctor_add(d, "library.version", CDM_CHECK_SKIP, NULL, "the library did not load");
         return;
     }
-    size_fn get = (size_fn)loader_sym(d->lib, "cudnnGetVersion");
-    if (!get) {
+    if (died_at(d, PROBE_VERSION, "library.version"))
+        return;
+    if (!d->probe.has_version) {
         doctor_add(d, "library.version", CDM_CHECK_FAIL,
                    "the file is not cuDNN's main library; install the archive again",
                    "'%s' has no cudnnGetVersion", d->main_lib);
         return;
     }
-    long v = (long)get();
+    long v = d->probe.version;
     int ma, mi, pa;
     cudnn_version_decode(v, &ma, &mi, &pa);
     if (ma != d->major || mi != d->minor || pa != d->patch) {
@@ -69,13 +99,15 @@ static void check_version(struct doctor *d)
 
 static void check_cudart(struct doctor *d)
 {
-    size_fn get = d->lib ? (size_fn)loader_sym(d->lib, "cudnnGetCudartVersion") : NULL;
-    if (!get) {
+    if (loaded(d) && died_at(d, PROBE_CUDART, "library.cudart"))
+        return;
+    if (!loaded(d) || !d->probe.has_cudart) {
         doctor_add(d, "library.cudart", CDM_CHECK_SKIP, NULL,
-                   d->lib ? "no cudnnGetCudartVersion in the library" : "the library did not load");
+                   loaded(d) ? "no cudnnGetCudartVersion in the library"
+                             : "the library did not load");
         return;
     }
-    d->cudart = (long)get();
+    d->cudart = d->probe.cudart;
     int ma = (int)(d->cudart / 1000), mi = (int)(d->cudart % 1000 / 10);
     if (ma != d->install.cuda)
         doctor_add(d, "library.cudart", CDM_CHECK_WARN,
@@ -102,26 +134,22 @@ static const char *status_fix(const char *name)
 
 static void check_handle(struct doctor *d)
 {
-    create_fn create = d->lib ? (create_fn)loader_sym(d->lib, "cudnnCreate") : NULL;
-    destroy_fn destroy = d->lib ? (destroy_fn)loader_sym(d->lib, "cudnnDestroy") : NULL;
-    error_string_fn name_of =
-        d->lib ? (error_string_fn)loader_sym(d->lib, "cudnnGetErrorString") : NULL;
-    if (!create || !destroy) {
+    if (loaded(d) && died_at(d, PROBE_CREATE, "library.handle"))
+        return;
+    if (!loaded(d) || !d->probe.has_create) {
         doctor_add(d, "library.handle", CDM_CHECK_SKIP, NULL,
-                   d->lib ? "no cudnnCreate/cudnnDestroy in the library"
-                          : "the library did not load");
+                   loaded(d) ? "no cudnnCreate/cudnnDestroy in the library"
+                             : "the library did not load");
         return;
     }
-    void *handle = NULL;
-    int status = create(&handle);
-    const char *name = name_of ? name_of(status) : NULL;
+    int status = d->probe.create_status;
     char buf[32];
-    if (!name) {
+    const char *name = d->probe.create_name;
+    if (!*name) {
         snprintf(buf, sizeof(buf), "status %d", status);
         name = buf;
     }
     if (status == 0) {
-        destroy(handle);
         doctor_add(d, "library.handle", CDM_CHECK_OK, NULL,
                    "cudnnCreate() succeeded (%s); cudnnDestroy() done", name);
         return;

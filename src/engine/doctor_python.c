@@ -6,10 +6,14 @@
  * project's (cdm attach) mixes two cuDNN copies once the project is activated. conda keeps
  * cuDNN in $CONDA_PREFIX/lib, which its packages' RPATH prefers the same way.
  */
+#include "attach_files.h"
 #include "cudnn_lib.h"
+#include "db_attach.h"
 #include "doctor.h"
+#include "frameworks.h"
 #include "libfile.h"
 #include "platform/fs.h"
+#include "platform/link.h"
 #include "pyenv.h"
 
 #include <stdlib.h>
@@ -29,20 +33,58 @@ static bool windows(const struct doctor *d)
     return d->have_install ? d->windows : str_starts_with(cdm_host_platform(), "windows");
 }
 
+/* The wheel's folder leads to the project's install: its main library is the install's
+ * (a link per file, as cdm attach makes them), or the whole folder is (an older cdm's). */
 static bool leads_to_project(struct doctor *d, const char *folder)
 {
-    return d->have_install && fs_same_path(folder, d->lib_dir);
+    if (!d->have_install)
+        return false;
+    char *front = cudnn_lib_file("", d->major, windows(d));
+    char *mine = path_join(folder, front), *theirs = path_join(d->lib_dir, front);
+    bool same = fs_same_path(folder, d->lib_dir) ||
+                ((fs_kind(mine) != FS_FILE || windows(d)) && link_same_file(mine, theirs));
+    free(theirs);
+    free(mine);
+    free(front);
+    return same;
+}
+
+/* Each framework of the environment (the rules' table, frameworks.h) against the project's
+ * install: one check per framework, named after the environment's (python.venv.torch). */
+static void check_frameworks(struct doctor *d, char *const *sites, const char *env_check,
+                             const char *prefix, enum cdm_check_status bad)
+{
+    if (!d->have_install)
+        return;
+    struct fw_verdict *v = NULL;
+    size_t n = fw_check(sites, &d->install, &v);
+    for (size_t i = 0; i < n; i++) {
+        char *check = xasprintf("%s.%.*s", env_check, (int)strcspn(v[i].framework, " "),
+                                v[i].framework);
+        if (!v[i].problem[0]) {
+            doctor_add(d, check, CDM_CHECK_OK, NULL, "%s in '%s' accepts %s: it asks for %s (%s)",
+                       v[i].framework, prefix, d->install.id, v[i].rule, v[i].source);
+        } else {
+            char *fix = xasprintf("link the project to a cuDNN it accepts, or go past the rule: %s",
+                                  v[i].override);
+            doctor_add(d, check, v[i].warn_only ? CDM_CHECK_WARN : bad, fix,
+                       "%s in '%s': %s (it asks for %s; %s)", v[i].framework, prefix,
+                       v[i].problem, v[i].rule, v[i].source);
+            free(fix);
+        }
+        free(check);
+    }
+    free(v);
 }
 
 static void check_venv(struct doctor *d, const struct py_env *e, const char *name)
 {
     size_t own = 0;
     char **sites = py_site_packages(e->prefix, &own);
-    char *folder = NULL;
-    struct py_dist wheel;
-    bool found = false;
-    for (size_t i = 0; sites[i] && !found; i++)
-        found = py_cudnn_wheel(sites[i], windows(d), &folder, &wheel);
+    struct py_cudnn_place place;
+    bool found = py_cudnn_place(e->prefix, sites, own, windows(d), &place);
+    char *folder = found ? place.folder : NULL;
+    struct py_dist wheel = place.dist;
     struct py_requirement pin;
     bool pinned = py_framework_requirement(sites, &pin);
     /* a venv of the project itself is the project's business; VIRTUAL_ENV may be another's */
@@ -55,10 +97,10 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
                    "'%s' (%s) has no cuDNN wheel%s%s: its programs take cuDNN from the "
                    "loader's search path, which activation sets",
                    e->prefix, e->why, pinned ? "; " : "", pinned ? pin.framework : "");
-    } else if (fs_kind(folder) == FS_LINK && leads_to_project(d, folder)) {
+    } else if (leads_to_project(d, folder)) {
         doctor_add(d, name, CDM_CHECK_OK, NULL,
-                   "'%s' (%s) is attached: '%s' leads to the project's %s", e->prefix, e->why,
-                   folder, d->install.id);
+                   "'%s' (%s) is attached: %s in '%s' lead to the project's %s", e->prefix,
+                   e->why, py_cudnn_origin_name(place.origin), folder, d->install.id);
     } else {
         struct lib_origin o;
         char *front = cudnn_lib_file("", d->have_install ? d->major : 9, windows(d));
@@ -67,8 +109,9 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
         const char *version = o.version[0] ? o.version : wheel.version;
         const char *who = pinned ? pin.framework : "its frameworks";
         if (!d->have_install) {
-            doctor_add(d, name, CDM_CHECK_OK, NULL, "'%s' (%s): %s load cuDNN %s from '%s'",
-                       e->prefix, e->why, who, version[0] ? version : "(version unknown)", folder);
+            doctor_add(d, name, CDM_CHECK_OK, NULL, "'%s' (%s): %s load cuDNN %s from '%s' (%s)",
+                       e->prefix, e->why, who, version[0] ? version : "(version unknown)", folder,
+                       py_cudnn_origin_name(place.origin));
         } else if (!version[0] || !lib_same_version(version, d->install.version)) {
             doctor_add(d, name, bad, attach,
                        "'%s' (%s): %s load cuDNN %s from '%s' (their RPATH beats "
@@ -87,6 +130,7 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
         free(front_path);
         free(front);
     }
+    check_frameworks(d, sites, name, e->prefix, bad);
     free(attach);
     free(folder);
     strv_free(sites);
@@ -128,12 +172,59 @@ static void check_conda(struct doctor *d, const struct py_env *e, const char *na
     free(dir);
 }
 
+/* The environments cdm attached to the project, by its records, each judged by the disk:
+ * pip or uv may have reinstalled, upgraded or removed the wheel since. */
+static size_t check_attached(struct doctor *d)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    if (!d->have_project || !d->ctx->state ||
+        db_attach_of_project(d->ctx, d->project.path, &v, &n) != CDM_OK)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        struct db_attachment *a = &v[i];
+        char *name = n > 1 ? xasprintf("python.attached%u", (unsigned)(i + 1))
+                           : xstrdup("python.attached");
+        size_t own = 0;
+        char **sites = py_site_packages(a->venv, &own);
+        struct py_cudnn_place place;
+        if (!py_cudnn_place(a->venv, sites, own, windows(d), &place))
+            memset(&place, 0, sizeof(place));
+        char *folder = place.folder;
+        struct py_dist dist = place.dist;
+        char drift[512];
+        bool wheel_changed = false;
+        attach_drift(d->ctx, a, &dist, &wheel_changed, drift, sizeof(drift));
+        if (drift[0] && !attach_is_folder_link(d->ctx, a)) {
+            char *fix = xasprintf("run 'cdm attach %s %s' to attach it again, or 'cdm detach %s'",
+                                  a->venv, a->project, a->venv);
+            doctor_add(d, name, CDM_CHECK_FAIL, fix,
+                       "'%s' is attached to the project, but %s: its frameworks load the "
+                       "environment's own cuDNN, not the project's",
+                       a->venv, drift);
+            free(fix);
+        } else {
+            doctor_add(d, name, CDM_CHECK_OK, NULL,
+                       "'%s' is attached to the project (%s): its cuDNN files lead to '%s'",
+                       a->venv, a->wheel[0] ? a->wheel : "wheel of unknown version",
+                       a->target);
+        }
+        check_frameworks(d, sites, name, a->venv, CDM_CHECK_FAIL);
+        free(folder);
+        strv_free(sites);
+        free(name);
+    }
+    free(v);
+    return n;
+}
+
 static void check_python(struct doctor *d)
 {
     struct py_env *envs = NULL;
     size_t n = 0;
+    size_t attached = check_attached(d);
     py_envs_find(d->have_project ? d->project.path : NULL, &envs, &n);
-    if (!n)
+    if (!n && !attached)
         doctor_add(d, "python", CDM_CHECK_SKIP, NULL,
                    "no Python environment: none in the project (.venv, venv), and neither "
                    "VIRTUAL_ENV nor CONDA_PREFIX is set");

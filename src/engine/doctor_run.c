@@ -268,16 +268,25 @@ static void check_run(struct doctor *d)
     if (env->activated)
         doctor_add(d, "run.environment", CDM_CHECK_OK, NULL,
                    "the command ran with the project activated ('%s' first on %s), as 'cdm "
-                   "activate' sets it",
-                   env->activation, env->path_var);
+                   "%s' sets it",
+                   env->activation, env->path_var,
+                   d->req->exec ? "exec" : "activate");
     else
         doctor_add(d, "run.environment", CDM_CHECK_WARN,
                    "link a project ('cdm link PROJECT VERSION') and run the doctor there",
                    "the command ran in this environment as it is: %s", env->activation);
-    struct trace_request tr = {d->req->command, env->vars, env->count,
-                               d->req->command_stdout_to_stderr};
+    /* --exec: cdm exec's redirect too (the audit library watching is the one that
+     * redirects, ld_audit.c) */
+    struct trace_env *vars = xcalloc(env->count + 1, sizeof(*vars));
+    memcpy(vars, env->vars, env->count * sizeof(*vars));
+    size_t nvars = env->count;
+    if (d->req->exec && env->activated)
+        vars[nvars++] = (struct trace_env){"CDM_REDIRECT_DIR", env->activation};
+    struct trace_request tr = {d->req->command, vars, nvars, d->req->command_stdout_to_stderr};
     struct trace_result r;
-    if (trace_run(d->ctx, &tr, &r) != CDM_OK) {
+    int traced = trace_run(d->ctx, &tr, &r);
+    free(vars);
+    if (traced != CDM_OK) {
         doctor_add(d, "run.command", CDM_CHECK_FAIL, "check the command and cdm's installation",
                    "%s", cdm_error_message(d->ctx));
         return;

@@ -1,5 +1,6 @@
 /* One archive into a .partial file, resumable and verified: see download.h. */
 #include "download.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
 
@@ -12,8 +13,10 @@ int download_hold(cdm_ctx *ctx, const char *folder, const struct manifest_entry 
                   struct download *d)
 {
     memset(d, 0, sizeof(*d));
-    int rc = fs_mkdir_p(ctx, folder);
-    if (rc)
+    char *root = path_dirname(folder);
+    int rc = fs_mkdir_p(ctx, root);
+    free(root);
+    if (rc || (rc = store_own_dir(ctx, folder, true)))
         return rc;
     char *name = xasprintf("%s.partial", e->name);
     d->partial = path_join(folder, name);

@@ -233,6 +233,29 @@ void entry_check(struct entry_checker *c, const char *raw, enum entry_kind kind,
         *seen = SEEN(ENTRY_UNKNOWN, 0);
 }
 
+void entry_check_row(struct entry_checker *c, const char *path, bool file,
+                     const char *link_target, struct entry_verdict *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->name = path ? path : "(no name)";
+    if ((v->why = entry_path_check(path, v->path, sizeof(v->path))))
+        return;
+    if (strcmp(v->path, path)) {
+        v->why = "is not written as cdm records a path";
+        return;
+    }
+    if (!c->top[0]) /* the install folder stands for an archive's top folder */
+        entry_check(c, "install", ENTRY_DIR, NULL, v);
+    struct strbuf raw = STRBUF_INIT;
+    sb_add(&raw, "install/");
+    sb_add(&raw, path);
+    enum entry_kind kind = link_target ? ENTRY_SYMLINK : file ? ENTRY_FILE : ENTRY_DIR;
+    entry_check(c, sb_str(&raw), kind, link_target, v);
+    if (v->name == raw.buf || v->name == v->path)
+        v->name = v->rel ? v->rel : path;
+    sb_free(&raw);
+}
+
 /* Follow link i through the links beside it to what it ends at. A hard link's target
  * becomes that file. */
 static const char *resolve_link(struct entry_checker *c, size_t i, struct strbuf *key)

@@ -77,6 +77,13 @@ struct entry_verdict {
 void entry_check(struct entry_checker *c, const char *raw, enum entry_kind kind,
                  const char *link_target, struct entry_verdict *v);
 
+/* A row of another store's index (install --from-store), as untrusted as an archive's
+ * entry and checked as one: path is below the install folder, written as cdm records paths
+ * ('/'-separated, nothing to normalise); a row with a hash is a regular file, one with a
+ * link_target a symbolic link, any other a folder. v->name is path, or v->rel. */
+void entry_check_row(struct entry_checker *c, const char *path, bool file,
+                     const char *link_target, struct entry_verdict *v);
+
 /* After the last entry: judge every link held. Returns NULL when all pass (then each hard
  * link's target is the regular file it shares), else why, with v naming the link. */
 const char *entry_links_check(struct entry_checker *c, struct entry_verdict *v);

@@ -98,7 +98,7 @@ static void process(struct extract_writer *w, struct block *b)
         w->file_path = xstrdup(b->path);
         w->file_size = 0;
         sha256_reset(w->file_hash);
-        if (fs_file_create(ctx, b->path, b->executable, &w->file))
+        if (fs_file_create_read_only(ctx, b->path, b->executable, &w->file))
             fail(w);
         break;
     case B_DATA:

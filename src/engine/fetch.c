@@ -119,30 +119,12 @@ void fetch_done(cdm_ctx *ctx, struct fetched *f)
 
 /* ---- cdm fetch --into ----------------------------------------------------------------- */
 
-/* data as the whole of path, replacing it only once it is written. */
-static int write_whole(cdm_ctx *ctx, const char *path, const char *data, size_t len)
-{
-    char *tmp = xasprintf("%s.%llu.tmp", path, (unsigned long long)fs_process_id());
-    struct fs_file *f = NULL;
-    int rc = fs_file_create(ctx, tmp, false, &f);
-    if (!rc && (rc = fs_file_write(ctx, f, data, len)))
-        fs_file_abort(f);
-    else if (!rc)
-        rc = fs_file_close(ctx, f);
-    if (!rc)
-        rc = fs_rename(ctx, tmp, path);
-    if (rc && fs_kind(tmp) == FS_FILE)
-        fs_remove_file(ctx, tmp);
-    free(tmp);
-    return rc;
-}
-
 /* The folder's SHA256SUMS with the line for name set to sha256. */
 static int note_checksum(cdm_ctx *ctx, const char *folder, const char *name, const char *sha256)
 {
     char *path = path_join(folder, "SHA256SUMS");
     struct strbuf text = STRBUF_INIT;
-    FILE *f = fs_fopen(path, "r");
+    FILE *f = fs_fopen_read(path);
     char line[4096];
     while (f && fgets(line, sizeof(line), f)) {
         size_t n = strcspn(line, "\r\n");
@@ -155,7 +137,7 @@ static int note_checksum(cdm_ctx *ctx, const char *folder, const char *name, con
     if (f)
         fclose(f);
     sb_addf(&text, "%s  %s\n", sha256, name);
-    int rc = write_whole(ctx, path, sb_str(&text), text.len);
+    int rc = fs_atomic_write_whole(ctx, path, sb_str(&text), text.len);
     sb_free(&text);
     free(path);
     return rc;
@@ -257,7 +239,7 @@ int cdm_fetch(cdm_ctx *ctx, const struct cdm_fetch_request *req, struct cdm_fetc
     manifest = path_join(folder, manifest_name);
     free(manifest_name);
     if ((rc = fetch_archive(ctx, &r, e, folder, dest, &result->changed)) ||
-        (rc = write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len)) ||
+        (rc = fs_atomic_write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len)) ||
         (rc = note_checksum(ctx, folder, e->name, e->sha256)))
         goto out;
     copy_str(result->path, sizeof(result->path), dest);
@@ -278,7 +260,11 @@ int cdm_downloads_clean(cdm_ctx *ctx, cdm_partial_fn fn, void *arg, unsigned *re
     *removed = 0;
     char *folder = store_downloads_dir(ctx);
     char **names = NULL;
-    int rc = fs_kind(folder) == FS_DIR ? fs_list_dir(ctx, folder, &names) : CDM_OK;
+    int rc = store_own_dir(ctx, folder, false);
+    if (!rc)
+        rc = fs_list_dir(ctx, folder, &names);
+    else if (rc == CDM_ENOTFOUND)
+        rc = CDM_OK;
     for (char **n = names; !rc && n && *n; n++) {
         if (!str_ends_with(*n, ".partial"))
             continue;

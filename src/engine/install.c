@@ -282,9 +282,12 @@ int install_commit(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info 
     char *old = store_staging_path(ctx, in->id, "old");
     char *final = store_install_path(ctx, in->id);
     char *staging = store_staging_dir(ctx);
-    /* The files' data first: a power cut after the rename or the record must not leave
-     * empty libraries in a folder the index calls complete. */
-    int rc = fs_sync_written(ctx, tmp);
+    /* No write bits on its folders (its files were made without), then the files' data: a
+     * power cut after the rename or the record must not leave empty libraries in a folder
+     * the index calls complete. */
+    int rc = fs_seal_tree(ctx, tmp);
+    if (!rc)
+        rc = fs_sync_written(ctx, tmp);
     if (rc)
         goto out;
     fs_crash_point("extracted");
@@ -301,10 +304,10 @@ int install_commit(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info 
     }
     /* From here the record is the journal: the next writer finishes a failure (recover.c). */
     fs_crash_point("recorded");
-    if (fs_kind(final) != FS_NONE && (rc = fs_rename(ctx, final, old)))
+    if (fs_kind(final) != FS_NONE && (rc = store_move_install(ctx, final, old)))
         goto out;
     fs_crash_point("moved-aside");
-    if ((rc = fs_rename(ctx, ready, final)))
+    if ((rc = store_move_install(ctx, ready, final)))
         goto out;
     fs_sync_dir(ctx->root);
     fs_crash_point("renamed");

@@ -9,6 +9,7 @@
  * pending generation by what it finds on disk (recover.c).
  */
 #include "links.h"
+#include "attach.h"
 #include "compat.h"
 #include "db.h"
 #include "gitignore.h"
@@ -265,15 +266,6 @@ static int refuse_unlink(cdm_ctx *ctx, const struct cdm_project *p, const char *
                          p->link_path, then);
 }
 
-/* Is path dir itself or below it? Both canonical (or both as given). */
-static bool within(const char *path, const char *dir)
-{
-    size_t n = strlen(dir);
-    while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
-        n--;
-    return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
-}
-
 /* A project inside the store would be listed, removed and gc'd with it; a link whose path
  * holds the store would put the store out of reach when switched. */
 static int refuse_nested(cdm_ctx *ctx, const struct cdm_project *p, const char *link_path)
@@ -281,12 +273,12 @@ static int refuse_nested(cdm_ctx *ctx, const struct cdm_project *p, const char *
     char *root = fs_realpath(ctx->root);
     const char *store = root ? root : ctx->root;
     int rc = CDM_OK;
-    if (within(p->path, store))
+    if (path_within(p->path, store))
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "cannot link '%s': it is inside the store '%s'; a project lives "
                            "outside it",
                            p->path, store);
-    else if (within(ctx->root, link_path) || within(store, link_path))
+    else if (path_within(ctx->root, link_path) || path_within(store, link_path))
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "cannot link '%s': the store '%s' is reached through that path; "
                            "pass another --name, or move the store",
@@ -343,7 +335,8 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     free(why);
     struct cdm_toolkit tk;
     if (rc || (rc = choose_toolkit(ctx, p.path, req->toolkit, has_cur ? &cur : NULL, &tk)) ||
-        (*tk.version && (rc = check_pair(ctx, p.path, &in, &tk, req->force))))
+        (*tk.version && (rc = check_pair(ctx, p.path, &in, &tk, req->force))) ||
+        (rc = attach_check_switch(ctx, p.path, &in, req->force)))
         return rc;
     COPY_ARRAY(result->previous_id, p.linked_id);
     char *link_path = path_join(p.path, name);
@@ -419,6 +412,8 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
                           result);
     /* A link removed by hand while the index says linked: record the unlink all the same. */
     if (p.has_link || (has_cur && cur.install_id[0])) {
+        if ((rc = attach_check_switch(ctx, p.path, NULL, false)))
+            return rc;
         if ((rc = apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false)))
             return rc;
         changed = true;
@@ -431,7 +426,8 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
     return finish(ctx, p.path, changed, result);
 }
 
-int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_link_result *result)
+int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
+                 struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
     struct cdm_project p;
@@ -474,6 +470,8 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, struct cdm_lin
         if (rc)
             return rc;
     }
+    if ((rc = attach_check_switch(ctx, p.path, back.install_id[0] ? &in : NULL, force)))
+        return rc;
     if (p.link_foreign)
         return refuse_foreign(ctx, p.link_path);
     /* The generation's toolkit as it recorded it; its view is built again when cdm gc

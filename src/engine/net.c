@@ -45,6 +45,10 @@ static const struct {
      "check the system clock; for a mirror with its own certificate authority set [fetch] "
      "ca_file"},
     {HTTP_TIMEOUT, "no answer from '%s' in time", "check the network, or raise [fetch] timeout"},
+    {HTTP_SLOW, "the transfer from '%s' is too slow",
+     "check the network, or lower [fetch] low_speed (0: no limit) or raise low_speed_time"},
+    {HTTP_TOO_LONG, "the transfer from '%s' takes too long",
+     "raise [fetch] max_time (0: no limit); a download goes on where it stopped when run again"},
     {HTTP_CUT, "the connection to '%s' was cut", NULL},
     {HTTP_REDIRECTS, "too many redirects, or a redirect from https to http, which cdm refuses",
      NULL},
@@ -99,7 +103,8 @@ static int status_failed(struct net *net, const char *url, int status)
 
 static bool transient(enum http_failure f)
 {
-    return f == HTTP_CONNECT || f == HTTP_TIMEOUT || f == HTTP_CUT || f == HTTP_OTHER;
+    return f == HTTP_CONNECT || f == HTTP_TIMEOUT || f == HTTP_SLOW || f == HTTP_CUT ||
+           f == HTTP_OTHER;
 }
 
 /* The sink's callbacks, with their status kept: http only learns "stop". */
@@ -134,6 +139,9 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
             .from = sink->kept ? sink->kept(sink->arg) : 0,
             .ca_file = net->ca_file,
             .timeout = net->timeout,
+            .low_speed = ctx->config.fetch_low_speed,
+            .low_speed_time = ctx->config.fetch_low_speed_time,
+            .max_time = ctx->config.fetch_max_time,
             .head = call_head,
             .body = call_body,
             .arg = &call,

@@ -81,18 +81,58 @@ static char *profile_block(const char *dir, const char *lib)
                      dir, dir, lib, lib);
 }
 
-/* Where our block starts and ends in text (end: past its last line); false when absent. */
-static bool find_block(const char *text, size_t *start, size_t *end)
+/* The first line of text that is mark (mark holds its line break), or NULL. */
+static const char *line_with(const char *text, const char *mark)
 {
-    const char *b = strstr(text, MARK_BEGIN);
-    while (b && b != text && b[-1] != '\n')
-        b = strstr(b + 1, MARK_BEGIN);
-    const char *e = b ? strstr(b, MARK_END) : NULL;
-    if (!e)
-        return false;
+    const char *m = strstr(text, mark);
+    while (m && m != text && m[-1] != '\n')
+        m = strstr(m + 1, mark);
+    return m;
+}
+
+/* Where our block starts and ends in text (end: past its last line): 1; 0 when there is
+ * none; -1 when a begin line has no end line after it, or an end line stands alone (the
+ * user's own edit: changing the file then could take the user's lines with it). */
+static int find_block(const char *text, size_t *start, size_t *end)
+{
+    const char *b = line_with(text, MARK_BEGIN);
+    const char *e = line_with(b ? b : text, MARK_END);
+    if (!b || !e)
+        return !b && !e ? 0 : -1;
     *start = (size_t)(b - text);
     *end = (size_t)(e - text) + strlen(MARK_END);
-    return true;
+    return 1;
+}
+
+static int refuse_marks(cdm_ctx *ctx, const char *profile)
+{
+    return cdm_error_set(ctx, CDM_EINVAL,
+                         "cannot change '%s': it has a line '%.*s' without its pair '%.*s' "
+                         "around cdm's block; remove that line or add its pair, then run the "
+                         "command again",
+                         profile, (int)strlen(MARK_BEGIN) - 1, MARK_BEGIN,
+                         (int)strlen(MARK_END) - 1, MARK_END);
+}
+
+/* The lines between start and end that cdm does not write (a user's, added inside the
+ * block), appended to out: they stay when the block goes. */
+static void user_lines(const char *text, size_t start, size_t end, struct strbuf *out)
+{
+    static const char *const ours[] = {
+        MARK_BEGIN, MARK_END, "# written by 'cdm default --persist'", "export CUDA_PATH='",
+        "export CUDNN_PATH='", "case \":${LD_LIBRARY_PATH-}:\" in\n", "*':",
+        "*) export LD_LIBRARY_PATH='", "esac\n"};
+    for (size_t at = start; at < end;) {
+        const char *line = text + at;
+        size_t n = strcspn(line, "\n");
+        n += line[n] == '\n';
+        bool cdm = false;
+        for (size_t i = 0; i < CDM_ARRAY_LEN(ours) && !cdm; i++)
+            cdm = !strncmp(line, ours[i], strlen(ours[i]));
+        if (!cdm)
+            sb_addn(out, line, n);
+        at += n;
+    }
 }
 
 static int read_text(cdm_ctx *ctx, const char *path, struct strbuf *out, bool *exists)
@@ -130,9 +170,14 @@ static int files_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const ch
     bool newline = was_nl ? !strcmp(was_nl, "1") : false;
     size_t start, end;
     const char *t = sb_str(&text);
-    if (find_block(t, &start, &end)) {
+    int found = find_block(t, &start, &end);
+    if (found < 0) {
+        rc = refuse_marks(ctx, profile);
+        goto out;
+    } else if (found) {
         sb_addn(&next, t, start);
         sb_add(&next, block);
+        user_lines(t, start, end, &next); /* a user's lines move out of the block */
         sb_add(&next, t + end);
     } else {
         newline = *t && t[strlen(t) - 1] != '\n';
@@ -181,15 +226,22 @@ static int files_remove(cdm_ctx *ctx, const char *record, bool dry_run, bool *ch
     *changed = true;
     if (dry_run)
         goto out;
-    if (envd && fs_kind(envd) != FS_NONE && (rc = fs_remove_file(ctx, envd)))
-        goto out;
+    int found = 0;
     if (profile && !(rc = read_text(ctx, profile, &text, &exists)) && exists &&
-        find_block(sb_str(&text), &start, &end)) {
+        (found = find_block(sb_str(&text), &start, &end)) < 0)
+        rc = refuse_marks(ctx, profile);
+    if (rc || (envd && fs_kind(envd) != FS_NONE && (rc = fs_remove_file(ctx, envd))))
+        goto out;
+    if (found > 0) {
         const char *t = sb_str(&text);
-        if (nl && !strcmp(nl, "1") && start > 0 && t[start - 1] == '\n' && !t[end])
+        struct strbuf kept = STRBUF_INIT;
+        user_lines(t, start, end, &kept);
+        if (nl && !strcmp(nl, "1") && start > 0 && t[start - 1] == '\n' && !t[end] && !kept.len)
             start--; /* the line break persist added after an unfinished last line */
         sb_addn(&next, t, start);
+        sb_add(&next, sb_str(&kept));
         sb_add(&next, t + end);
+        sb_free(&kept);
         if (created && !strcmp(created, "1") && !next.len)
             rc = fs_remove_file(ctx, profile);
         else

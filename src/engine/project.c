@@ -183,8 +183,18 @@ int project_pin_write(cdm_ctx *ctx, const struct cdm_project *p, const char *id)
     if (p->has_pin && !strcmp(p->pinned_id, id))
         return CDM_OK;
     char *pin = path_join(p->path, CDM_PIN_FILE);
+    /* A repository may ship the pin as a link (to ~/.bashrc, say): never written through */
+    enum fs_kind kind = fs_kind(pin);
+    int rc = kind == FS_NONE || kind == FS_FILE
+                 ? CDM_OK
+                 : cdm_error_set(ctx, CDM_EIO,
+                                 "cannot write the pin '%s': it is %s, and cdm writes its pin "
+                                 "only as a file of its own; remove it (or replace it by a file "
+                                 "holding the version), then run the command again",
+                                 pin, kind == FS_LINK ? "a link" : "no regular file");
     char *text = xasprintf("%s\n", id);
-    int rc = text_file_write(ctx, pin, text);
+    if (!rc)
+        rc = text_file_write(ctx, pin, text);
     free(text);
     free(pin);
     return rc;

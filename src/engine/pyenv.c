@@ -227,6 +227,85 @@ bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dis
     return true;
 }
 
+/* torch\lib of a Windows torch wheel, when it holds a cudnn*.dll of its own. */
+static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
+{
+    char *lib = path_join(site, "torch\\lib");
+    char **names = is_dir(lib) ? list_names(lib) : NULL;
+    bool found = false;
+    for (char **e = names; e && *e && !found; e++)
+        found = str_starts_with_icase(*e, "cudnn") && str_ends_with_icase(*e, ".dll");
+    strv_free(names);
+    if (found && py_find_dist(site, "torch", true, dist)) {
+        *folder = lib;
+        return true;
+    }
+    free(lib);
+    return false;
+}
+
+/* conda-meta/cudnn-<version>-<build>.json: the conda package cudnn of the environment. */
+static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct py_dist *dist)
+{
+    char *meta = path_join(prefix, "conda-meta");
+    char **names = is_dir(meta) ? list_names(meta) : NULL;
+    bool found = false;
+    for (char **e = names; e && *e && !found; e++) {
+        if (!str_starts_with(*e, "cudnn-") || !str_ends_with(*e, ".json"))
+            continue;
+        /* name-version-build: the version is the second field from the end */
+        char *stem = xstrndup(*e, strlen(*e) - strlen(".json"));
+        char *build = strrchr(stem, '-');
+        if (build && build > stem + strlen("cudnn")) {
+            *build = '\0';
+            const char *version = strrchr(stem, '-') + 1;
+            memset(dist, 0, sizeof(*dist));
+            copy_str(dist->name, sizeof(dist->name), "cudnn");
+            found = copy_str(dist->version, sizeof(dist->version), version);
+            char *path = path_join(meta, *e);
+            copy_str(dist->path, sizeof(dist->path), path);
+            free(path);
+        }
+        free(stem);
+    }
+    strv_free(names);
+    free(meta);
+    if (found)
+        *folder = path_join(prefix, windows ? "Library\\bin" : "lib");
+    return found;
+}
+
+bool py_cudnn_place(const char *prefix, char *const *sites, size_t own, bool windows,
+                    struct py_cudnn_place *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; windows && i < own; i++)
+        if (torch_lib(sites[i], &out->folder, &out->dist)) {
+            out->origin = PY_CUDNN_TORCH_LIB;
+            return true;
+        }
+    for (size_t i = 0; i < own; i++)
+        if (py_cudnn_wheel(sites[i], windows, &out->folder, &out->dist)) {
+            out->origin = PY_CUDNN_WHEEL;
+            return true;
+        }
+    if (conda_cudnn(prefix, windows, &out->folder, &out->dist)) {
+        out->origin = PY_CUDNN_CONDA;
+        return true;
+    }
+    return false;
+}
+
+const char *py_cudnn_origin_name(enum py_cudnn_origin origin)
+{
+    static const char *const names[] = {
+        [PY_CUDNN_TORCH_LIB] = "torch's own DLLs",
+        [PY_CUDNN_WHEEL] = "the nvidia-cudnn wheel's folder",
+        [PY_CUDNN_CONDA] = "the conda package cudnn's files",
+    };
+    return names[origin];
+}
+
 /* "nvidia-cudnn-cu13==9.19.0.56; platform_system == 'Linux'" (also "(>=9.1,<10)"). */
 static bool parse_requirement(const char *value, struct py_requirement *out)
 {
@@ -242,11 +321,16 @@ static bool parse_requirement(const char *value, struct py_requirement *out)
     if (!str_starts_with(name, "nvidia-cudnn-cu"))
         return false;
     out->cuda = atoi(name + strlen("nvidia-cudnn-cu"));
-    const char *spec = p + n;
-    const char *end = spec + strcspn(spec, ";");
-    while (spec < end && !isdigit((unsigned char)*spec))
-        spec++;
-    if (spec == end)
+    /* the version the build names: after ==, ~=, >= or > (an upper bound alone says
+     * nothing of the build: "<10.0,>=9.8" is 9.8) */
+    const char *clauses = p + n;
+    const char *end = clauses + strcspn(clauses, ";");
+    const char *spec = NULL;
+    for (const char *c = clauses; c < end && !spec; c++)
+        if (*c == '=' || (*c == '>' && c[1] != '='))
+            for (spec = c + 1; spec < end && !isdigit((unsigned char)*spec); spec++)
+                ;
+    if (!spec || spec >= end)
         return false;
     char *after;
     out->major = (int)strtol(spec, &after, 10);
@@ -259,8 +343,7 @@ static bool parse_requirement(const char *value, struct py_requirement *out)
     return true;
 }
 
-/* The Requires-Dist of the METADATA in dist that names a cuDNN wheel. */
-static bool requirement_in(const struct py_dist *dist, struct py_requirement *out)
+bool py_dist_requirement(const struct py_dist *dist, struct py_requirement *out)
 {
     char *path = path_join(dist->path, "METADATA");
     char *text = read_text(path, 1 << 20);
@@ -297,7 +380,7 @@ bool py_framework_requirement(char *const *sites, struct py_requirement *out)
     for (size_t s = 0; sites && sites[s]; s++)
         for (size_t f = 0; f < CDM_ARRAY_LEN(frameworks); f++) {
             struct py_dist d;
-            if (py_find_dist(sites[s], frameworks[f], true, &d) && requirement_in(&d, out))
+            if (py_find_dist(sites[s], frameworks[f], true, &d) && py_dist_requirement(&d, out))
                 return true;
         }
     return false;

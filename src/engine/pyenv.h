@@ -33,6 +33,26 @@ bool py_find_dist(const char *site, const char *prefix, bool exact, struct py_di
  * dist-info beside it. */
 bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dist *dist);
 
+/* Where an environment keeps the cuDNN its frameworks load. */
+enum py_cudnn_origin {
+    PY_CUDNN_TORCH_LIB, /* Windows torch wheels: torch\lib\cudnn*.dll, loaded by full path */
+    PY_CUDNN_WHEEL,     /* the nvidia-cudnn-cu* wheel: nvidia/cudnn/lib (nvidia\cudnn\bin) */
+    PY_CUDNN_CONDA,     /* a conda environment's cudnn package: lib (Library\bin on Windows) */
+};
+struct py_cudnn_place {
+    enum py_cudnn_origin origin;
+    char *folder;        /* malloc'd */
+    struct py_dist dist; /* what owns the files: the wheel, torch, or the conda package
+                          * ("cudnn", its version; path: its conda-meta file); "" if none */
+};
+/* The first of those places the environment at prefix has (sites and own as
+ * py_site_packages gives them), in that order: on Windows torch's own DLLs win, since torch
+ * loads every torch\lib\*.dll by its path. False when it has none. */
+bool py_cudnn_place(const char *prefix, char *const *sites, size_t own, bool windows,
+                    struct py_cudnn_place *out);
+/* "the nvidia-cudnn wheel's folder", "torch's own DLLs", "the conda package's files". */
+const char *py_cudnn_origin_name(enum py_cudnn_origin origin);
+
 /* What a framework asks of the cuDNN wheel. */
 struct py_requirement {
     char framework[200]; /* "torch 2.11.0" */
@@ -40,6 +60,9 @@ struct py_requirement {
     int cuda;            /* the wheel's CUDA major (cu13), 0 when unknown */
     int major, minor;    /* the cuDNN version it names (the build's, or its lower bound) */
 };
+/* The Requires-Dist of dist's METADATA that names a cuDNN wheel (framework gets "name
+ * version" of dist). False when it names none. */
+bool py_dist_requirement(const struct py_dist *dist, struct py_requirement *out);
 /* The first framework of cdm's list (torch, onnxruntime-gpu, tensorflow, jax plugins, ...)
  * in the folders sites that requires an nvidia-cudnn-cu* wheel. */
 bool py_framework_requirement(char *const *sites, struct py_requirement *out);

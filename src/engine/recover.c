@@ -16,15 +16,17 @@
  *   "ok" (and the pin follows); otherwise the record goes. Only "ok" generations are
  *   history.
  *
- * - cdm attach records an attachment "attaching" (naming where the wheel's folder goes),
- *   moves the folder, puts the link in its place and marks it "attached"; cdm detach marks
- *   it "detaching", removes the link, moves the folder back and marks it "detached". A
- *   link in place means an attach happened (or a detach did not yet): the record is
- *   "attached"; otherwise the wheel's folder goes back where it was.
+ * - cdm attach records an attachment "attaching" (naming the folder that keeps the wheel's
+ *   files), moves each cuDNN file there and puts its link in its place, and marks it
+ *   "attached"; cdm detach marks it "detaching", puts the files back and marks it
+ *   "detached". Either interrupted, the files go back (an environment ends attached or as
+ *   it was) and the record goes or is "detached". Records of an older cdm, whose whole
+ *   folder was the link, are settled as before: a link in place means the attach happened.
  */
 #include "recover.h"
 #include "deploy_files.h"
 #include "db.h"
+#include "attach_files.h"
 #include "db_attach.h"
 #include "project.h"
 #include "store_paths.h"
@@ -89,10 +91,10 @@ static int roll_forward(cdm_ctx *ctx, const char *id, unsigned *done)
     if (fs_kind(ready) == FS_DIR) {
         if (fs_kind(final) != FS_NONE) {
             if (!(rc = fs_remove_tree(ctx, old)))
-                rc = fs_rename(ctx, final, old);
+                rc = store_move_install(ctx, final, old);
         }
         if (!rc)
-            rc = fs_rename(ctx, ready, final);
+            rc = store_move_install(ctx, ready, final);
         if (!rc) {
             fs_sync_dir(ctx->root);
             rc = db_install_set_state(ctx, id, "ok");
@@ -125,7 +127,7 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
         struct cdm_install_info in;
         char *final = store_install_path(ctx, id);
         if (db_install_get(ctx, id, &in) == CDM_OK && fs_kind(final) == FS_NONE) {
-            rc = fs_rename(ctx, path, final);
+            rc = store_move_install(ctx, path, final);
             if (!rc && ctx->options.verbose)
                 cdm_note(ctx, "put back %s, whose remove was interrupted", id);
             free(final);
@@ -176,40 +178,45 @@ static bool linked_to(cdm_ctx *ctx, const char *folder, const char *target)
     return same;
 }
 
+/* An attachment made before files were linked one by one: the whole folder was the link. */
+static int recover_folder_link(cdm_ctx *ctx, const struct db_attachment *a)
+{
+    bool linked = linked_to(ctx, a->folder, a->target);
+    bool folder_gone = fs_kind(a->folder) == FS_NONE;
+    bool kept = a->original[0] && fs_kind(a->original) == FS_DIR;
+    bool attaching = !strcmp(a->state, "attaching");
+    int rc = CDM_OK;
+    if (linked)
+        return db_attach_set_state(ctx, a->id, "attached");
+    if (folder_gone && kept)
+        rc = fs_rename(ctx, a->original, a->folder);
+    if (!rc && attaching && fs_kind(a->folder) != FS_NONE)
+        rc = db_attach_delete(ctx, a->id);
+    else if (!rc && !attaching && fs_kind(a->folder) == FS_DIR)
+        rc = db_attach_set_state(ctx, a->id, "detached");
+    if (!rc)
+        recover_attached_dir_drop(ctx, a->id, a->original);
+    return rc;
+}
+
+/* An attach or detach interrupted: either way the wheel's files go back (attach_files.c),
+ * and the record goes (attaching) or is settled (detaching). */
 static int recover_attachments(cdm_ctx *ctx, unsigned *done)
 {
     struct db_attachment *v = NULL;
     size_t n = 0;
+    bool windows = str_starts_with(cdm_host_platform(), "windows");
     int rc = db_attach_unsettled(ctx, &v, &n);
     for (size_t i = 0; i < n && !rc; i++) {
         struct db_attachment *a = &v[i];
-        bool linked = linked_to(ctx, a->folder, a->target);
-        bool folder_gone = fs_kind(a->folder) == FS_NONE;
-        bool kept = a->original[0] && fs_kind(a->original) == FS_DIR;
-        if (!strcmp(a->state, "attaching")) {
-            if (linked) {
-                rc = db_attach_set_state(ctx, a->id, "attached"); /* it happened */
-            } else {
-                /* it did not: the wheel's folder goes back where it was */
-                if (folder_gone && kept)
-                    rc = fs_rename(ctx, a->original, a->folder);
-                if (!rc && fs_kind(a->folder) != FS_NONE)
-                    rc = db_attach_delete(ctx, a->id);
-                if (!rc)
-                    recover_attached_dir_drop(ctx, a->id, a->original);
-            }
+        if (fs_kind(a->folder) != FS_DIR) {
+            rc = recover_folder_link(ctx, a);
         } else {
-            /* detaching: the link still there means nothing happened yet */
-            if (linked) {
-                rc = db_attach_set_state(ctx, a->id, "attached");
-            } else {
-                if (folder_gone && kept)
-                    rc = fs_rename(ctx, a->original, a->folder);
-                if (!rc && fs_kind(a->folder) == FS_DIR)
-                    rc = db_attach_set_state(ctx, a->id, "detached");
-                if (!rc)
-                    recover_attached_dir_drop(ctx, a->id, a->original);
-            }
+            unsigned restored, dropped;
+            rc = attach_restore(ctx, a, false, windows, &restored, &dropped);
+            if (!rc)
+                rc = strcmp(a->state, "attaching") ? db_attach_set_state(ctx, a->id, "detached")
+                                                   : db_attach_delete(ctx, a->id);
         }
         (*done)++;
     }
@@ -243,7 +250,9 @@ int recover_store(cdm_ctx *ctx, unsigned *done)
         return rc;
     char *staging = store_staging_dir(ctx);
     char **names = NULL;
-    rc = fs_list_dir(ctx, staging, &names);
+    rc = store_own_dir(ctx, staging, false); /* never deleting below a link */
+    if (!rc)
+        rc = fs_list_dir(ctx, staging, &names);
     if (rc == CDM_ENOTFOUND)
         rc = CDM_OK;
     for (char **n = names; !rc && n && *n; n++)

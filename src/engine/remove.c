@@ -69,7 +69,7 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_in
     char *aside = store_staging_path(ctx, removed->id, "removing");
     bool present = fs_kind(final) == FS_DIR;
     if (present)
-        rc = fs_rename(ctx, final, aside);
+        rc = store_move_install(ctx, final, aside);
     fs_crash_point("remove-moved");
     if (!rc && !(rc = db_install_delete(ctx, removed->id)) && present) {
         fs_crash_point("remove-recorded");

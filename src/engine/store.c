@@ -61,7 +61,8 @@ static int lock_store(cdm_ctx *ctx)
     }
     if (rc == CDM_EBUSY) {
         struct strbuf holder = STRBUF_INIT;
-        if (fs_read_file(holder_path, 1024, &holder) && holder.len &&
+        if (fs_kind(holder_path) == FS_FILE && fs_read_file(holder_path, 1024, &holder) &&
+            holder.len &&
             holder.buf[holder.len - 1] == '\n')
             holder.buf[--holder.len] = '\0';
         cdm_warn(ctx, "waiting for the store's lock '%s', held by %s", lock_path,
@@ -69,13 +70,20 @@ static int lock_store(cdm_ctx *ctx)
         sb_free(&holder);
         rc = fs_lock(ctx, lock_path, &ctx->lock);
     }
-    if (!rc) {
-        FILE *f = fs_fopen(holder_path, "w");
-        if (f) {
-            fprintf(f, "pid %llu (%s)\n", (unsigned long long)fs_process_id(),
-                    ctx->options.command ? ctx->options.command : "cdm");
-            fclose(f);
-        }
+    /* A new file each time (never one written through a link, or shared by a hard link) */
+    if (!rc && !(rc = store_own_file(ctx, holder_path))) {
+        struct fs_file *f = NULL;
+        char *text = xasprintf("pid %llu (%s)\n", (unsigned long long)fs_process_id(),
+                               ctx->options.command ? ctx->options.command : "cdm");
+        struct saved_error saved = error_save(ctx);
+        if ((fs_kind(holder_path) == FS_NONE || !fs_remove_file(ctx, holder_path)) &&
+            !fs_file_create(ctx, holder_path, false, &f) &&
+            fs_file_write(ctx, f, text, strlen(text)))
+            fs_file_abort(f);
+        else if (f)
+            fs_file_close(ctx, f);
+        error_restore(ctx, &saved); /* only a note for a waiting writer */
+        free(text);
     }
     free(holder_path);
     free(lock_path);
@@ -113,11 +121,16 @@ int store_open(cdm_ctx *ctx, bool for_writing)
     bool existed = fs_kind(ctx->root) == FS_DIR;
     char *db_path = store_index_path(ctx);
     char *staging = store_staging_dir(ctx);
-    if (!(rc = fs_mkdir_p(ctx, ctx->root)) && !(rc = fs_mkdir(ctx, staging)) &&
+    /* a link where cdm keeps its own folder is refused as such, not as a shared store */
+    char *holder = store_lock_holder_path(ctx);
+    bool own = (fs_kind(staging) == FS_NONE || !(rc = store_own_dir(ctx, staging, false))) &&
+               !(rc = store_own_file(ctx, holder));
+    free(holder);
+    if (own && !(rc = fs_mkdir_p(ctx, ctx->root)) && !(rc = store_own_dir(ctx, staging, true)) &&
         !(rc = lock_store(ctx)) && !(rc = db_open(ctx, db_path, DB_READ_WRITE)) &&
         db_read_only(ctx))
         rc = cdm_error_set(ctx, CDM_EIO, "its index '%s' is read-only here", db_path);
-    if (rc && existed) {
+    if (rc && existed && own) {
         /* A store that is there but cannot be written (a read-only mount, another user's) */
         char *why = xstrdup(cdm_error_message(ctx));
         rc = refuse_shared(ctx, why);

@@ -163,3 +163,40 @@ bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id)
     free(want);
     return same;
 }
+
+int store_move_install(cdm_ctx *ctx, const char *from, const char *to)
+{
+    int rc = fs_dir_set_writable(ctx, from, true);
+    if (!rc)
+        rc = fs_rename(ctx, from, to);
+    /* sealed again wherever it is: a failure above keeps its own message */
+    struct saved_error kept = error_save(ctx);
+    fs_dir_set_writable(ctx, rc ? from : to, false);
+    error_restore(ctx, &kept);
+    return rc;
+}
+
+static int refuse_own(cdm_ctx *ctx, const char *path, enum fs_kind kind, const char *want)
+{
+    static const char *const kinds[] = {
+        [FS_LINK] = "a link", [FS_DIR] = "a folder", [FS_FILE] = "a file",
+        [FS_OTHER] = "a device, fifo or socket", [FS_NONE] = "nothing"};
+    return cdm_error_set(ctx, CDM_EIO,
+                         "cannot use '%s': it is %s where cdm keeps a %s of its own, and cdm "
+                         "follows no link there; move it away, then run the command again",
+                         path, kinds[kind], want);
+}
+
+int store_own_dir(cdm_ctx *ctx, const char *path, bool make)
+{
+    enum fs_kind kind = fs_kind(path);
+    if (kind == FS_NONE)
+        return make ? fs_mkdir(ctx, path) : CDM_ENOTFOUND;
+    return kind == FS_DIR ? CDM_OK : refuse_own(ctx, path, kind, "folder");
+}
+
+int store_own_file(cdm_ctx *ctx, const char *path)
+{
+    enum fs_kind kind = fs_kind(path);
+    return kind == FS_NONE || kind == FS_FILE ? CDM_OK : refuse_own(ctx, path, kind, "file");
+}

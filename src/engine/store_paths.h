@@ -66,4 +66,17 @@ bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t siz
 /* True when path is the folder of install id (the same folder through links counts). */
 bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id);
 
+/* Move an install's folder between its place and .staging/: an install's folders carry no
+ * write bits (fs_seal_tree), and a folder without one cannot change its parent, so the
+ * folder gets its owner's write bit for the move and loses it again after (failed or not). */
+int store_move_install(cdm_ctx *ctx, const char *from, const char *to);
+
+/* cdm's own entries in the store (.staging, downloads, .deployed, .lock-holder) are never
+ * followed: store_own_dir accepts a real folder at path (making it when make and nothing is
+ * there, CDM_ENOTFOUND without a message when not make), store_own_file a regular file or
+ * nothing; a link or another kind there is refused, the message naming it and what to do,
+ * so that nothing is written, read or deleted through it. */
+int store_own_dir(cdm_ctx *ctx, const char *path, bool make);
+int store_own_file(cdm_ctx *ctx, const char *path);
+
 #endif

@@ -60,29 +60,7 @@ int userstate_write(cdm_ctx *ctx, const char *name, const char *text)
 int text_file_write(cdm_ctx *ctx, const char *path, const char *text)
 {
     char *real = fs_kind(path) == FS_LINK ? fs_realpath(path) : NULL;
-    const char *dest = real ? real : path;
-    char *dir = path_dirname(dest);
-    char *tmp = xasprintf("%s.cdm-%llu.tmp", dest, (unsigned long long)fs_process_id());
-    struct fs_file *f = NULL;
-    int rc = CDM_OK;
-    if (fs_kind(tmp) == FS_FILE)
-        rc = fs_remove_file(ctx, tmp); /* ours: left by a killed cdm of the same pid */
-    if (!rc && !(rc = fs_file_create(ctx, tmp, false, &f))) {
-        rc = fs_file_write(ctx, f, text, strlen(text));
-        if (!rc)
-            rc = fs_file_flush(ctx, f); /* the data before the name: see fs_file_flush */
-        int close_rc = fs_file_close(ctx, f);
-        if (!rc)
-            rc = close_rc;
-        if (!rc)
-            rc = fs_rename(ctx, tmp, dest);
-        if (rc)
-            fs_remove_file(ctx, tmp);
-        else
-            fs_sync_dir(dir);
-    }
-    free(tmp);
-    free(dir);
+    int rc = fs_atomic_write_whole(ctx, real ? real : path, text, strlen(text));
     free(real);
     return rc;
 }

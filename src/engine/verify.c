@@ -1,15 +1,19 @@
 /*
  * cdm verify: an install's folder against what was recorded when it was installed.
  * Regular files are compared by size, then SHA-256, then permission bits; links by target. Folders
- * are not recorded (they are implied by the files), so only files and links count as extra.
+ * are not recorded (they are implied by the files), so only files and links count as extra;
+ * but an install whose files were made without write bits (every one since the store became
+ * read-only) must have none on its folders either, and a folder that gained one is reported.
  */
 #include "db.h"
 #include "store.h"
 #include "store_paths.h"
+#include "verify_hash.h"
 #include "view.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "platform/sha256.h"
+#include "platform/thread.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,9 @@ struct verify {
     char *buf;       /* read buffer for hashing */
     char **recorded; /* relative paths, in the index's order */
     size_t nrecorded, cap;
+    bool sealed;     /* files recorded without write bits: the folders must have none */
+    struct file_hash *hashed; /* the regular files, read beforehand on several threads */
+    size_t nhashed, next_hashed;
 };
 
 static void report(struct verify *v, const char *path, enum cdm_verify_kind kind,
@@ -77,6 +84,17 @@ static void check_mode(struct verify *v, const struct db_file *f, const char *pa
     }
 }
 
+/* db_files_each's reader for the first pass: the recorded regular files, in its order. */
+static int collect_regular(void *arg, const struct db_file *f)
+{
+    struct verify *v = arg;
+    if (f->link_target || !f->sha256)
+        return CDM_OK;
+    v->hashed = xrealloc(v->hashed, (v->nhashed + 1) * sizeof(*v->hashed));
+    v->hashed[v->nhashed++] = (struct file_hash){.path = path_join(v->dir, f->path)};
+    return CDM_OK;
+}
+
 static int check_recorded(void *arg, const struct db_file *f)
 {
     struct verify *v = arg;
@@ -84,6 +102,8 @@ static int check_recorded(void *arg, const struct db_file *f)
         v->recorded = xrealloc(v->recorded, (v->cap = v->cap ? v->cap * 2 : 64) * sizeof(char *));
     v->recorded[v->nrecorded++] = xstrdup(f->path);
     v->result->files++;
+    if (f->mode >= 0 && !f->link_target)
+        v->sealed = v->sealed && !(f->mode & 0222);
     char *path = path_join(v->dir, f->path);
     enum fs_kind kind = fs_kind(path);
     int rc = CDM_OK;
@@ -105,7 +125,19 @@ static int check_recorded(void *arg, const struct db_file *f)
     } else {
         unsigned long long size = 0;
         char hex[65];
-        if ((rc = hash_file(v, path, &size, hex)) == CDM_OK) {
+        const struct file_hash *pre = NULL;
+        while (v->next_hashed < v->nhashed && !pre) {
+            const struct file_hash *h = &v->hashed[v->next_hashed++];
+            if (!strcmp(h->path, path))
+                pre = h;
+        }
+        if (pre && pre->done) {
+            size = pre->size;
+            memcpy(hex, pre->hex, sizeof(hex));
+        } else {
+            rc = hash_file(v, path, &size, hex); /* again, one by one, to say why it fails */
+        }
+        if (rc == CDM_OK) {
             if (size != f->size) {
                 char *why = xasprintf("%llu bytes, was %llu", size, f->size);
                 report(v, f->path, CDM_VERIFY_CHANGED, why);
@@ -128,24 +160,44 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Everything in the folder that is not recorded, depth first; links are not entered. */
-static int find_extra(struct verify *v, const char *rel)
+/* A folder of a sealed install that has a write bit again: something could be added to it. */
+static void check_folder_mode(struct verify *v, const char *dir, const char *rel)
+{
+    int mode = v->sealed ? fs_file_mode(dir) : -1;
+    if (mode >= 0 && (mode & 0222)) {
+        char *why = xasprintf("folder mode %04o, was %04o (no write bits)", (unsigned)mode,
+                              (unsigned)mode & 07555u);
+        report(v, rel ? rel : ".", CDM_VERIFY_CHANGED, why);
+        free(why);
+    }
+}
+
+/* Everything in the folder that is not recorded, depth first; links are not entered. *holds:
+ * something recorded is below (the folder was installed, and its mode counts). */
+static int find_extra(struct verify *v, const char *rel, bool *holds)
 {
     char *dir = rel ? path_join(v->dir, rel) : xstrdup(v->dir);
     char **names = NULL;
     int rc = fs_list_dir(v->ctx, dir, &names);
+    *holds = false;
     for (char **n = names; !rc && n && *n; n++) {
         char *child_rel = rel ? xasprintf("%s/%s", rel, *n) : xstrdup(*n);
         char *child = path_join(dir, *n);
+        bool below = false;
         if (fs_kind(child) == FS_DIR) {
-            rc = find_extra(v, child_rel);
+            rc = find_extra(v, child_rel, &below);
+            *holds = *holds || below;
         } else if (!bsearch(&child_rel, v->recorded, v->nrecorded, sizeof(char *),
                             compare_strings)) {
             report(v, child_rel, CDM_VERIFY_EXTRA, "not installed by cdm");
+        } else {
+            *holds = true;
         }
         free(child);
         free(child_rel);
     }
+    if (!rc && (*holds || !rel))
+        check_folder_mode(v, dir, rel);
     strv_free(names);
     free(dir);
     return rc;
@@ -167,11 +219,24 @@ static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct ve
                              "cannot verify '%s': its folder '%s' is gone; reinstall it with "
                              "'cdm install --force ARCHIVE' or remove it with 'cdm remove %s'",
                              in->id, in->path, in->id);
-    int rc = db_files_each(ctx, in->id, check_recorded, v);
+    v->sealed = true; /* until a file recorded with a write bit says otherwise */
+    /* the regular files' bytes first, on every core; then the checks in the index's order */
+    int rc = db_files_each(ctx, in->id, collect_regular, v);
+    if (!rc)
+        hash_files(v->hashed, v->nhashed, thread_cpu_count());
+    v->next_hashed = 0;
+    if (!rc)
+        rc = db_files_each(ctx, in->id, check_recorded, v);
+    for (size_t i = 0; i < v->nhashed; i++)
+        free(v->hashed[i].path);
+    free(v->hashed);
+    v->hashed = NULL;
+    v->nhashed = 0;
     if (!rc) {
         if (v->nrecorded) /* qsort's array may not be NULL, even empty */
             qsort(v->recorded, v->nrecorded, sizeof(char *), compare_strings);
-        rc = find_extra(v, NULL);
+        bool holds;
+        rc = find_extra(v, NULL, &holds);
     }
     for (size_t i = 0; i < v->nrecorded; i++)
         free(v->recorded[i]);

@@ -98,7 +98,7 @@ static int write_job(struct worker *k, struct archive *a, struct job *j, struct 
     cdm_ctx *ctx = &k->wctx;
     struct shared *sh = k->shared;
     struct fs_file *f = NULL;
-    int rc = fs_file_create(ctx, j->full, j->executable, &f);
+    int rc = fs_file_create_read_only(ctx, j->full, j->executable, &f);
     sha256_reset(hash);
     while (!rc) {
         if (atomic_load(&sh->stop)) {

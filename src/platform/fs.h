@@ -21,9 +21,19 @@ void fs_kinds(const char *const *paths, size_t n, enum fs_kind *kinds);
 int fs_mkdir(cdm_ctx *ctx, const char *path); /* one level; an existing folder is fine */
 int fs_mkdir_p(cdm_ctx *ctx, const char *path);
 int fs_rename(cdm_ctx *ctx, const char *from, const char *to);
-/* Delete a tree we created. Links and junctions inside are removed, never entered. */
+/* Delete a tree we created. Links and junctions inside are removed, never entered; folders
+ * without write bits (an install's) get their owner's back first, files the read-only
+ * attribute taken off on Windows. */
 int fs_remove_tree(cdm_ctx *ctx, const char *path);
 int fs_remove_file(cdm_ctx *ctx, const char *path);
+/* Take the write bits off dir and every folder below it (links are not followed): nothing
+ * can be added to, removed from or renamed in an install's folders (root aside). Windows
+ * has no such bit for folders: its files carry the read-only attribute instead. */
+int fs_seal_tree(cdm_ctx *ctx, const char *dir);
+/* Give the folder dir its owner's write bit (writable), or take all write bits off it:
+ * a folder without one cannot be moved to another parent (its ".." entry is written), so
+ * an install's folder gets it for that move alone. Nothing on Windows. */
+int fs_dir_set_writable(cdm_ctx *ctx, const char *dir, bool writable);
 /* Make a rename in dir durable. */
 void fs_sync_dir(const char *dir);
 
@@ -40,6 +50,11 @@ char *fs_getcwd(void);
 struct fs_file;
 /* Create a new file; fails when anything is already at path (never follows a link). */
 int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out);
+/* The same for a file of an install: it gets no write bits (POSIX 0444, or 0555 when
+ * executable; the read-only attribute on Windows). The handle writes all the same; once
+ * closed, whatever tries to write through a path into the store fails (root aside). */
+int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
+                             struct fs_file **out);
 int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n);
 /* Close; closes also after a failure. The data is durable once fs_sync_written has run on
  * a folder above it (Linux syncs the file system once, other systems flush each file here). */
@@ -53,6 +68,21 @@ int fs_sync_written(cdm_ctx *ctx, const char *dir);
 int fs_file_flush(cdm_ctx *ctx, struct fs_file *f);
 void fs_file_abort(struct fs_file *f);
 
+/* A file replaced all at once, the one recipe for it (STYLE.md, git's lockfile.h):
+ * fs_atomic_open creates <path>.cdm-<pid>.tmp beside path with O_EXCL (a leftover of a
+ * killed cdm of the same pid removed first); fs_atomic_write appends; fs_atomic_commit puts
+ * the data on disk, closes, renames it over path and syncs the folder, so that a power cut
+ * leaves the old file or the new one, never an empty or half one; fs_atomic_abort removes
+ * the temporary file. Both end the handle, whatever happens. path's own name is replaced:
+ * nothing is written through a link there (a caller that means to, resolves it first). */
+struct fs_atomic;
+int fs_atomic_open(cdm_ctx *ctx, const char *path, bool executable, struct fs_atomic **out);
+int fs_atomic_write(cdm_ctx *ctx, struct fs_atomic *a, const void *buf, size_t n);
+int fs_atomic_commit(cdm_ctx *ctx, struct fs_atomic *a);
+void fs_atomic_abort(cdm_ctx *ctx, struct fs_atomic *a);
+/* The whole of path replaced by len bytes of data, as above. */
+int fs_atomic_write_whole(cdm_ctx *ctx, const char *path, const void *data, size_t len);
+
 /* The permission bits (07777) of the file at path, not following a link; -1 where the
  * system has none (Windows) or the file cannot be examined. */
 int fs_file_mode(const char *path);
@@ -64,6 +94,12 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path);
 /* Open a file for reading, sequentially. */
 struct fs_reader;
 int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size);
+/* Open the regular file rel ('/'-separated) below the folder dir without following any link
+ * or junction on the way from dir, and without opening anything that could block: a tree
+ * that someone else controls (another store) cannot lead the read out of it. A link, a
+ * folder or a special file there is refused, the message naming it (CDM_EINVAL). */
+int fs_reader_open_below(cdm_ctx *ctx, const char *dir, const char *rel, struct fs_reader **out,
+                         uint64_t *size);
 /* Bytes read, 0 at end, negative on error (message set). */
 long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n);
 /* Move to offset from the start (whence 0), the current place (1) or the end (2); the new
@@ -99,7 +135,11 @@ void fs_crash_point(const char *name);
 
 /* fopen for a UTF-8 path (Windows' fopen takes the ANSI code page). */
 FILE *fs_fopen(const char *path, const char *mode);
-/* Append at most max bytes of the file at path to out (binary-safe; out stays
+/* fopen(path, "rb") for a file that a user, a repository or a program controls (a config,
+ * a library, a dist-info METADATA, a checksum file): NULL, with nothing opened that could
+ * block, unless path is a regular file (a link to one is followed). */
+FILE *fs_fopen_read(const char *path);
+/* Append at most max bytes of the regular file at path (through fs_fopen_read) to out (binary-safe; out stays
  * NUL-terminated). False when it cannot be opened or read (fs_common.c). */
 bool fs_read_file(const char *path, size_t max, struct strbuf *out);
 /* Append a small regular file (a link to one is followed) to out, opening nothing that can

@@ -6,7 +6,7 @@
 
 bool fs_read_file(const char *path, size_t max, struct strbuf *out)
 {
-    FILE *f = fs_fopen(path, "rb");
+    FILE *f = fs_fopen_read(path);
     if (!f)
         return false;
     bool ok = sb_read_stream(out, f, max);
@@ -21,4 +21,81 @@ bool fs_same_path(const char *a, const char *b)
     free(ra);
     free(rb);
     return same;
+}
+
+struct fs_atomic {
+    struct fs_file *file;
+    char *path, *tmp;
+};
+
+int fs_atomic_open(cdm_ctx *ctx, const char *path, bool executable, struct fs_atomic **out)
+{
+    *out = NULL;
+    char *tmp = xasprintf("%s.cdm-%llu.tmp", path, (unsigned long long)fs_process_id());
+    struct fs_file *f = NULL;
+    int rc = fs_kind(tmp) == FS_NONE ? CDM_OK : fs_remove_file(ctx, tmp);
+    if (!rc)
+        rc = fs_file_create(ctx, tmp, executable, &f);
+    if (rc) {
+        free(tmp);
+        return rc;
+    }
+    struct fs_atomic *a = xmalloc(sizeof(*a));
+    *a = (struct fs_atomic){f, xstrdup(path), tmp};
+    *out = a;
+    return CDM_OK;
+}
+
+int fs_atomic_write(cdm_ctx *ctx, struct fs_atomic *a, const void *buf, size_t n)
+{
+    return fs_file_write(ctx, a->file, buf, n);
+}
+
+void fs_atomic_abort(cdm_ctx *ctx, struct fs_atomic *a)
+{
+    if (!a)
+        return;
+    if (a->file)
+        fs_file_abort(a->file);
+    struct saved_error saved = error_save(ctx); /* the failure that led here is the one told */
+    fs_remove_file(ctx, a->tmp);
+    error_restore(ctx, &saved);
+    free(a->tmp);
+    free(a->path);
+    free(a);
+}
+
+int fs_atomic_commit(cdm_ctx *ctx, struct fs_atomic *a)
+{
+    /* the data before the name: without it a power cut after the rename can leave the
+     * name on an empty file */
+    int rc = fs_file_flush(ctx, a->file);
+    int close_rc = fs_file_close(ctx, a->file);
+    a->file = NULL;
+    if (!rc)
+        rc = close_rc;
+    if (!rc)
+        rc = fs_rename(ctx, a->tmp, a->path);
+    if (rc) {
+        fs_atomic_abort(ctx, a);
+        return rc;
+    }
+    char *dir = path_dirname(a->path);
+    fs_sync_dir(dir);
+    free(dir);
+    free(a->tmp);
+    free(a->path);
+    free(a);
+    return CDM_OK;
+}
+
+int fs_atomic_write_whole(cdm_ctx *ctx, const char *path, const void *data, size_t len)
+{
+    struct fs_atomic *a = NULL;
+    int rc = fs_atomic_open(ctx, path, false, &a);
+    if (!rc && (rc = fs_atomic_write(ctx, a, data, len)))
+        fs_atomic_abort(ctx, a);
+    else if (!rc)
+        rc = fs_atomic_commit(ctx, a);
+    return rc;
 }

@@ -83,6 +83,10 @@ static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char
         return cdm_error_set(ctx, CDM_EIO, "cannot read folder '%s': %s", shown, strerror(errno));
     }
     int rc = CDM_OK;
+    /* an install's folder has no write bits: its entries cannot go without the owner's */
+    if (!(st.st_mode & S_IWUSR) && fchmod(fd, (st.st_mode & 07777) | S_IWUSR) != 0)
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot make folder '%s' writable to delete it: %s",
+                           shown, strerror(errno));
     struct dirent *de;
     while (!rc && (de = readdir(dir))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -190,10 +194,9 @@ struct fs_file {
     char *path;
 };
 
-int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
+static int create_with_mode(cdm_ctx *ctx, const char *path, mode_t mode, struct fs_file **out)
 {
-    int fd =
-        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, executable ? 0755 : 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot create '%s': %s", path, strerror(errno));
     struct fs_file *f = xmalloc(sizeof(*f));
@@ -201,6 +204,17 @@ int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_fi
     f->path = xstrdup(path);
     *out = f;
     return CDM_OK;
+}
+
+int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
+{
+    return create_with_mode(ctx, path, executable ? 0755 : 0644, out);
+}
+
+int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
+                             struct fs_file **out)
+{
+    return create_with_mode(ctx, path, executable ? 0555 : 0444, out);
 }
 
 int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
@@ -279,70 +293,19 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
     return cdm_error_set(ctx, CDM_EIO, "cannot create hard link '%s': %s", path, strerror(errno));
 }
 
-struct fs_reader {
-    int fd;
-    char *path;
-};
-
-int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot open '%s': %s",
-                             path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
-    }
-#ifdef POSIX_FADV_SEQUENTIAL
-    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-    struct fs_reader *r = xmalloc(sizeof(*r));
-    r->fd = fd;
-    r->path = xstrdup(path);
-    *out = r;
-    if (size)
-        *size = (uint64_t)st.st_size;
-    return CDM_OK;
-}
-
-long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
-{
-    for (;;) {
-        ssize_t got = read(r->fd, buf, n);
-        if (got >= 0)
-            return got;
-        if (errno != EINTR)
-            return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", r->path, strerror(errno));
-    }
-}
-
-long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, int whence)
-{
-    static const int whences[] = {SEEK_SET, SEEK_CUR, SEEK_END};
-    off_t at = lseek(r->fd, (off_t)offset, whences[whence < 0 || whence > 2 ? 0 : whence]);
-    if (at < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot seek in '%s': %s", r->path, strerror(errno));
-    return (long long)at;
-}
-
-void fs_reader_close(struct fs_reader *r)
-{
-    if (!r)
-        return;
-    close(r->fd);
-    free(r->path);
-    free(r);
-}
-
 struct fs_lock_handle {
     int fd;
 };
 
 static int lock_with(cdm_ctx *ctx, const char *path, int how, struct fs_lock_handle **out)
 {
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    /* cdm's own file: never created or opened through a link, nor waited on when a fifo */
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+    if (fd < 0 && errno == ELOOP)
+        return cdm_error_set(ctx, CDM_EIO,
+                             "cannot open lock file '%s': it is a link, and cdm follows no link "
+                             "there; move it away, then run the command again",
+                             path);
     if (fd < 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot open lock file '%s': %s", path, strerror(errno));
     while (flock(fd, how) != 0) {
@@ -465,64 +428,4 @@ char *fs_getenv(const char *name)
 {
     const char *v = getenv(name);
     return v ? xstrdup(v) : NULL;
-}
-
-static const char *kind_name(mode_t mode)
-{
-    return S_ISFIFO(mode)   ? "a fifo"
-           : S_ISCHR(mode)  ? "a character device"
-           : S_ISBLK(mode)  ? "a block device"
-           : S_ISDIR(mode)  ? "a folder"
-           : S_ISSOCK(mode) ? "a socket"
-                            : "not a regular file";
-}
-
-int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return errno == ENOENT || errno == ENOTDIR
-                   ? cdm_error_set(ctx, CDM_ENOTFOUND, "'%s': no such file", path)
-                   : cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
-    bool link = S_ISLNK(st.st_mode);
-    if (link && stat(path, &st) != 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is a link to nothing (%s)", path,
-                             strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %s%s", path,
-                             link ? "a link to " : "", kind_name(st.st_mode));
-    if ((unsigned long long)st.st_size > max)
-        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %lld bytes, more than %zu",
-                             path, (long long)st.st_size, max);
-    /* O_NONBLOCK: a fifo swapped in after the stat is not waited on either. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
-    int rc = CDM_OK;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it changed while cdm read it", path);
-        goto out;
-    }
-    char buf[4096];
-    size_t total = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf, sizeof(buf));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        if ((total += (size_t)n) > max) {
-            rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is more than %zu bytes", path,
-                               max);
-            break;
-        }
-        sb_addn(out, buf, (size_t)n);
-    }
-out:
-    close(fd);
-    return rc;
 }

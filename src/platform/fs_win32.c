@@ -436,65 +436,6 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
     return ok ? CDM_OK : win_fail(ctx, CDM_EIO, e, "cannot create hard link '%s': %s", path, NULL);
 }
 
-struct fs_reader {
-    HANDLE h;
-    char *path;
-};
-
-int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint64_t *size)
-{
-    wchar_t *w = win_path(path);
-    /* Sharing write too: a finished download is installed from its .partial, which the
-     * downloading process still holds open (for its lock). What is read is hashed. */
-    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                           NULL, OPEN_EXISTING, FILE_FLAG_SEQUENTIAL_SCAN, NULL);
-    DWORD e = GetLastError();
-    DWORD attr = GetFileAttributesW(w);
-    free(w);
-    if (h == INVALID_HANDLE_VALUE) {
-        if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY))
-            return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
-        return win_fail(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s': %s", path, NULL);
-    }
-    LARGE_INTEGER li;
-    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &li)) {
-        CloseHandle(h);
-        return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
-    }
-    struct fs_reader *r = xmalloc(sizeof(*r));
-    r->h = h;
-    r->path = xstrdup(path);
-    *out = r;
-    if (size)
-        *size = (uint64_t)li.QuadPart;
-    return CDM_OK;
-}
-
-long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
-{
-    DWORD chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
-    if (!ReadFile(r->h, buf, chunk, &got, NULL))
-        return win_fail(ctx, CDM_EIO, GetLastError(), "cannot read '%s': %s", r->path, NULL);
-    return (long long)got;
-}
-
-long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, int whence)
-{
-    static const DWORD methods[] = {FILE_BEGIN, FILE_CURRENT, FILE_END};
-    LARGE_INTEGER to = {.QuadPart = offset}, at;
-    if (!SetFilePointerEx(r->h, to, &at, methods[whence < 0 || whence > 2 ? 0 : whence]))
-        return win_fail(ctx, CDM_EIO, GetLastError(), "cannot seek in '%s': %s", r->path, NULL);
-    return (long long)at.QuadPart;
-}
-
-void fs_reader_close(struct fs_reader *r)
-{
-    if (!r)
-        return;
-    CloseHandle(r->h);
-    free(r->path);
-    free(r);
-}
 
 char *fs_default_root(void)
 {
@@ -547,42 +488,4 @@ void fs_crash_point(const char *name)
      * like SIGKILL; 137 is the status a shell shows for a SIGKILL on POSIX. */
     if (hit)
         TerminateProcess(GetCurrentProcess(), 137);
-}
-
-int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out)
-{
-    enum fs_kind kind = fs_kind(path);
-    if (kind == FS_NONE)
-        return cdm_error_set(ctx, CDM_ENOTFOUND, "'%s': no such file", path);
-    if (kind == FS_DIR || kind == FS_OTHER)
-        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %s", path,
-                             kind == FS_DIR ? "a folder" : "a device");
-    wchar_t *w = win_path(path);
-    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
-                           NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
-    DWORD e = GetLastError();
-    free(w);
-    if (h == INVALID_HANDLE_VALUE)
-        return win_fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
-    int rc = CDM_OK;
-    LARGE_INTEGER size;
-    /* A pipe or a console opened by name is no disk file: never read from it. */
-    if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &size)) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is not a regular file", path);
-    } else if ((unsigned long long)size.QuadPart > max) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is %lld bytes, more than %zu", path,
-                           (long long)size.QuadPart, max);
-    } else {
-        char buf[4096];
-        size_t start = out->len;
-        DWORD n;
-        while (!rc && ReadFile(h, buf, sizeof(buf), &n, NULL) && n > 0) {
-            sb_addn(out, buf, n);
-            if (out->len - start > max)
-                rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it grew past %zu bytes", path,
-                                   max);
-        }
-    }
-    CloseHandle(h);
-    return rc;
 }

@@ -24,6 +24,8 @@ enum http_failure {
     HTTP_PROXY,       /* the proxy failed */
     HTTP_TLS,         /* TLS handshake or certificate check failed */
     HTTP_TIMEOUT,     /* no connection or no data within the timeout */
+    HTTP_SLOW,        /* fewer than low_speed bytes a second over low_speed_time */
+    HTTP_TOO_LONG,    /* the transfer took more than max_time */
     HTTP_CUT,         /* the connection closed before the body was whole */
     HTTP_REDIRECTS,   /* too many redirects, or one from https to http */
     HTTP_STOPPED,     /* a callback asked to stop */
@@ -43,6 +45,9 @@ struct http_request {
     uint64_t from;       /* > 0: ask for the bytes from here on (Range: bytes=from-) */
     const char *ca_file; /* NULL: the system's certificate store */
     unsigned timeout;    /* seconds: to connect, and the longest wait for data */
+    /* A trickle is no progress either: stop below low_speed bytes a second, averaged over
+     * each low_speed_time seconds (0: no limit), and after max_time seconds in all (0: none) */
+    unsigned low_speed, low_speed_time, max_time;
     /* Called once before the body of a 2xx response; nonzero stops the transfer. */
     int (*head)(void *arg, const struct http_head *head);
     /* The body of a 2xx response, in order; nonzero stops the transfer. The body of any
@@ -66,6 +71,16 @@ void http_session_free(struct http_session *s);
 /* One GET. Returns the failure kind (also in result->failure). */
 enum http_failure http_get(struct http_session *s, const struct http_request *req,
                            struct http_result *result);
+
+/* The low-speed and overall limits of one transfer, kept the same way by each client: fed
+ * the time (seconds, monotonic) and the body's bytes so far, at least once a second; true,
+ * with *failure (HTTP_SLOW or HTTP_TOO_LONG) and why, once a limit of req is passed. */
+struct http_speed {
+    double start, window;  /* when the transfer and the current window began; 0: not yet */
+    uint64_t window_bytes; /* the bytes at the window's start */
+};
+bool http_speed_check(struct http_speed *s, const struct http_request *req, double now,
+                      uint64_t bytes, enum http_failure *failure, char *why, size_t size);
 
 /* Wait before trying again. */
 void http_pause(unsigned seconds);

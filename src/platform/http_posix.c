@@ -117,6 +117,9 @@ struct transfer {
     double last;     /* when the last byte came, seconds */
     curl_off_t last_now;
     long timeout;
+    struct http_speed speed;
+    enum http_failure limit; /* HTTP_SLOW or HTTP_TOO_LONG once one is passed, else HTTP_OK */
+    char limit_detail[128];
 };
 
 static double seconds_now(void)
@@ -134,6 +137,9 @@ static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t u
     (void)dltotal, (void)ultotal, (void)ulnow;
     struct transfer *t = arg;
     double now = seconds_now();
+    if (http_speed_check(&t->speed, t->req, now, (uint64_t)dlnow, &t->limit, t->limit_detail,
+                         sizeof(t->limit_detail)))
+        return 1;
     if (dlnow != t->last_now || t->last == 0) {
         t->last_now = dlnow;
         t->last = now;
@@ -206,6 +212,8 @@ static enum http_failure classify(CURLcode code, const struct transfer *t, const
         return HTTP_STOPPED;
     if (t->stalled)
         return HTTP_TIMEOUT;
+    if (t->limit != HTTP_OK)
+        return t->limit;
     switch (code) {
     case CURLE_OK:
         return HTTP_OK;
@@ -299,6 +307,8 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
     result->failure = classify(code, &t, req->url);
     if (t.stalled)
         snprintf(result->detail, sizeof(result->detail), "no data for %ld s", timeout);
+    else if (t.limit != HTTP_OK)
+        copy_str(result->detail, sizeof(result->detail), t.limit_detail);
     else if (result->failure != HTTP_OK)
         copy_str(result->detail, sizeof(result->detail),
                  *errbuf ? errbuf : api->easy_strerror(code));

@@ -6,6 +6,7 @@
  * accept an unknown root, and the chain is then checked here, before any byte of the
  * body is read, against the system's store or, failing that, the file's certificates.
  */
+#include "fs.h"
 #include "http.h"
 #include "cdm.h"
 #include "base/util.h"
@@ -103,9 +104,7 @@ static enum http_failure fail(struct http_result *r, enum http_failure kind, DWO
 /* The PEM certificates of path in a memory store; NULL (why set) when there are none. */
 static HCERTSTORE load_ca_file(const char *path, char *why, size_t why_size)
 {
-    wchar_t *w = win_path(path);
-    FILE *f = _wfopen(w, L"rb");
-    free(w);
+    FILE *f = fs_fopen_read(path);
     if (!f) {
         snprintf(why, why_size, "cannot read [fetch] ca_file '%s'", path);
         return NULL;
@@ -238,7 +237,10 @@ static enum http_failure read_body(HINTERNET request, const struct http_request 
     char *buf = xmalloc(READ_SIZE);
     uint64_t got = 0;
     enum http_failure kind = HTTP_OK;
-    for (;;) {
+    struct http_speed speed = {0};
+    /* each read returns what came, so a trickle passes here often enough to be judged */
+    while (!http_speed_check(&speed, req, (double)GetTickCount64() / 1000.0, got, &kind,
+                             r->detail, sizeof(r->detail))) {
         DWORD n = 0;
         if (!WinHttpReadData(request, buf, READ_SIZE, &n)) {
             DWORD e = GetLastError();
@@ -254,6 +256,8 @@ static enum http_failure read_body(HINTERNET request, const struct http_request 
         }
     }
     free(buf);
+    if (kind == HTTP_SLOW || kind == HTTP_TOO_LONG)
+        r->failure = kind;
     /* A connection closed early can end like a whole body: count against the length. */
     if (kind == HTTP_OK && head->length && got < head->length) {
         kind = r->failure = HTTP_CUT;

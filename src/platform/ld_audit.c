@@ -1,6 +1,15 @@
 /*
- * cdm-audit.so: the LD_AUDIT library that `cdm doctor -- CMD` puts into the command's
- * processes (trace_posix.c sets LD_AUDIT and CDM_TRACE_FILE; children inherit both).
+ * cdm-audit.so: the LD_AUDIT library that `cdm doctor -- CMD` and `cdm exec` put into a
+ * command's processes (trace_posix.c and exec_posix.c set LD_AUDIT; children inherit it).
+ *
+ * Redirect (CDM_REDIRECT_DIR set, by cdm exec): every cuDNN library the loader is asked
+ * for, by name or by path (a soname in DT_NEEDED, dlopen("libcudnn_graph.so.9"),
+ * ctypes.CDLL("/elsewhere/libcudnn.so.9")), is looked for in that folder first, by its file
+ * name; when the folder has a file of that name the loader is handed it instead, so an
+ * RPATH or a preload by path cannot take another copy. A name the folder lacks passes
+ * unchanged: the redirect never makes a load fail that would have worked.
+ *
+ * Trace (CDM_TRACE_FILE set, by cdm doctor -- CMD):
  * glibc's loader calls la_objsearch for every name it looks up and every folder it tries,
  * and la_objopen for every object it maps, whether opened by name or by path; one line per
  * object is appended to the file named by CDM_TRACE_FILE:
@@ -39,11 +48,16 @@ static char tried[PATH_MAX];
 static unsigned tried_flag;
 static int searching;
 
-/* getenv works in the audit namespace of current glibc; /proc/self/environ is the
- * fallback for loaders that start the namespace without an environment. */
-static const char *trace_file(char *buf, size_t size)
+/* CDM_REDIRECT_DIR, "" when unset; the file a redirected name is handed as */
+static char redirect_dir[PATH_MAX];
+static char redirected[PATH_MAX];
+
+/* A variable of the environment, "" or NULL when unset. getenv works in the audit namespace
+ * of current glibc; /proc/self/environ (read into buf) is the fallback for loaders that
+ * start the namespace without an environment. */
+static const char *env_value(const char *name, char *buf, size_t size)
 {
-    const char *v = getenv("CDM_TRACE_FILE");
+    const char *v = getenv(name);
     if (v && *v)
         return v;
     int fd = open("/proc/self/environ", O_RDONLY | O_CLOEXEC);
@@ -54,18 +68,22 @@ static const char *trace_file(char *buf, size_t size)
     if (n <= 0)
         return NULL;
     buf[n] = '\0';
+    size_t len = strlen(name);
     for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-        if (!strncmp(p, "CDM_TRACE_FILE=", 15) && p[15])
-            return p + 15;
+        if (!strncmp(p, name, len) && p[len] == '=' && p[len + 1])
+            return p + len + 1;
     return NULL;
 }
 
 unsigned int la_version(unsigned int version)
 {
     static char env[65536];
-    const char *file = trace_file(env, sizeof(env));
+    const char *file = env_value("CDM_TRACE_FILE", env, sizeof(env));
     if (file)
         out_fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    const char *dir = env_value("CDM_REDIRECT_DIR", env, sizeof(env));
+    if (dir && strlen(dir) < sizeof(redirect_dir))
+        memcpy(redirect_dir, dir, strlen(dir) + 1);
     /* The interface version the loader offers is the one this file was written for
      * (la_objsearch and la_objopen are in every version). */
     return version;
@@ -80,9 +98,27 @@ static void copy_field(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
+/* The install's file of the same name as the cuDNN library name (by name or path), or NULL:
+ * another library, no redirect asked for, or no such file in the install. */
+static const char *redirect(const char *name)
+{
+    if (!redirect_dir[0] || !name)
+        return NULL;
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    size_t dir_len = strlen(redirect_dir), base_len = strlen(base);
+    if (strncmp(base, "libcudnn", 8) != 0 || dir_len + 1 + base_len >= sizeof(redirected))
+        return NULL;
+    memcpy(redirected, redirect_dir, dir_len);
+    redirected[dir_len] = '/';
+    memcpy(redirected + dir_len + 1, base, base_len + 1);
+    return access(redirected, F_OK) == 0 ? redirected : NULL;
+}
+
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
 {
     if (flag == LA_SER_ORIG) {
+        const char *to = redirect(name);
         const struct link_map *by = cookie ? (const struct link_map *)*cookie : NULL;
         copy_field(asked, sizeof(asked), name);
         copy_field(asker, sizeof(asker), by && by->l_name ? by->l_name : "");
@@ -94,6 +130,11 @@ char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)
         tried[0] = '\0';
         tried_flag = 0;
         searching = 1;
+        if (to) {
+            /* the loader opens the install's file by its path */
+            copy_field(tried, sizeof(tried), to);
+            return (char *)to;
+        }
     } else {
         copy_field(tried, sizeof(tried), name);
         tried_flag = flag;

@@ -20,7 +20,7 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
 {
     *out = NULL;
     for (;;) {
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
         if (fd < 0)
             return cdm_error_set(ctx, CDM_EIO, "cannot open '%s': %s", path, strerror(errno));
         int r;
@@ -39,9 +39,19 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
             close(fd);
             return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(e));
         }
-        if (stat(path, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev) {
+        if (lstat(path, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev) {
             close(fd); /* renamed or deleted by the holder we waited for */
             continue;
+        }
+        /* O_NOFOLLOW stops a symbolic link only: a hard link to a file elsewhere would be
+         * truncated and written as the download goes */
+        if (!S_ISREG(held.st_mode) || held.st_nlink != 1) {
+            close(fd);
+            return cdm_error_set(ctx, CDM_EIO,
+                                 "cannot use '%s': it is %s, not a download of cdm's own; move "
+                                 "it away, then run the command again",
+                                 path, S_ISREG(held.st_mode) ? "a hard link to another file"
+                                                             : "no regular file");
         }
         struct fs_partial *p = xmalloc(sizeof(*p));
         p->fd = fd;

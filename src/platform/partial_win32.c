@@ -62,7 +62,8 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
     for (int pending = 0;; pending++) {
         HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
                                FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                               OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+                               OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT,
+                               NULL);
         if (h == INVALID_HANDLE_VALUE) {
             DWORD e = GetLastError();
             if (e == ERROR_ACCESS_DENIED && pending < 250) {
@@ -84,6 +85,18 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
         if (!same_file(h, w)) {
             CloseHandle(h); /* renamed or deleted by the holder we waited for */
             continue;
+        }
+        /* a hard link to a file elsewhere would be truncated and written as the download goes */
+        BY_HANDLE_FILE_INFORMATION info;
+        if (GetFileInformationByHandle(h, &info) &&
+            (info.nNumberOfLinks != 1 ||
+             (info.dwFileAttributes & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY)))) {
+            CloseHandle(h);
+            rc = cdm_error_set(ctx, CDM_EIO,
+                               "cannot use '%s': it is a link to another file, not a download "
+                               "of cdm's own; move it away, then run the command again",
+                               path);
+            break;
         }
         LARGE_INTEGER n;
         if (!GetFileSizeEx(h, &n)) {

@@ -64,9 +64,9 @@ void search_free(struct search *s)
 
 const char *loader_read_imports(const char *path, struct bin_imports *out)
 {
-    FILE *f = fs_fopen(path, "rb");
+    FILE *f = fs_fopen_read(path);
     if (!f)
-        return "cannot open it";
+        return "cannot open it as a regular file";
     const char *why = bin_read_imports(f, out);
     fclose(f);
     return why;

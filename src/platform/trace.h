@@ -62,4 +62,15 @@ struct trace_request {
 int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result *out);
 void trace_result_free(struct trace_result *r);
 
+/* The audit library the loader is given (cdm-audit.so, ld_audit.c): $CDM_AUDIT_LIBRARY,
+ * else beside the running program, else where meson installs it. malloc'd; NULL, with
+ * *looked listing the places, when it is nowhere (always on Windows, which has no
+ * LD_AUDIT). */
+char *trace_audit_library(struct strbuf *looked);
+
+/* Run the program in the request's environment without watching it (cdm exec): on POSIX it
+ * replaces this process (execvp), so this returns only when it could not start; on Windows
+ * cdm waits for it and *exit_code gets its status (CDM_OK). */
+int trace_exec(cdm_ctx *ctx, const struct trace_request *req, int *exit_code);
+
 #endif

@@ -28,10 +28,8 @@ enum { SER_LIBPATH = 0x02, SER_RUNPATH = 0x04, SER_CONFIG = 0x08, SER_DEFAULT = 
 #define CDM_AUDIT_DIR "../lib/cdm"
 #endif
 
-/* cdm-audit.so: $CDM_AUDIT_LIBRARY, else beside the running program (a build tree), else
- * where meson installs it (CDM_AUDIT_DIR, relative to the program's folder unless
- * absolute). NULL, with *looked listing the places, when it is nowhere. */
-static char *find_audit_library(struct strbuf *looked)
+/* CDM_AUDIT_DIR is relative to the program's folder unless absolute. */
+char *trace_audit_library(struct strbuf *looked)
 {
     const char *given = getenv("CDM_AUDIT_LIBRARY");
     if (given && *given) {
@@ -174,7 +172,7 @@ static void add_object(struct trace_result *r, char **fields)
 
 static void read_trace(const char *file, struct trace_result *r)
 {
-    FILE *f = fopen(file, "rb");
+    FILE *f = fs_fopen_read(file); /* the child may have put a fifo there */
     if (!f)
         return;
     struct strbuf line = STRBUF_INIT;
@@ -215,7 +213,7 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
 {
     memset(out, 0, sizeof(*out));
     struct strbuf looked = STRBUF_INIT;
-    char *audit = find_audit_library(&looked);
+    char *audit = trace_audit_library(&looked);
     char *program = NULL, *dir = NULL, *file = NULL;
     char **env = NULL;
     int rc = CDM_OK;
@@ -305,4 +303,22 @@ out:
     free(audit);
     sb_free(&looked);
     return rc;
+}
+
+int trace_exec(cdm_ctx *ctx, const struct trace_request *req, int *exit_code)
+{
+    /* this process's own environment, as the program inherits it through execvp */
+    for (size_t c = 0; c < req->env_count; c++) {
+        int set = req->env[c].value ? setenv(req->env[c].name, req->env[c].value, 1)
+                                    : unsetenv(req->env[c].name);
+        if (set != 0)
+            return cdm_error_set(ctx, CDM_EIO, "cannot set %s for '%s': %s", req->env[c].name,
+                                 req->argv[0], strerror(errno));
+    }
+    fflush(NULL);
+    execvp(req->argv[0], req->argv);
+    int e = errno;
+    *exit_code = e == ENOENT ? 127 : 126; /* as shells say it */
+    return cdm_error_set(ctx, e == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot run '%s': %s",
+                         req->argv[0], strerror(e));
 }

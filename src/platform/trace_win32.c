@@ -222,26 +222,47 @@ static void watch(DWORD main_pid, struct trace_result *out)
     free(first_break);
 }
 
-int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result *out)
+/* What CreateProcessW takes for the request: the environment block, the program found
+ * on the changed PATH and the command line, each malloc'd (NULL until made). */
+struct launch {
+    wchar_t *env, *program, *line;
+};
+
+static int launch_prepare(cdm_ctx *ctx, const struct trace_request *req, struct launch *l)
 {
-    memset(out, 0, sizeof(*out));
     wchar_t *path = NULL;
-    wchar_t *env = child_environment(req, &path);
-    wchar_t *program = find_program(req->argv[0], path);
+    l->env = child_environment(req, &path);
+    l->program = find_program(req->argv[0], path);
+    l->line = NULL;
+    free(path);
+    if (!l->program)
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "cannot run '%s': no such program%s",
+                             req->argv[0], strpbrk(req->argv[0], "\\/:") ? "" : " on PATH");
     struct strbuf line = STRBUF_INIT;
-    wchar_t *wline = NULL;
-    int rc = CDM_OK;
-    if (!program) {
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot run '%s': no such program%s", req->argv[0],
-                           strpbrk(req->argv[0], "\\/:") ? "" : " on PATH");
-        goto out;
-    }
     for (char *const *a = req->argv; *a; a++) {
         if (a != req->argv)
             sb_addc(&line, ' ');
         quote_arg(&line, *a);
     }
-    wline = win_wide(sb_str(&line));
+    l->line = win_wide(sb_str(&line));
+    sb_free(&line);
+    return CDM_OK;
+}
+
+static void launch_free(struct launch *l)
+{
+    free(l->env);
+    free(l->program);
+    free(l->line);
+}
+
+int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct launch l;
+    int rc = launch_prepare(ctx, req, &l);
+    if (rc)
+        goto out;
     STARTUPINFOW si;
     memset(&si, 0, sizeof(si));
     si.cb = sizeof(si);
@@ -255,8 +276,8 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     }
     PROCESS_INFORMATION pi;
     fflush(NULL);
-    if (!CreateProcessW(program, wline, NULL, NULL, inherit,
-                        DEBUG_PROCESS | CREATE_UNICODE_ENVIRONMENT, env, NULL, &si, &pi)) {
+    if (!CreateProcessW(l.program, l.line, NULL, NULL, inherit,
+                        DEBUG_PROCESS | CREATE_UNICODE_ENVIRONMENT, l.env, NULL, &si, &pi)) {
         char *why = win_error_text(GetLastError());
         rc = cdm_error_set(ctx, CDM_EIO, "cannot run '%s': %s", req->argv[0], why);
         free(why);
@@ -267,10 +288,42 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     CloseHandle(pi.hProcess);
 
 out:
-    free(wline);
-    sb_free(&line);
-    free(program);
-    free(path);
-    free(env);
+    launch_free(&l);
+    return rc;
+}
+
+char *trace_audit_library(struct strbuf *looked)
+{
+    sb_add(looked, "nowhere: Windows has no LD_AUDIT");
+    return NULL;
+}
+
+int trace_exec(cdm_ctx *ctx, const struct trace_request *req, int *exit_code)
+{
+    *exit_code = 127;
+    struct launch l;
+    int rc = launch_prepare(ctx, req, &l);
+    if (rc)
+        goto out;
+    STARTUPINFOW si;
+    memset(&si, 0, sizeof(si));
+    si.cb = sizeof(si);
+    PROCESS_INFORMATION pi;
+    fflush(NULL);
+    if (!CreateProcessW(l.program, l.line, NULL, NULL, FALSE, CREATE_UNICODE_ENVIRONMENT, l.env,
+                        NULL, &si, &pi)) {
+        *exit_code = 126;
+        rc = win_fail(ctx, CDM_EIO, GetLastError(), "cannot run '%s': %s", req->argv[0], NULL);
+        goto out;
+    }
+    WaitForSingleObject(pi.hProcess, INFINITE);
+    DWORD code = 1;
+    GetExitCodeProcess(pi.hProcess, &code);
+    *exit_code = (int)code;
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+
+out:
+    launch_free(&l);
     return rc;
 }

@@ -107,6 +107,24 @@ cmp -s "$HOME/.profile" "$SCRATCH/profile.before" && ok "~/.profile is back byte
 run_cdm --json default --unpersist
 check "unpersist again: changed false" test "$(json 'd["changed"]')" = False
 
+# A line of the user's inside cdm's block stays; a begin line without its end is refused.
+cp "$SCRATCH/profile.before" "$HOME/.profile"
+"$CDM" default --persist >/dev/null 2>&1
+sed -i '/^# <<< cdm default <<</i export MY_OWN=1' "$HOME/.profile"
+run_cdm default --unpersist
+expect_rc 0 "unpersist with a line of the user's inside cdm's block"
+check "keeps that line" grep -qx 'export MY_OWN=1' "$HOME/.profile"
+check "and takes only cdm's lines out" sh -c '! grep -q "cdm default\|CUDNN_PATH" "$1"' _ "$HOME/.profile"
+printf 'export A=1\n# >>> cdm default >>>\nexport MINE=2\n' >"$HOME/.profile"
+cp "$HOME/.profile" "$SCRATCH/marker.before"
+run_cdm default --persist
+expect_rc 2 "a begin line of cdm's block without its end line is refused"
+expect_err "cannot change '$HOME/.profile': it has a line '# >>> cdm default >>>' without its pair" \
+  "naming the file and the line"
+cmp -s "$HOME/.profile" "$SCRATCH/marker.before" && ok "and ~/.profile is untouched" ||
+  not_ok "and ~/.profile is untouched"
+cp "$SCRATCH/profile.before" "$HOME/.profile"
+
 # Without a ~/.profile, persist makes one and unpersist removes it.
 rm -f "$HOME/.profile"
 "$CDM" default --persist >/dev/null 2>&1

@@ -56,9 +56,22 @@ run_cdm --json deploy --undo "$TK"
 expect_rc 0 "cdm deploy --undo"
 check "changed" test "$(json 'd["changed"]')" = True
 check "the toolkit is back byte for byte (files added by deploy gone)" test "$(digest)" = "$before"
-check "the kept files are gone from the store" test -z "$(ls -A "$CDM_ROOT/.deployed")"
+check "the kept files are gone from the store" empty_dir "$CDM_ROOT/.deployed"
 run_cdm --json deploy --undo "$TK"
 check "undo again: nothing to do" test "$RC" = 0 -a "$(json 'd["changed"]')" = False
+
+# A file changed after the deploy is not overwritten by the undo without a word.
+run_cdm deploy 9.1 --into "$TK"
+echo "/* the user's own line */" >>"$TK/include/cudnn_version.h"
+edited=$(sha256sum <"$TK/include/cudnn_version.h")
+run_cdm deploy --undo "$TK"
+expect_rc 1 "an undo over a file changed since the deploy is refused"
+expect_err "'$TK/include/cudnn_version.h' was changed after the deploy.*keep a copy of it, then run 'cdm deploy --undo $TK --force'" \
+  "naming the file and what to do"
+check "and the changed file is left as the user made it" test "$(sha256sum <"$TK/include/cudnn_version.h")" = "$edited"
+run_cdm deploy --undo "$TK" --force
+expect_rc 0 "--force undoes it anyway"
+check "and the toolkit is back" test "$(digest)" = "$before"
 
 # --force deploys a pair outside the tables, with a warning.
 run_cdm deploy 8.2 --into "$TK" --force
@@ -118,4 +131,17 @@ else
   check "a read-only toolkit is refused before anything changes" \
     test "$RC" = 1 -a "$(digest)" = "$before"
 fi
+# ---- never into the store ---------------------------------------------------------------------
+# An install's folder made to look like a toolkit (root may write into its read-only folders)
+IN=$CDM_ROOT/$ID
+chmod u+w "$IN"
+printf '{\n  "cuda": {"name": "CUDA SDK", "version": "12.3.107"}\n}\n' >"$IN/version.json"
+in_before=$(cd "$IN" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+run_cdm deploy 9.1 --into "$IN"
+expect_rc 2 "deploying into an install's own folder is refused"
+expect_err "cannot deploy into '.*$ID': it is inside the store" "saying why"
+check "and the install is untouched" test "$(cd "$IN" && find . -type f -print0 | sort -z | xargs -0 sha256sum)" = "$in_before"
+rm -f "$IN/version.json"
+chmod u-w "$IN"
+
 done_testing

@@ -11,11 +11,17 @@ fi
 
 a=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)
 "$CDM" list >/dev/null # the store and its index exist before the traced run
-trace=$SCRATCH/trace
-# (LeakSanitizer cannot run under ptrace: a sanitized cdm checks no leaks in this one run)
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-  strace -f -y -o "$trace" -e trace=openat,syncfs,fsync,fdatasync,rename,renameat,renameat2,pwrite64,write \
-  "$CDM" install "$a" >/dev/null 2>&1
+# traced TRACE EVENTS ARGS...: cdm ARGS under strace, the EVENTS calls written to TRACE
+# (LeakSanitizer cannot run under ptrace: a sanitized cdm checks no leaks in these runs)
+traced() {
+  trace=$1
+  local events=$2
+  shift 2
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+    strace -f -y -o "$trace" -e trace="$events" "$CDM" "$@" >/dev/null 2>&1
+}
+traced "$SCRATCH/trace" openat,syncfs,fsync,fdatasync,rename,renameat,renameat2,pwrite64,write \
+  install "$a"
 check "the traced install succeeds" test -d "$CDM_ROOT/9.1.0.70-cuda12/lib"
 
 # line numbers of the first / last match of an extended regex in the trace
@@ -38,19 +44,40 @@ check "no file of the version is created after the sync" \
 # the project's folder is synced after the link's rename, so a power cut leaves the old pin
 # and link or the new ones, never an empty pin.
 P=$SCRATCH/project && mkdir -p "$P"
-trace=$SCRATCH/trace-link
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-  strace -f -y -o "$trace" -e trace=openat,fsync,fdatasync,rename,renameat,renameat2,symlink,symlinkat \
-  "$CDM" link "$P" 9.1 >/dev/null 2>&1
+traced "$SCRATCH/trace-link" openat,fsync,fdatasync,rename,renameat,renameat2,symlink,symlinkat \
+  link "$P" 9.1
 check "the traced link succeeds" test "$(cat "$P/.cudnn-version" 2>/dev/null)" = 9.1.0.70-cuda12
-pin_synced=$(first 'fdatasync\([0-9]+<[^>]*/project/\.cudnn-version\.cdm-[0-9]+\.tmp>\) = 0|fsync\([0-9]+<[^>]*/project/\.cudnn-version\.cdm-[0-9]+\.tmp>\) = 0')
-pin_renamed=$(first 'rename.*\.cudnn-version\.cdm-[0-9]+\.tmp", .*/project/\.cudnn-version"')
+# replaced NAME DIR (regexes): the lines where the temporary file of DIR/NAME is synced,
+# where it is renamed over DIR/NAME, and where DIR is synced last, into synced, renamed and
+# dir_synced
+replaced() {
+  synced=$(first "f(data)?sync\\([0-9]+<[^>]*$2/$1\\.cdm-[0-9]+\\.tmp>\\) = 0")
+  renamed=$(first "rename.*$2/$1\\.cdm-[0-9]+\\.tmp\", .*$2/$1\"")
+  dir_synced=$(last "fsync\\([0-9]+</[^>]*$2>\\) = 0")
+}
+replaced '\.cudnn-version' /project
+pin_synced=$synced pin_renamed=$renamed
 link_renamed=$(first 'rename.*cuda_link\.cdm-[0-9]+\.tmp", .*/project/cuda_link"')
-dir_synced=$(last 'fsync\([0-9]+</[^>]*/project>\) = 0')
 diag "pin synced: ${pin_synced:-none}, pin renamed: ${pin_renamed:-none}, link renamed: ${link_renamed:-none}, project folder synced: ${dir_synced:-none}"
 check "the pin's data is synced before its rename" \
   test -n "$pin_synced" -a -n "$pin_renamed" && [ "$pin_synced" -lt "$pin_renamed" ]
 check "the project's folder is synced after the link and the pin are renamed" \
   test -n "$dir_synced" -a -n "$link_renamed" && [ "$dir_synced" -gt "$link_renamed" ] && [ "$dir_synced" -gt "$pin_renamed" ]
+
+# A deploy's copy into a toolkit goes through the same writer: each file's data on disk
+# before its rename, its folder synced after.
+TK=$SCRATCH/cuda-12.3
+mkdir -p "$TK/bin" "$TK/include" "$TK/lib64"
+printf '{\n  "cuda": {"name": "CUDA SDK", "version": "12.3.107"}\n}\n' >"$TK/version.json"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 12.3, V12.3.107"\n' >"$TK/bin/nvcc"
+chmod 755 "$TK/bin/nvcc"
+echo '/* the cuDNN the toolkit had */' >"$TK/include/cudnn.h"
+traced "$SCRATCH/trace-deploy" openat,fsync,fdatasync,rename,renameat,renameat2 deploy 9.1 --into "$TK"
+check "the traced deploy succeeds" test -f "$TK/include/cudnn_version.h"
+replaced 'cudnn\.h' '/cuda-12\.3/include'
+diag "cudnn.h synced: ${synced:-none}, renamed: ${renamed:-none}, include folder synced: ${dir_synced:-none}"
+check "a deployed file's data is synced before its rename" \
+  test -n "$synced" -a -n "$renamed" && [ "$synced" -lt "$renamed" ]
+check "and its folder after it" test -n "$dir_synced" -a -n "$renamed" && [ "$dir_synced" -gt "$renamed" ]
 
 done_testing

@@ -50,7 +50,7 @@ check "downloaded, and not official (a mirror, not NVIDIA)" \
   test "$(json 'd["downloaded"], d["official"], d["changed"]')" = "(True, False, True)"
 check "with the archive's hash" test "$(json 'd["sha256"]')" = "$(sha_of "$MIRROR/cudnn/linux-x86_64/$A927_13")"
 check "its files are in the store" test -f "$CDM_ROOT/9.27.0.48-cuda13/include/cudnn_version.h"
-check "the download is gone once installed" test -z "$(ls -A "$DL" 2>/dev/null)"
+check "the download is gone once installed" empty_dir "$DL"
 check "the archive was fetched once" test "$(archive_gets "$A927_13")" = 1
 run_cdm list --json
 check "cdm list records the archive's real name" test "$(json 'd[0]["archive"]')" = "$A927_13"
@@ -259,6 +259,44 @@ cp "$offline/$A880_12" "$SCRATCH/keep" && printf 'x' | dd of="$offline/$A880_12"
 CDM_FETCH_BASE=$offline CDM_ROOT=$SCRATCH/store5 run_cdm install 8.8 --cuda 12
 expect_rc 1 "a changed archive in a local base is refused"
 expect_err "checksum mismatch for '.*$A880_12'" "against the recorded hash"
+
+# ---- a trickle: data keeps coming, too slowly to ever end ------------------------------------
+export CDM_FETCH_BASE
+CDM_FETCH_BASE=$(base trickle)
+TR=$SCRATCH/store-trickle
+# gives_up WHAT PATTERN KEY=VALUE...: with those [fetch] settings an install from the trickle
+# fails soon, saying PATTERN; the bytes kept go to $kept
+gives_up() {
+  local what=$1 pattern=$2 start took
+  shift 2
+  fetch_config retries=0 timeout=5 "$@"
+  start=$(date +%s)
+  CDM_ROOT=$TR run_cdm install 8.8.0 --cuda 11
+  took=$(($(date +%s) - start))
+  expect_rc 1 "$what"
+  check "soon, not when the trickle ends ($took s)" test "$took" -lt 30
+  expect_err "$pattern" "saying so, and which setting"
+  kept=$(stat -c %s "$TR/downloads/$A880_11.partial" 2>/dev/null || echo 0)
+}
+gives_up "a server trickling 10 bytes a second is given up (low_speed)" \
+  "the transfer from '127\\.0\\.0\\.1' is too slow \\([0-9]+ bytes a second over the last 2 s, less than \\[fetch\\] low_speed 1000\\).*low_speed" \
+  low_speed=1000 low_speed_time=2
+check "what came is kept ($kept bytes)" test "$kept" -ge 65536
+kept1=$kept
+gives_up "and with no low-speed limit, the overall one ends it (max_time)" \
+  "takes too long \\(still going after 3 s \\(\\[fetch\\] max_time\\)\\).*raise \\[fetch\\] max_time" \
+  low_speed=0 max_time=3
+check "it went on from what was kept, and keeps what came ($kept bytes)" test "$kept" -gt "$kept1"
+fetch_config retries=0 timeout=5
+CDM_FETCH_BASE=$(base ok)
+CDM_ROOT=$TR run_cdm install 8.8.0 --cuda 11
+expect_rc 0 "a later run from a good server finishes the download"
+check "going on from what was kept" test "$(requests "e['path'].endswith('$A880_11') and e['mode'] == 'ok' and (e['range'] or '') == 'bytes=$kept-'")" -ge 1
+fetch_config low_speed=fast
+run_cdm available
+expect_rc 1 "a low_speed that is no number is a configuration error"
+expect_err "low_speed" "naming it"
+: >"$CDM_CONFIG_FILE"
 
 # ---- progress on a terminal ------------------------------------------------------------------
 if command -v script >/dev/null; then

@@ -13,7 +13,7 @@ check "the top folder is stripped" test -f "$store9/include/cudnn_version.h"
 check "the .so chain stays a chain of links" \
   test "$(readlink "$store9/lib/libcudnn.so")" = libcudnn.so.9 -a "$(readlink "$store9/lib/libcudnn.so.9")" = libcudnn.so.9.1.0
 check "libraries keep their executable bit" test -x "$store9/lib/libcudnn.so.9.1.0"
-check "nothing is left in .staging" test -z "$(ls -A "$CDM_ROOT/.staging")"
+check "nothing is left in .staging" empty_dir "$CDM_ROOT/.staging"
 
 run_cdm install "$linux9" --json
 expect_rc 0 "the same archive again succeeds"

@@ -2,7 +2,9 @@
 # Each scenario runs `cdm` ($CDM) against a store in its own temporary folder.
 set -u
 
-T=0
+# The TAP counter has a name no scenario uses for its own (T, a short name, was taken by
+# scenarios for a folder once, and the plan line then said nothing).
+CDM_TAP_COUNT=0
 FAILED=0
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cdm-test.XXXXXX")
 export CDM_ROOT="$SCRATCH/store"
@@ -18,9 +20,9 @@ mkdir -p "$HOME"
 : >"$CDM_CONFIG"
 trap 'rm -rf "$SCRATCH"' EXIT
 
-ok() { T=$((T + 1)); echo "ok $T - $*"; }
-not_ok() { T=$((T + 1)); FAILED=$((FAILED + 1)); echo "not ok $T - $*"; }
-skip() { T=$((T + 1)); echo "ok $T - $1 # SKIP $2"; }
+ok() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); echo "ok $CDM_TAP_COUNT - $*"; }
+not_ok() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); FAILED=$((FAILED + 1)); echo "not ok $CDM_TAP_COUNT - $*"; }
+skip() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); echo "ok $CDM_TAP_COUNT - $1 # SKIP $2"; }
 # skip_tool "description" "reason": a tool that .ci/run installs is missing. Under CI=true
 # (.ci/run sets it) that is a failure: a check that matters must not vanish silently.
 skip_tool() {
@@ -82,7 +84,11 @@ tree_digest() {
   (cd "$1" 2>/dev/null && find . -printf '%y %p %s %l\n' | sort)
 }
 
+# empty_dir DIR: DIR is a folder, and holds nothing (a folder that is not there is no
+# evidence: `ls -A` of it prints nothing too)
+empty_dir() { [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; }
+
 done_testing() {
-  echo "1..$T"
+  echo "1..$CDM_TAP_COUNT"
   [ "$FAILED" -eq 0 ]
 }

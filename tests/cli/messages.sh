@@ -100,7 +100,7 @@ CDM_CRASH_AT=extract-entry CDM_CRASH_SIGNAL=INT run_cdm install "$big"
 expect_rc 130 "an install interrupted by Ctrl-C exits 130"
 expect_err "^cdm: install of '$big' interrupted; removed its unfinished files in '$CDM_ROOT/\.staging/9\.2\.0\.82-cuda12\.[0-9]+\.tmp'$" \
   "saying it removed its unfinished files, and where"
-check "nothing of it is left in .staging" test -z "$(ls -A "$CDM_ROOT/.staging")"
+check "nothing of it is left in .staging" empty_dir "$CDM_ROOT/.staging"
 check "and it is not installed" test ! -e "$CDM_ROOT/9.2.0.82-cuda12"
 run_cdm list
 check "the next command finds nothing to clean up" sh -c '! printf "%s" "$1" | grep -q leftover' _ "$ERR"

@@ -38,6 +38,6 @@ run_cdm remove latest
 expect_rc 0 "removing a version whose folder was deleted by hand"
 run_cdm list --json
 check "the store is empty" test "$OUT" = "[]"
-check "nothing is left in .staging" test -z "$(ls -A "$CDM_ROOT/.staging")"
+check "nothing is left in .staging" empty_dir "$CDM_ROOT/.staging"
 
 done_testing

@@ -38,6 +38,52 @@ run_cdm --root "$LOCAL" install --from-store "$SCRATCH/nowhere" 9.1
 expect_rc 1 "a folder that is no store is refused"
 expect_err "'$SCRATCH/nowhere' is no cdm store" "saying so"
 
+# ---- a forged store: as untrusted as an archive -------------------------------------------
+# forge NAME SQL: a copy of the writer's store with SQL run on its index, in $FORGED
+forge() {
+  FORGED=$SCRATCH/forged-$1
+  rm -rf "$FORGED" "$SCRATCH/escaped" "$SCRATCH/victim"
+  cp -a "$WRITER" "$FORGED"
+  python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' \
+    "$FORGED/cdm.db" "$2"
+}
+# from_forged "description" PATTERN: installing 9.2 from $FORGED is refused, naming why, and
+# nothing of it is left, here or outside the store
+from_forged() {
+  rm -rf "$SCRATCH/local2"
+  run_cdm --root "$SCRATCH/local2" install --from-store "$FORGED" 9.2
+  expect_rc 1 "$1 is refused"
+  expect_err "$2" "naming the record and why"
+  check "nothing of it is left here or written outside ($1)" \
+    test ! -e "$SCRATCH/local2/9.2.0.82-cuda12" -a ! -e "$SCRATCH/escaped" -a \
+    -z "$(ls -A "$SCRATCH/local2/.staging" 2>/dev/null)"
+}
+L=9.2.0.82-cuda12
+forge up "INSERT INTO files (install_id, path, size, sha256, mode) SELECT '$L', 'lib/../../../../escaped', size, sha256, mode FROM files WHERE install_id = '$L' AND path = 'lib/libcudnn.so.9.2.0';"
+from_forged "a recorded path that goes up with '..'" "record 'lib/\.\./\.\./\.\./\.\./escaped' goes up with '\.\.'"
+forge absolute "UPDATE files SET link_target = '/etc/passwd' WHERE install_id = '$L' AND path = 'lib/libcudnn.so';"
+from_forged "a recorded link to an absolute path" \
+  "record 'lib/libcudnn.so' \(a link to '/etc/passwd'\) points to an absolute path"
+forge uplink "UPDATE files SET link_target = '../../../../etc/shadow' WHERE install_id = '$L' AND path = 'lib/libcudnn.so';"
+from_forged "a recorded link that leads up" \
+  "record 'lib/libcudnn.so' \(a link to '\.\./\.\./\.\./\.\./etc/shadow'\) does not point to a name beside it"
+forge abspath "UPDATE files SET path = '/escaped' WHERE install_id = '$L' AND path = 'lib/libcudnn.so';"
+from_forged "a recorded absolute path" "record '/escaped' is an absolute path"
+# the rows as written, the tree on disk not: lib is a link to a folder outside the store
+forge linkdir ""
+mkdir -p "$SCRATCH/victim"
+mv "$FORGED/$L/lib" "$SCRATCH/victim/lib"
+ln -s "$SCRATCH/victim/lib" "$FORGED/$L/lib"
+from_forged "a folder of the other store that is a link leading out" \
+  "cannot read '$FORGED/$L/lib/[^']*': 'lib' is a link; cdm follows no link in that tree"
+forge record "UPDATE installs SET lib_dir = '../../../etc', include_dir = '/usr/include' WHERE id = '$L';"
+rm -rf "$SCRATCH/local2"
+run_cdm --root "$SCRATCH/local2" install --from-store "$FORGED" 9.2 --json
+expect_rc 0 "a forged record of the folders installs"
+run_cdm --root "$SCRATCH/local2" list --json
+check "but with the folders found on disk, not the recorded ones" \
+  test "$(json 'd[0]["lib_dir"], d[0]["include_dir"]')" = "('lib', 'include')"
+
 if ! mount --bind -o ro "$WRITER" "$RO" 2>"$SCRATCH/mount.err"; then
   skip "a read-only store" "mount --bind -o ro is not allowed here: $(head -1 "$SCRATCH/mount.err")"
   done_testing

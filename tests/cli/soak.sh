@@ -97,7 +97,7 @@ listed=$(json '" ".join(sorted(i["id"] for i in d))')
 on_disk=$(cd "$CDM_ROOT" && for f in *; do [ -d "$f" ] && [ -f "$f/include/cudnn_version.h" ] && echo "$f"; done | sort | tr '\n' ' ' | sed 's/ $//')
 diag "listed: $listed" "on disk: $on_disk"
 check "the installs listed are exactly the version folders on disk" test "$listed" = "$on_disk"
-check "no work left in .staging" test -z "$(ls -A "$CDM_ROOT/.staging" 2>/dev/null)"
+check "no work left in .staging" empty_dir "$CDM_ROOT/.staging"
 check "nothing is left pending in the index" test "$(json 'all(i.get("state", "ok") == "ok" for i in d)')" = True
 
 sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); print("\n".join("|".join(str(x) for x in row) for row in r))' "$STATE_DB" "$1"; }

@@ -23,7 +23,7 @@ sums_case() { # DESCRIPTION FILE: FILE is in place; the install must fail naming
   check "and nothing was installed" not_installed
 }
 run_cdm_t() { # run_cdm under a time limit
-  OUT=$(timeout "$LIMIT" "$CDM" "$@" 2>"$SCRATCH/stderr")
+  OUT=$(timeout -k 3 "$LIMIT" "$CDM" "$@" 2>"$SCRATCH/stderr")
   RC=$?
   ERR=$(cat "$SCRATCH/stderr")
 }
@@ -124,6 +124,25 @@ rm -f "$P/cuda_link" && ln -s "$SCRATCH/fifo" "$P/cuda_link"
 hook
 check "a link to a fifo: the hook does not block" test "$RC" -ne 124
 rm -f "$P/cuda_link"
+
+# ---- other files a user or a repository controls: read only when regular ------------------
+F=$SCRATCH/fifo2
+mkfifo "$F"
+CDM_CONFIG=$F run_cdm_t list
+check "a config that is a fifo: cdm does not block" test "$RC" -ne 124
+expect_err "cannot read config '$F': it is no regular file" "and says what it is"
+ln -s "$F" "$SCRATCH/cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz"
+run_cdm_t install "$SCRATCH/cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz"
+check "an archive that is a link to a fifo: install does not block" test "$RC" -ne 124 -a "$RC" -ne 137 -a "$RC" -ne 0
+# a Python environment whose dist-info METADATA files are fifos (the doctor reads them)
+V=$SCRATCH/venv
+sp=$V/lib/python3.11/site-packages
+mkdir -p "$sp/torch-2.11.0.dist-info" "$sp/nvidia/cudnn/lib" "$sp/nvidia_cudnn_cu13-9.19.0.56.dist-info"
+echo "home = /usr/bin" >"$V/pyvenv.cfg"
+mkfifo "$sp/torch-2.11.0.dist-info/METADATA" "$sp/nvidia_cudnn_cu13-9.19.0.56.dist-info/METADATA"
+OUT=$(VIRTUAL_ENV=$V timeout -k 3 "$LIMIT" "$CDM" doctor 2>&1)
+RC=$?
+check "a dist-info METADATA that is a fifo: the doctor does not block" test "$RC" -ne 124 -a "$RC" -ne 137
 
 # ---- projects and the store inside each other --------------------------------------------
 mkdir -p "$CDM_ROOT/inner"

@@ -171,7 +171,7 @@ check "and a link after the file is back puts it in the view again" test -L "$vi
 run_cdm link "$P" --toolkit none
 run_cdm gc --verbose
 expect_err "removed the view" "gc removes the view no project uses"
-check "it is gone" test -z "$(ls -A "$CDM_ROOT/views")"
+check "it is gone" empty_dir "$CDM_ROOT/views"
 check "and the toolkit's files are still there" test -f "$TK12/bin/nvcc" -a -f "$TK12/targets/x86_64-linux/lib/libcudart.so.12"
 run_cdm rollback "$P"
 expect_rc 0 "rolling back to the generation with a toolkit"
@@ -181,9 +181,9 @@ run_cdm gc
 before=$(tree_digest "$P")
 CDM_CRASH_AT=view-built "$CDM" link "$P" 9.1 --toolkit "$TK12" >/dev/null 2>&1
 check "a link killed once its view is built leaves the project as it was" test "$(tree_digest "$P")" = "$before"
-check "and no view in place" test -z "$(ls -A "$CDM_ROOT/views")"
+check "and no view in place" empty_dir "$CDM_ROOT/views"
 run_cdm gc
-check "the next command removes the half-made view from .staging" test -z "$(ls -A "$CDM_ROOT/.staging")"
+check "the next command removes the half-made view from .staging" empty_dir "$CDM_ROOT/.staging"
 
 # ---- the machine's real toolkit and cuDNN -----------------------------------------------------------
 unset CUDA_HOME CUDA_PATH

@@ -78,11 +78,19 @@ chmod a+x "$w/LICENSE"
 run_cdm verify 9.3
 expect_rc 1 "a library that lost its executable bit fails verify"
 check "reported as changed, with both modes" \
-  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/lib/libcudnn.so.9.3.0: mode 0644, was 0755"' _ "$OUT"
+  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/lib/libcudnn.so.9.3.0: mode 0444, was 0555"' _ "$OUT"
 check "a file that gained one too" \
-  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/LICENSE: mode 0755, was 0644"' _ "$OUT"
+  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/LICENSE: mode 0555, was 0444"' _ "$OUT"
 chmod a+x "$w/lib/libcudnn.so.9.3.0"
 chmod a-x "$w/LICENSE"
+chmod u+w "$w/include/cudnn.h" "$w/lib"
+run_cdm verify 9.3
+expect_rc 1 "a file or folder of the read-only store that gained a write bit fails verify"
+check "the file, named with both modes" \
+  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/include/cudnn.h: mode 0644, was 0444"' _ "$OUT"
+check "and the folder" \
+  sh -c 'printf "%s" "$1" | grep -q "^changed  9.3.0.75-cuda12/lib: folder mode 0755, was 0555 (no write bits)"' _ "$OUT"
+chmod a-w "$w/include/cudnn.h" "$w/lib"
 run_cdm verify 9.3 --verbose
 expect_rc 0 "modes put back: verify passes"
 check "and --verbose has no note on unchecked modes" sh -c '! printf "%s" "$1" | grep -q "no mode recorded"' _ "$ERR"

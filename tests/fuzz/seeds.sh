@@ -14,6 +14,11 @@ entry)
   # are checked; the refused one's index was past the links held
   seed '\n/0oto/up?\t`.\n\n/0oto/`.\no\n'
   ;;
+from_store)
+  seed 'dlib\nflib/libcudnn.so.9.1.0\nllib/libcudnn.so.9\tlibcudnn.so.9.1.0\nllib/libcudnn.so\tlibcudnn.so.9\n'
+  seed 'flib/../../../../x\nl/etc/x\t/etc/passwd\nllib/a\t../../../../etc/shadow\nflib//y\n'
+  seed 'dinclude\nfinclude/cudnn.h\nlinclude/x\tC:\\\\x\nlinclude/y\tx\nlinclude/x/z\tcudnn.h\n'
+  ;;
 names)
   for s in cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
     cudnn-11.3-linux-x64-v8.2.1.32.tgz cudnn-linux-x86_64-8.3.1.22_cuda11.5-archive.tar.xz \

@@ -11,7 +11,10 @@
 #    store's sub-libraries (LD_LIBRARY_PATH) and exits 1; (b) a copy of the PyTorch
 #    environment (a venv made with --system-site-packages whose site-packages links to
 #    PyTorch's, with a copy of the nvidia/cudnn wheel folder) is attached with `cdm attach`,
-#    and the convolution then takes every cuDNN library from the store; (c) `cdm detach`
+#    and the convolution then takes every cuDNN library from the store; (b2) pip
+#    force-reinstalls the wheel (packed from the installed files) over the attached copy: the
+#    store still verifies, attach takes the reinstalled files, and the convolution again
+#    takes every cuDNN library from the store; (c) `cdm detach`
 #    brings the wheel's copy back byte for byte. Then the same with the machine's second
 #    cuDNN (9.14, Debian-style packages in /usr/lib/x86_64-linux-gnu) installed too: the
 #    doctor names the 9.14/9.19 mix, and `cdm attach` refuses 9.14 for a PyTorch built with
@@ -114,6 +117,27 @@ case $detail in *"$(realpath "$wheel/lib")"*"$CDM_ROOT/$id/lib"* | *"$CDM_ROOT/$
   *) fail "(a) run.cudnn does not name both the wheel's and the store's folder: $detail" ;; esac
 echo "gpu: (a) holds: exit 1, both folders named"
 
+section "(e) cdm exec, nothing attached: every cuDNN library of PyTorch and JAX from the store"
+for fw in torch jax; do
+  python3 -c "import $fw" 2>/dev/null || { echo "gpu: SKIP (e) $fw: not here"; continue; }
+  show "$cdm" exec "$proj" -- python3 "$here/conv_maps.py" "$fw" | tee "$work/e-$fw.txt" ||
+    fail "(e) cdm exec of the $fw convolution failed"
+  maps=$(sed -n 's/^map //p' "$work/e-$fw.txt")
+  [ -n "$maps" ] || fail "(e) $fw mapped no cuDNN library"
+  printf '%s\n' "$maps" | grep -v "^$(realpath "$CDM_ROOT/$id")/" && fail "(e) $fw mapped cuDNN from outside the store"
+  echo "gpu: (e) holds for $fw: $(printf '%s\n' "$maps" | wc -l) cuDNN libraries mapped, all from the store's $id"
+done
+start=$(date +%s%N)
+for i in $(seq 200); do /bin/true; done
+t_true=$(( ($(date +%s%N) - start) / 200000 ))
+start=$(date +%s%N)
+for i in $(seq 200); do "$cdm" exec "$proj" -- /bin/true; done
+t_exec=$(( ($(date +%s%N) - start) / 200000 ))
+start=$(date +%s%N)
+for i in $(seq 200); do "$cdm" exec --no-redirect "$proj" -- /bin/true; done
+t_plain=$(( ($(date +%s%N) - start) / 200000 ))
+echo "gpu: a start of /bin/true: ${t_true} us; through cdm exec: ${t_exec} us; cdm exec --no-redirect: ${t_plain} us"
+
 section "(b) a copy of the PyTorch environment, attached to the project"
 V=$work/venv
 show "$PY" -m venv --system-site-packages --without-pip "$V" || fail "python3 -m venv failed"
@@ -123,7 +147,7 @@ VSP=$(echo "$V"/lib/python3*/site-packages)
 # nvidia/cudnn is a real copy of the wheel's folder.
 for e in "$base_sp"/* "$base_sp"/.[!.]*; do
   [ -e "$e" ] || continue
-  case $(basename "$e") in torch | nvidia) ;; *) ln -s "$e" "$VSP/" ;; esac
+  case $(basename "$e") in torch | nvidia) ;; nvidia_cudnn_cu*.dist-info) cp -a "$e" "$VSP/" ;; *) ln -s "$e" "$VSP/" ;; esac
 done
 mkdir -p "$VSP/torch/lib" "$VSP/nvidia"
 for e in "$base_sp"/torch/*; do [ "$(basename "$e")" = lib ] || ln -s "$e" "$VSP/torch/"; done
@@ -144,6 +168,23 @@ summary "$work/b.json"
 [ "$(query "$work/b.json" '[c["status"] for c in d["checks"] if c["name"] == "run.cudnn"][0]')" = ok ] ||
   fail "(b) run.cudnn is not ok"
 echo "gpu: (b) holds: the convolution ran with every cuDNN library from the store's $id"
+
+section "(b2) pip install --force-reinstall of the attached cuDNN wheel: the store stays as installed"
+cudnn_dist=$(basename "$(ls -d "$base_sp"/nvidia_cudnn_cu*.dist-info | head -1)" | sed 's/-[0-9].*//')
+whl=$("$PY" "$here/wheel_of_installed.py" "$base_sp" "$cudnn_dist" "$work") || fail "(b2) cannot pack the installed wheel"
+echo "packed $(basename "$whl") ($(du -h "$whl" | cut -f1)) from the installed files"
+show "$V/bin/python3" -m pip install --quiet --no-index --no-deps --no-compile --force-reinstall "$whl" ||
+  fail "(b2) pip install --force-reinstall failed"
+find "$VSP/nvidia/cudnn/lib" -name 'libcudnn*' -type l | grep -q . && fail "(b2) pip left cdm's links"
+show "$cdm" verify "$id" || fail "(b2) the store is not as installed after pip"
+show "$cdm" doctor "$proj" | grep -E "python.attached" || true
+show "$cdm" attach "$V" "$proj" || fail "(b2) attaching again failed"
+"$cdm" doctor --json -- "$V/bin/python3" "$conv" >"$work/b2.json"
+summary "$work/b2.json"
+[ "$(query "$work/b2.json" 'd["command"]["exit"]')" = 0 ] || fail "(b2) the convolution failed"
+[ "$(cudnn_sources "$work/b2.json" | cut -d' ' -f1 | sort -u)" = "$id" ] ||
+  fail "(b2) not every cuDNN library came from the store's $id: $(cudnn_sources "$work/b2.json")"
+echo "gpu: (b2) holds: after pip's reinstall the store verified, the environment attached again, and the convolution took every cuDNN library from the store"
 
 section "(c) detach: the wheel's own folder comes back"
 show "$cdm" detach "$V" || fail "(c) cdm detach failed"

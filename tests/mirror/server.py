@@ -15,6 +15,7 @@ are always served as they are; the mode applies to archives (paths below cudnn/)
   redirect  302 to the same path under /ok/
   slow      a trickle: 8 KiB every 20 ms
   stall     half of the body, then nothing for 5 s
+  trickle   the first 64 KiB at once, then 10 bytes a second (never a full stall)
   404 403 500  that status; 500-once: 500 the first time, then as ok
 
 Every request is logged to LOG_FILE as one JSON line: mode, path, range, status, bytes.
@@ -38,7 +39,7 @@ import time
 import urllib.parse
 
 ROOT, PORT_FILE, LOG_FILE = sys.argv[1:4]
-MODES = {"ok", "cut", "cut-once", "wrong", "norange", "redirect", "slow", "stall",
+MODES = {"ok", "cut", "cut-once", "wrong", "norange", "redirect", "slow", "stall", "trickle",
          "404", "403", "500", "500-once"}
 log_lock = threading.Lock()
 faulted = set()  # (mode, path) that had their one fault
@@ -155,6 +156,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if mode == "stall":
                     time.sleep(5)
                 self.connection.shutdown(2)  # the cut: no more bytes, connection closed
+            elif mode == "trickle":
+                self.wfile.write(body[:65536])
+                self.wfile.flush()
+                sent = min(len(body), 65536)
+                while sent < len(body):
+                    self.wfile.write(body[sent:sent + 1])
+                    self.wfile.flush()
+                    sent += 1
+                    time.sleep(0.1)
             elif mode == "slow":
                 for i in range(0, len(body), 8192):
                     self.wfile.write(body[i:i + 8192])

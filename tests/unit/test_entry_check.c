@@ -185,6 +185,39 @@ static void limits(void)
     entry_checker_free(&c);
 }
 
+/* Another store's rows (install --from-store): the same checks, on paths below the install
+ * folder written as cdm records them. */
+static void store_rows(void)
+{
+    struct entry_checker c = {.max_entries = 100};
+    struct entry_verdict v;
+    entry_check_row(&c, "lib", false, NULL, &v);
+    ok(!v.why && !strcmp(v.rel, "lib"), "a folder row is accepted, relative to the install");
+    entry_check_row(&c, "lib/libcudnn.so.9.1.0", true, NULL, &v);
+    ok(!v.why && !strcmp(v.rel, "lib/libcudnn.so.9.1.0"), "a file row too");
+    entry_check_row(&c, "lib/libcudnn.so", false, "libcudnn.so.9.1.0", &v);
+    ok(!v.why, "and a link to a file beside it");
+    entry_check_row(&c, "lib/../../../../x", true, NULL, &v);
+    is_str(v.why, "goes up with '..'", "a row that goes up is refused");
+    is_str(v.name, "lib/../../../../x", "named as recorded");
+    entry_check_row(&c, "/etc/x", true, NULL, &v);
+    is_str(v.why, "is an absolute path", "an absolute row is refused");
+    entry_check_row(&c, "lib//y", true, NULL, &v);
+    is_str(v.why, "is not written as cdm records a path", "so is one not written as cdm writes");
+    entry_check_row(&c, "lib/a", false, "/etc/passwd", &v);
+    is_str(v.why, "points to an absolute path", "a link to an absolute path is refused");
+    is_str(v.name, "lib/a", "named below the install");
+    entry_check_row(&c, "lib/b", false, "../../../../etc/shadow", &v);
+    is_str(v.why, "does not point to a name beside it", "a link leading up is refused");
+    entry_check_row(&c, "lib/libcudnn.so.9.1.0/z", true, NULL, &v);
+    is_str(v.why, "lies below a file of the archive", "a row below a file is refused");
+    entry_check_row(&c, "lib/c", false, "nothing", &v);
+    ok(!v.why, "a link to a name not recorded is held");
+    ok(entry_links_check(&c, &v) && !strcmp(v.name, "lib/c"),
+       "and refused once every row is seen");
+    entry_checker_free(&c);
+}
+
 int main(void)
 {
     top_folder();
@@ -192,5 +225,6 @@ int main(void)
     links();
     refused_links();
     limits();
+    store_rows();
     return tap_done();
 }

@@ -43,6 +43,15 @@ int main(void)
     ok(strstr(cdm_error_message(ctx), "'/a/longer/path' is too long") != NULL,
        "naming the path: %s", cdm_error_message(ctx));
 
+    /* (base/util.c, beside the errors) */
+    struct strbuf sb = STRBUF_INIT;
+    sb_addn(&sb, NULL, 0); /* a stored zip entry's empty block: UBSan's memcpy from NULL */
+    sb_addn(&sb, "ab", 2);
+    is_str(sb_str(&sb), "ab", "adding nothing from NULL is nothing");
+    sb_free(&sb);
+    ok(path_within("/s/9.1", "/s") && path_within("/s", "/s/") && !path_within("/store2", "/store"),
+       "path_within: the folder itself and below it, not a name that only begins the same");
+
     cdm_ctx_free(ctx);
     ok(cdm_error_code(NULL) == CDM_EINVAL && !strcmp(cdm_error_message(NULL), "unknown error"),
        "no context: a generic error");

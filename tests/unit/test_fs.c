@@ -257,6 +257,89 @@ static void read_stops_at_max(cdm_ctx *ctx, const char *scratch)
     free(path);
 }
 
+/* Reading a tree someone else controls (another store): no link followed on the way. */
+static void read_below(cdm_ctx *ctx, const char *scratch)
+{
+    char *dir = path_join(scratch, "below");
+    char *real = path_join(dir, "real"), *out = path_join(dir, "out");
+    char *file = path_join(real, "f"), *other = path_join(out, "g");
+    char *via = path_join(dir, "via"), *link = path_join(real, "l");
+    bool made = fs_mkdir_p(ctx, real) == CDM_OK && fs_mkdir_p(ctx, out) == CDM_OK &&
+                write_file(ctx, file, "x") && write_file(ctx, other, "y");
+    struct fs_reader *r = NULL;
+    uint64_t size = 0;
+    ok(made && fs_reader_open_below(ctx, dir, "real/f", &r, &size) == CDM_OK && size == 1,
+       "a file below a folder is opened");
+    fs_reader_close(r);
+    r = NULL;
+    FILE *f = fs_fopen_read(file);
+    ok(f != NULL, "fs_fopen_read opens a regular file");
+    if (f)
+        fclose(f);
+    ok(fs_fopen_read(real) == NULL, "but not a folder");
+    const char *why = testenv_links_unavailable();
+    if (why) {
+        printf("ok %d - # SKIP links below: %s\n", ++tap_count, why);
+    } else {
+        fs_symlink(ctx, out, via);
+        fs_symlink(ctx, "f", link);
+        ok(fs_reader_open_below(ctx, dir, "via/g", &r, NULL) != CDM_OK &&
+               strstr(cdm_error_message(ctx), "'via' is a link"),
+           "a folder on the way that is a link is refused, named: %s", cdm_error_message(ctx));
+        ok(fs_reader_open_below(ctx, dir, "real/l", &r, NULL) != CDM_OK &&
+               strstr(cdm_error_message(ctx), "link"),
+           "so is a file that is a link: %s", cdm_error_message(ctx));
+    }
+    free(link);
+    free(via);
+    free(other);
+    free(file);
+    free(out);
+    free(real);
+    free(dir);
+}
+
+/* The one atomic writer: the whole file or the old one, never written through a link. */
+static void atomic_writes(cdm_ctx *ctx, const char *scratch)
+{
+    char *path = path_join(scratch, "atomic"), *other = path_join(scratch, "atomic-other");
+    is_int(fs_atomic_write_whole(ctx, path, "one", 3), CDM_OK, "a new file written whole");
+    is_int(fs_atomic_write_whole(ctx, path, "two!", 4), CDM_OK, "and replaced whole");
+    char *text = read_file(path);
+    is_str(text, "two!", "it holds the new text");
+    free(text);
+    struct fs_atomic *a = NULL;
+    ok(fs_atomic_open(ctx, path, false, &a) == CDM_OK &&
+           fs_atomic_write(ctx, a, "half", 4) == CDM_OK,
+       "a replacement begun");
+    fs_atomic_abort(ctx, a);
+    text = read_file(path);
+    is_str(text, "two!", "an abandoned one leaves the old file");
+    free(text);
+    char **names = NULL;
+    fs_list_dir(ctx, scratch, &names);
+    bool leftover = false;
+    for (char **n = names; n && *n; n++)
+        leftover |= strstr(*n, ".cdm-") != NULL;
+    strv_free(names);
+    ok(!leftover, "and no temporary file beside it");
+    const char *why = testenv_links_unavailable();
+    if (why) {
+        printf("ok %d - # SKIP a link replaced: %s\n", ++tap_count, why);
+    } else {
+        write_file(ctx, other, "other");
+        fs_remove_file(ctx, path);
+        fs_symlink(ctx, other, path);
+        fs_atomic_write_whole(ctx, path, "new", 3);
+        text = read_file(other);
+        ok(fs_kind(path) == FS_FILE && text && !strcmp(text, "other"),
+           "a link at the path is replaced, nothing written through it");
+        free(text);
+    }
+    free(other);
+    free(path);
+}
+
 static void paths(void)
 {
     char *p = path_join("C:\\cudnn_archive", "8.8.0.121-cuda11");
@@ -292,6 +375,8 @@ int main(int argc, char **argv)
     locks(ctx, scratch);
     kinds_at_once(ctx, scratch);
     read_stops_at_max(ctx, scratch);
+    read_below(ctx, scratch);
+    atomic_writes(ctx, scratch);
     paths();
     is_int(fs_remove_tree(ctx, scratch), CDM_OK, "clean up");
     free(scratch);

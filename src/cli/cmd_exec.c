@@ -1,0 +1,65 @@
+/* cdm exec: a command run with the project's cuDNN, no shell activation needed. */
+#include "cli.h"
+
+#include <stdlib.h>
+
+enum { OPT_NO_REDIRECT };
+
+static int run_exec(struct cli *cli, const struct cli_args *args)
+{
+    if (!args->rest || !args->nrest)
+        return cli_usage_error(cli, "give the command to run after '--'");
+    /* the words after "--", untouched by cdm's options, ending with NULL as argv does */
+    char **command = xcalloc((size_t)args->nrest + 1, sizeof(char *));
+    for (int i = 0; i < args->nrest; i++)
+        command[i] = args->rest[i];
+    cdm_ctx *ctx = cli_ctx(cli);
+    if (!ctx) {
+        free(command);
+        return EXIT_FAIL;
+    }
+    struct cdm_exec_request req = {args->pos[0], command, args->given[OPT_NO_REDIRECT]};
+    int code = EXIT_FAIL;
+    if (cdm_exec(ctx, &req, &code) != CDM_OK) {
+        cli_fail(cli);
+        if (code == EXIT_OK)
+            code = EXIT_FAIL;
+    }
+    free(command);
+    return code;
+}
+
+static const struct cli_arg exec_args[] = {
+    {"PROJECT", CLI_ARG_OPTIONAL, CLI_COMPLETE_DIRS},
+    {"CMD ARGS", CLI_ARG_REST, CLI_COMPLETE_FILES},
+    CLI_ARG_END,
+};
+
+static const struct cli_option exec_options[] = {
+    [OPT_NO_REDIRECT] = CLI_OPT_FLAG("no-redirect", "set the activation's environment only: "
+                                                    "loads by RPATH or by path are left as "
+                                                    "they are"),
+    CLI_OPT_END,
+};
+
+const struct cli_command cli_cmd_exec = {
+    .name = "exec",
+    .run = run_exec,
+    .summary = "run a command with a project's cuDNN, without activating a shell",
+    .args = exec_args,
+    .options = exec_options,
+    .description =
+        "Runs CMD with exactly what 'cdm activate' sets for PROJECT (the nearest folder "
+        "upwards with a link, else the default), with no shell in between, and exits with "
+        "CMD's status; cdm prints nothing of its own when all goes well.\n"
+        "On Linux every cuDNN library that CMD and its children load comes from the "
+        "project's install, also where a framework names another copy by RPATH (PyTorch's "
+        "pip wheel, conda) or by path (JAX, ONNX Runtime): the loader's audit interface "
+        "(LD_AUDIT, with cdm-audit.so) hands it the install's file of the same name. A name "
+        "the install has no file for is loaded as it would be. Not reached: set-user-ID and "
+        "statically linked programs.\n"
+        "On Windows CMD gets the activation's PATH; PyTorch's own torch\\lib\\cudnn*.dll, "
+        "loaded by their path, are reached only by 'cdm attach', which cdm then says.\n"
+        " cdm exec -- python3 train.py\n"
+        " cdm exec ~/src/project_a -- jupyter lab\n",
+};

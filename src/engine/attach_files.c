@@ -1,0 +1,186 @@
+/* The files of an attachment: moved aside one by one, each replaced by its own link. */
+#include "attach_files.h"
+#include "platform/fs.h"
+#include "platform/link.h"
+#include "pyenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A name the loader asks for: libcudnn*.so.<major> (a wheel's files, a conda package's
+ * soname links; not the .so development link or the fully versioned file), cudnn*.dll. */
+static bool loader_name(const char *name, bool windows)
+{
+    if (windows)
+        return str_starts_with_icase(name, "cudnn") && str_ends_with_icase(name, ".dll");
+    const char *so = strstr(name, ".so.");
+    if (!str_starts_with(name, "libcudnn") || !so || !so[4])
+        return false;
+    for (const char *p = so + 4; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
+/* The entry is the environment's own file: a regular file, or on POSIX a link to a name
+ * beside it (conda's libcudnn.so.9 -> libcudnn.so.9.1.0). */
+static bool own_entry(cdm_ctx *ctx, const char *path, bool windows)
+{
+    enum fs_kind kind = fs_kind(path);
+    if (kind == FS_FILE)
+        return true;
+    if (kind != FS_LINK || windows)
+        return false;
+    enum link_kind lk = LINK_FOREIGN;
+    char *target = NULL;
+    bool beside = link_read(ctx, path, &lk, &target) == CDM_OK && lk == LINK_OURS && target &&
+                  !strchr(target, '/');
+    free(target);
+    return beside;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int attach_wheel_files(cdm_ctx *ctx, const char *folder, bool windows, char ***names)
+{
+    char **all = NULL;
+    *names = NULL;
+    int rc = fs_list_dir(ctx, folder, &all);
+    if (rc)
+        return rc;
+    size_t n = 0, count = 0;
+    while (all[n])
+        n++;
+    char **v = xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++) {
+        char *path = path_join(folder, all[i]);
+        if (loader_name(all[i], windows) && own_entry(ctx, path, windows))
+            v[count++] = xstrdup(all[i]);
+        free(path);
+    }
+    qsort(v, count, sizeof(*v), by_name);
+    strv_free(all);
+    *names = v;
+    return CDM_OK;
+}
+
+bool attach_file_is_ours(cdm_ctx *ctx, const char *folder, const char *target, const char *name,
+                         bool windows)
+{
+    char *path = path_join(folder, name), *want = path_join(target, name);
+    enum fs_kind kind = fs_kind(path);
+    /* POSIX: only a symbolic link is cdm's (a regular file is the environment's own);
+     * Windows: a hard link or a file symbolic link to the project's file */
+    bool ours = (kind == FS_LINK || (windows && kind == FS_FILE)) && link_same_file(path, want);
+    if (!ours && kind == FS_LINK) {
+        /* a link to a name the project's install lacks leads nowhere: compare its text */
+        enum link_kind lk = LINK_FOREIGN;
+        char *seen = NULL;
+        if (link_read(ctx, path, &lk, &seen) == CDM_OK)
+            ours = lk == LINK_OURS && seen && !strcmp(seen, want);
+        free(seen);
+    }
+    free(want);
+    free(path);
+    return ours;
+}
+
+bool attach_is_folder_link(cdm_ctx *ctx, const struct db_attachment *a)
+{
+    enum link_kind kind = LINK_FOREIGN;
+    char *seen = NULL;
+    int rc = link_read(ctx, a->folder, &kind, &seen);
+    free(seen);
+    return rc == CDM_OK && kind == LINK_OURS;
+}
+
+/* Put one kept file back, or drop it where the environment has its own. */
+static int restore_one(cdm_ctx *ctx, const struct db_attachment *a, const char *name,
+                       bool wheel_changed, bool windows, unsigned *restored, unsigned *dropped)
+{
+    char *path = path_join(a->folder, name), *kept = path_join(a->original, name);
+    int rc = CDM_OK;
+    if (attach_file_is_ours(ctx, a->folder, a->target, name, windows)) {
+        rc = fs_remove_file(ctx, path);
+        fs_crash_point("detach-unlinked");
+    }
+    if (!rc && !wheel_changed && fs_kind(path) == FS_NONE) {
+        if (!(rc = fs_rename(ctx, kept, path)))
+            (*restored)++;
+    } else if (!rc) {
+        /* the environment holds its own file of that name, or its wheel is another now */
+        if (!(rc = fs_remove_file(ctx, kept)))
+            (*dropped)++;
+    }
+    free(kept);
+    free(path);
+    return rc;
+}
+
+int attach_restore(cdm_ctx *ctx, const struct db_attachment *a, bool wheel_changed, bool windows,
+                   unsigned *restored, unsigned *dropped)
+{
+    *restored = *dropped = 0;
+    if (!a->original[0] || fs_kind(a->original) != FS_DIR) {
+        /* nothing was kept yet: only links that name no kept file could be there, and
+         * cdm makes a link only after its file is kept */
+        return CDM_OK;
+    }
+    char **names = NULL;
+    int rc = fs_list_dir(ctx, a->original, &names);
+    for (size_t i = 0; !rc && names[i]; i++)
+        rc = restore_one(ctx, a, names[i], wheel_changed, windows, restored, dropped);
+    strv_free(names);
+    if (!rc) {
+        fs_sync_dir(a->folder);
+        char **left = NULL;
+        if (fs_list_dir(ctx, a->original, &left) == CDM_OK && !left[0])
+            rc = fs_remove_tree(ctx, a->original);
+        strv_free(left);
+    }
+    return rc;
+}
+
+/* "nvidia_cudnn_cu13 9.19.0.56", as the record keeps it; "" without a dist-info. */
+void attach_wheel_text(const struct py_dist *dist, char *out, size_t size)
+{
+    if (dist->name[0])
+        snprintf(out, size, "%s %s", dist->name, dist->version);
+    else
+        out[0] = '\0';
+}
+
+/* What changed in the environment since the attach a, in words into why ("" when nothing):
+ * pip or uv reinstalled, upgraded or removed the wheel, or replaced some of cdm's links.
+ * *wheel_changed: the wheel's dist-info is no longer the recorded one. */
+void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_dist *dist,
+                  bool *wheel_changed, char *why, size_t size)
+{
+    char now[200];
+    attach_wheel_text(dist, now, sizeof(now));
+    why[0] = '\0';
+    *wheel_changed = strcmp(now, a->wheel) != 0;
+    if (*wheel_changed) {
+        snprintf(why, size, "the wheel is %s%s now and was %s when attached",
+                 now[0] ? "" : "gone", now, a->wheel[0] ? a->wheel : "of unknown version");
+        return;
+    }
+    char **kept = NULL;
+    if (fs_list_dir(ctx, a->original, &kept) != CDM_OK) {
+        snprintf(why, size, "the wheel's own files that cdm kept are gone");
+        return;
+    }
+    size_t total = 0, replaced = 0;
+    for (; kept[total]; total++)
+        if (!attach_file_is_ours(ctx, a->folder, a->target, kept[total], str_starts_with(cdm_host_platform(), "windows")))
+            replaced++;
+    if (replaced)
+        snprintf(why, size,
+                 "%zu of its %zu cuDNN files are no longer cdm's links (pip or uv "
+                 "reinstalled them)",
+                 replaced, total);
+    strv_free(kept);
+}

@@ -1,0 +1,49 @@
+/*
+ * The files of an attachment: each cuDNN library of a wheel's folder, moved aside into a
+ * kept folder and replaced by its own link to the project's file of the same name.
+ *
+ * The wheel's folder stays a real folder, so that pip and uv, which unlink or replace each
+ * file they install or remove, replace cdm's links and never write into the store. Shared
+ * by cdm attach, cdm detach and recovery (recover.c).
+ */
+#ifndef CDM_ATTACH_FILES_H
+#define CDM_ATTACH_FILES_H
+
+#include "db_attach.h"
+#include "internal.h"
+
+/* The cuDNN libraries of folder by the names the loader asks for (libcudnn*.so.<major>;
+ * cudnn*.dll on Windows): regular files, or links to a name beside them (a conda package's
+ * sonames). Sorted, NULL-terminated, malloc'd (strv_free). Other names (the .so link, a
+ * fully versioned file) are left: they lead to, or are led to by, the linked ones. */
+int attach_wheel_files(cdm_ctx *ctx, const char *folder, bool windows, char ***names);
+
+/* Is <folder>/<name> cdm's link to <target>/<name>: a symbolic link to it, or on Windows a
+ * hard link to the same file? */
+bool attach_file_is_ours(cdm_ctx *ctx, const char *folder, const char *target, const char *name,
+                         bool windows);
+
+/* Put the wheel's own files of a back from the kept folder (a->original): each one whose
+ * name holds cdm's link or nothing goes back; where the environment has a file of its own
+ * again (pip or uv reinstalled it), or the wheel is no longer the attached one
+ * (wheel_changed), the kept copy is dropped and cdm's link removed. The kept folder goes
+ * once empty. Counts in *restored and *dropped. */
+int attach_restore(cdm_ctx *ctx, const struct db_attachment *a, bool wheel_changed,
+                   bool windows, unsigned *restored, unsigned *dropped);
+
+/* "nvidia_cudnn_cu13 9.19.0.56", as the record keeps a wheel; "" without a dist-info. */
+struct py_dist;
+void attach_wheel_text(const struct py_dist *dist, char *out, size_t size);
+
+/* What changed in the environment since the attach a, in words into why ("" when
+ * nothing): pip or uv reinstalled, upgraded or removed the wheel (dist: the wheel's
+ * dist-info now), or replaced some of cdm's links. *wheel_changed: the wheel's dist-info is
+ * no longer the recorded one. The record is judged by the disk, never trusted. */
+void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_dist *dist,
+                  bool *wheel_changed, char *why, size_t size);
+
+/* Is the record a->folder a whole-folder link (attachments made before files were linked
+ * one by one)? */
+bool attach_is_folder_link(cdm_ctx *ctx, const struct db_attachment *a);
+
+#endif

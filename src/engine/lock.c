@@ -1,0 +1,287 @@
+/*
+ * cdm lock: cudnn.lock beside a project's pin names the exact archive of its cuDNN for each
+ * platform it is used on (file name, size, SHA-256), so that a fresh clone installs the same
+ * bytes however NVIDIA's listings change, and a mismatch is refused. An INI file:
+ *
+ *   [cudnn]
+ *   version = 9.27.0.48
+ *   cuda = 12
+ *   [linux-x86_64]
+ *   archive = cudnn-linux-x86_64-9.27.0.48_cuda12-archive.tar.xz
+ *   size = 123456
+ *   sha256 = 0123...
+ *
+ * This machine's platform comes from the install's own record (what was installed, from
+ * whatever source); another platform from the manifest at [fetch] base.
+ */
+#include "db.h"
+#include "inifile.h"
+#include "platform/fs.h"
+#include "store.h"
+#include "version.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LOCK_FILE "cudnn.lock"
+
+struct lock_entry {
+    char platform[32];
+    char archive[256];
+    unsigned long long size;
+    char sha256[65];
+};
+
+struct lock {
+    char version[32];
+    int cuda;
+    struct lock_entry entries[16];
+    size_t count;
+};
+
+static struct lock_entry *entry_for(struct lock *l, const char *platform, bool add)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (!strcmp(l->entries[i].platform, platform))
+            return &l->entries[i];
+    if (!add || l->count == CDM_ARRAY_LEN(l->entries))
+        return NULL;
+    struct lock_entry *e = &l->entries[l->count++];
+    memset(e, 0, sizeof(*e));
+    copy_str(e->platform, sizeof(e->platform), platform);
+    return e;
+}
+
+static int on_value(void *arg, const char *section, const char *name, const char *value, int line)
+{
+    (void)line;
+    struct lock *l = arg;
+    if (!strcmp(section, "cudnn")) {
+        if (!strcmp(name, "version"))
+            copy_str(l->version, sizeof(l->version), value);
+        else if (!strcmp(name, "cuda"))
+            l->cuda = atoi(value);
+        return 0;
+    }
+    struct lock_entry *e = entry_for(l, section, true);
+    if (!e)
+        return 0;
+    if (!strcmp(name, "archive"))
+        copy_str(e->archive, sizeof(e->archive), value);
+    else if (!strcmp(name, "size"))
+        e->size = strtoull(value, NULL, 10);
+    else if (!strcmp(name, "sha256"))
+        copy_str(e->sha256, sizeof(e->sha256), value);
+    return 0;
+}
+
+static char *lock_path(const char *project)
+{
+    return path_join(project, LOCK_FILE);
+}
+
+/* Read the project's lock; CDM_ENOTFOUND (no message) when it has none. */
+static int lock_read(cdm_ctx *ctx, const char *project, struct lock *l)
+{
+    memset(l, 0, sizeof(*l));
+    char *path = lock_path(project);
+    int rc = CDM_OK;
+    FILE *f = fs_fopen_read(path);
+    if (!f) {
+        rc = fs_kind(path) == FS_NONE
+                 ? CDM_ENOTFOUND
+                 : cdm_error_set(ctx, CDM_ECONFIG,
+                                 "cannot read '%s': it is not a regular file; remove it and run "
+                                 "'cdm lock' again",
+                                 path);
+        free(path);
+        return rc;
+    }
+    int bad_line = 0;
+    int got = inifile_read(f, on_value, l, &bad_line);
+    fclose(f);
+    struct version v;
+    if (got || !version_parse(l->version, &v) || v.count != 4 || l->cuda <= 0)
+        rc = cdm_error_set(ctx, CDM_ECONFIG,
+                           "cannot read '%s'%s: it names no full cuDNN version and CUDA major "
+                           "([cudnn] version, cuda); write it again with 'cdm lock'",
+                           path, got == -1 ? " (a line that is not INI)" : "");
+    for (size_t i = 0; !rc && i < l->count; i++) {
+        const struct lock_entry *e = &l->entries[i];
+        if (strlen(e->sha256) != 64 || strspn(e->sha256, "0123456789abcdef") != 64 ||
+            !e->archive[0] || strchr(e->archive, '/') || strchr(e->archive, '\\'))
+            rc = cdm_error_set(ctx, CDM_ECONFIG,
+                               "cannot read '%s': [%s] needs an archive file name and a "
+                               "SHA-256 of 64 hex digits; write it again with 'cdm lock'",
+                               path, e->platform);
+    }
+    free(path);
+    return rc;
+}
+
+static char *lock_text(const struct lock *l)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_addf(&sb,
+            "# written by cdm lock: the archive of this project's cuDNN for each platform.\n"
+            "# 'cdm link' installs exactly these bytes and refuses others; 'cdm lock' again\n"
+            "# after a link to another version.\n"
+            "[cudnn]\nversion = %s\ncuda = %d\n",
+            l->version, l->cuda);
+    for (size_t i = 0; i < l->count; i++)
+        sb_addf(&sb, "\n[%s]\narchive = %s\nsize = %llu\nsha256 = %s\n", l->entries[i].platform,
+                l->entries[i].archive, l->entries[i].size, l->entries[i].sha256);
+    return sb_detach(&sb);
+}
+
+/* The manifest's archive of version/cuda for platform. */
+static int offer_for(cdm_ctx *ctx, const struct lock *l, const char *platform,
+                     struct lock_entry *e)
+{
+    struct cdm_offer *v = NULL;
+    size_t n = 0;
+    struct cdm_available_request req = {l->version, l->cuda, platform};
+    int rc = cdm_available(ctx, &req, &v, &n);
+    const struct cdm_offer *found = NULL;
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!strcmp(v[i].version, l->version) && v[i].cuda == l->cuda)
+            found = &v[i];
+    if (!rc && !found)
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cannot lock %s for %s: [fetch] base lists no such archive (CUDA %d); "
+                           "check the platform's name ('cdm available %s --platform all')",
+                           l->version, platform, l->cuda, l->version);
+    if (found) {
+        copy_str(e->archive, sizeof(e->archive), found->name);
+        e->size = found->size;
+        copy_str(e->sha256, sizeof(e->sha256), found->sha256);
+    }
+    free(v);
+    return rc;
+}
+
+int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct cdm_project p;
+    int rc = req->project ? cdm_project_open(ctx, req->project, &p)
+                          : cdm_project_find(ctx, NULL, &p);
+    if (rc || (rc = store_open(ctx, false)))
+        return rc;
+    COPY_ARRAY(out->project, p.path);
+    char *path = lock_path(p.path);
+    copy_str(out->path, sizeof(out->path), path);
+    const char *id = *p.linked_id ? p.linked_id : p.pinned_id;
+    struct cdm_install_info in;
+    if (!*id || db_install_get(ctx, id, &in) != CDM_OK) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "cannot lock '%s': it uses no installed cuDNN (%s); run 'cdm link %s "
+                           "VERSION' first",
+                           p.path, *id ? id : "no link, no pin", p.path);
+        goto out;
+    }
+    COPY_ARRAY(out->install_id, in.id);
+    if (req->check) {
+        struct lock l;
+        if ((rc = lock_read(ctx, p.path, &l)) == CDM_ENOTFOUND)
+            rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot check '%s': there is none; write it "
+                                                   "with 'cdm lock'",
+                                                   path);
+        const struct lock_entry *e = rc ? NULL : entry_for(&l, in.platform, false);
+        if (!rc && !e)
+            rc = cdm_error_set(ctx, CDM_EMISMATCH, "'%s' names no archive for %s", path,
+                               in.platform);
+        if (!rc && (strcmp(l.version, in.version) || l.cuda != in.cuda ||
+                    strcmp(e->sha256, in.sha256)))
+            rc = cdm_error_set(ctx, CDM_EMISMATCH,
+                               "'%s' names cuDNN %s for CUDA %d (sha256 %.12s...), and the "
+                               "project uses %s (sha256 %.12s...): run 'cdm link' to install "
+                               "what the lock names, or 'cdm lock' to lock what is used",
+                               path, l.version, l.cuda, e->sha256, in.id, in.sha256);
+        goto out;
+    }
+    struct lock l = {.cuda = in.cuda};
+    COPY_ARRAY(l.version, in.version);
+    /* this machine: the bytes that were installed */
+    struct lock_entry *e = entry_for(&l, in.platform, true);
+    copy_str(e->archive, sizeof(e->archive), in.archive_name);
+    e->size = in.archive_size;
+    COPY_ARRAY(e->sha256, in.sha256);
+    for (size_t i = 0; !rc && i < req->nplatforms; i++) {
+        if (!strcmp(req->platforms[i], in.platform))
+            continue;
+        struct lock_entry *other = entry_for(&l, req->platforms[i], true);
+        if (!other)
+            rc = cdm_error_set(ctx, CDM_EINVAL, "cannot lock more than %zu platforms",
+                               CDM_ARRAY_LEN(l.entries));
+        else
+            rc = offer_for(ctx, &l, req->platforms[i], other);
+    }
+    if (!rc) {
+        char *text = lock_text(&l);
+        rc = fs_atomic_write_whole(ctx, path, text, strlen(text));
+        free(text);
+        out->platforms = l.count;
+        out->changed = true;
+    }
+out:
+    free(path);
+    return rc;
+}
+
+int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct cdm_project p;
+    int rc = project ? cdm_project_open(ctx, project, &p) : cdm_project_find(ctx, NULL, &p);
+    if (rc == CDM_ENOTFOUND && !project)
+        return CDM_OK; /* no project here: nothing locked */
+    if (rc)
+        return rc;
+    struct lock l;
+    if ((rc = lock_read(ctx, p.path, &l)) == CDM_ENOTFOUND)
+        return CDM_OK;
+    if (rc)
+        return rc;
+    COPY_ARRAY(out->project, p.path);
+    char *path = lock_path(p.path);
+    copy_str(out->path, sizeof(out->path), path);
+    const struct lock_entry *e = entry_for(&l, cdm_host_platform(), false);
+    if (!e) {
+        rc = cdm_error_set(ctx, CDM_EMISMATCH,
+                           "'%s' names no archive for this machine (%s); add it with 'cdm lock "
+                           "--platform %s' where the project's cuDNN is installed",
+                           path, cdm_host_platform(), cdm_host_platform());
+        free(path);
+        return rc;
+    }
+    char id[64];
+    snprintf(id, sizeof(id), "%s-cuda%d", l.version, l.cuda);
+    COPY_ARRAY(out->install_id, id);
+    struct cdm_install_info in;
+    if ((rc = store_open(ctx, false)) == CDM_OK && db_install_get(ctx, id, &in) == CDM_OK) {
+        if (strcmp(in.sha256, e->sha256))
+            rc = cdm_error_set(ctx, CDM_EMISMATCH,
+                               "cannot use %s for '%s': it was installed from another archive "
+                               "(sha256 %.12s...) than '%s' names (%s, sha256 %.12s...); "
+                               "install that one with 'cdm install %s --sha256 %s --force'",
+                               id, p.path, in.sha256, path, e->archive, e->sha256, e->archive,
+                               e->sha256);
+        free(path);
+        return rc;
+    }
+    /* not installed: exactly the locked bytes, from the sources or the base */
+    struct cdm_install_request req = {.what = l.version, .cuda = l.cuda, .sha256 = e->sha256};
+    struct cdm_install_result r;
+    rc = cdm_install(ctx, &req, &r);
+    if (rc) {
+        char *why = xstrdup(cdm_error_message(ctx));
+        rc = cdm_error_set(ctx, rc, "cannot install what '%s' names (%s): %s", path, e->archive,
+                           why);
+        free(why);
+    } else {
+        out->changed = true;
+    }
+    free(path);
+    return rc;
+}

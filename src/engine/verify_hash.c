@@ -1,0 +1,76 @@
+/* Reading files on several threads for cdm verify (verify_hash.h). */
+#include "verify_hash.h"
+#include "platform/fs.h"
+#include "platform/sha256.h"
+#include "platform/thread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH_BUF (1u << 17)
+
+struct pool {
+    struct file_hash *files;
+    size_t n, next;
+    struct monitor *m;
+};
+
+/* One file. The platform's readers see a context only as its error state (base/error.h):
+ * each thread gives them one of its own, so that no two threads write one message. */
+static void hash_one(struct file_hash *f, struct sha256 *h, char *buf)
+{
+    struct error_state errors = {0};
+    cdm_ctx *own = (cdm_ctx *)(void *)&errors;
+    struct fs_reader *r = NULL;
+    uint64_t total = 0;
+    if (fs_reader_open(own, f->path, &r, &total) == CDM_OK) {
+        sha256_reset(h);
+        long long n;
+        unsigned long long size = 0;
+        while ((n = fs_reader_read(own, r, buf, HASH_BUF)) > 0) {
+            sha256_update(h, buf, (size_t)n);
+            size += (unsigned long long)n;
+        }
+        fs_reader_close(r);
+        if (n == 0) {
+            sha256_finish_hex(h, f->hex);
+            f->size = size;
+            f->done = true;
+        }
+    }
+    error_state_free(&errors);
+}
+
+static int worker(void *arg)
+{
+    struct pool *p = arg;
+    struct sha256 *h = sha256_new();
+    char *buf = xmalloc(HASH_BUF);
+    for (;;) {
+        monitor_enter(p->m);
+        size_t i = p->next < p->n ? p->next++ : p->n;
+        monitor_leave(p->m);
+        if (i == p->n)
+            break;
+        hash_one(&p->files[i], h, buf);
+    }
+    free(buf);
+    sha256_free(h);
+    return 0;
+}
+
+void hash_files(struct file_hash *files, size_t n, unsigned threads)
+{
+    struct pool p = {files, n, 0, monitor_new()};
+    if (threads > n)
+        threads = n ? (unsigned)n : 1;
+    struct thread **started = xcalloc(threads, sizeof(*started));
+    for (unsigned t = 1; t < threads; t++)
+        started[t] = thread_start(worker, &p); /* NULL: fewer threads, same work */
+    worker(&p);
+    for (unsigned t = 1; t < threads; t++)
+        if (started[t])
+            thread_join(started[t]);
+    free(started);
+    monitor_free(p.m);
+}

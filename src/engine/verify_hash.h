@@ -1,0 +1,19 @@
+/* The size and SHA-256 of many files at once, on several threads: cdm verify's reading. */
+#ifndef CDM_VERIFY_HASH_H
+#define CDM_VERIFY_HASH_H
+
+#include "internal.h"
+
+struct file_hash {
+    char *path;              /* the file to read (set by the caller) */
+    bool done;               /* read to its end; false: the caller reads it again for why */
+    unsigned long long size; /* bytes read */
+    char hex[65];            /* their SHA-256 */
+};
+
+/* Read each of the n files on up to threads threads (at least one, the caller's own), each
+ * thread taking the next file not taken yet: many files at once, a large one on one thread
+ * (SHA-256 cannot be split). */
+void hash_files(struct file_hash *files, size_t n, unsigned threads);
+
+#endif
