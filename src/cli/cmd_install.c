@@ -46,8 +46,8 @@ static int run_install(struct cli *cli, const struct cli_args *args)
         if (cli->verbose) {
             /* One line a call: a line break inside a format is escaped with the names. */
             cli_info(cli, "  archive %s, sha256 %s\n", in->archive_name, in->sha256);
-            cli_info(cli, "  layout %s, bin '%s', lib '%s', include '%s'\n", in->layout, in->bin_dir,
-                     in->lib_dir, in->include_dir);
+            cli_info(cli, "  layout %s, bin '%s', lib '%s', include '%s'\n", in->layout,
+                     in->bin_dir, in->lib_dir, in->include_dir);
         }
     } else {
         cli_info(cli, "%s is already installed from this archive; nothing to do\n", in->id);

@@ -149,7 +149,8 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
 
 /* ---- Python environments (cdm attach / cdm detach) ------------------------------------- */
 
-/* Remove <state's folder>/.attached/<id> once the wheel's folder has left it (never anything else). */
+/* Remove <state's folder>/.attached/<id> once the wheel's folder has left it (never anything
+ * else). */
 void recover_attached_dir_drop(cdm_ctx *ctx, long long id, const char *original)
 {
     char *dir = store_attached_dir(ctx, id);

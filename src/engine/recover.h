@@ -14,7 +14,8 @@ int recover_state(cdm_ctx *ctx, unsigned *done);
  * .staging/. */
 int recover_store(cdm_ctx *ctx, unsigned *done);
 
-/* Remove <state's folder>/.attached/<id> once the wheel's folder kept there (original) has left it. */
+/* Remove <state's folder>/.attached/<id> once the wheel's folder kept there (original) has
+ * left it. */
 void recover_attached_dir_drop(cdm_ctx *ctx, long long id, const char *original);
 
 #endif
