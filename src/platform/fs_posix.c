@@ -540,3 +540,13 @@ out:
     close(fd);
     return rc;
 }
+
+int fs_seek(FILE *f, long long off, int whence)
+{
+    return fseeko(f, (off_t)off, whence) == 0 ? 0 : -1;
+}
+
+long long fs_tell(FILE *f)
+{
+    return (long long)ftello(f);
+}

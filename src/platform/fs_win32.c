@@ -586,3 +586,13 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
     CloseHandle(h);
     return rc;
 }
+
+int fs_seek(FILE *f, long long off, int whence)
+{
+    return _fseeki64(f, off, whence) == 0 ? 0 : -1;
+}
+
+long long fs_tell(FILE *f)
+{
+    return _ftelli64(f);
+}

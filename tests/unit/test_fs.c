@@ -279,6 +279,27 @@ static void paths(void)
     free(cwd);
 }
 
+/* Positions past 4 GiB (cuDNN's Windows zips pass 2 GiB; long is 32 bits on Win64), in a
+ * sparse file, so that the test writes two bytes. */
+static void big_offsets(cdm_ctx *ctx, const char *scratch)
+{
+    char *path = path_join(scratch, "sparse.bin");
+    const long long far = (5LL << 30) + 7; /* 5 GiB and a bit */
+    FILE *f = fs_fopen(path, "w+b");
+    ok(f != NULL, "make a sparse file");
+    if (f) {
+        ok(fs_seek(f, far, SEEK_SET) == 0 && fputc('Z', f) == 'Z' && fflush(f) == 0,
+           "write a byte past 5 GiB");
+        ok(fs_seek(f, 0, SEEK_END) == 0 && fs_tell(f) == far + 1, "the size reads as %lld",
+           far + 1);
+        ok(fs_seek(f, far, SEEK_SET) == 0 && fs_tell(f) == far && fgetc(f) == 'Z',
+           "and the byte reads back from there");
+        fclose(f);
+    }
+    fs_remove_file(ctx, path);
+    free(path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -295,6 +316,7 @@ int main(int argc, char **argv)
     locks(ctx, scratch);
     kinds_at_once(ctx, scratch);
     read_stops_at_max(ctx, scratch);
+    big_offsets(ctx, scratch);
     paths();
     is_int(fs_remove_tree(ctx, scratch), CDM_OK, "clean up");
     free(scratch);
