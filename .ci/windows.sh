@@ -25,8 +25,26 @@ if command -v ccache >/dev/null && mkdir -p "$CDM_DEPS_CACHE/ccache" 2>/dev/null
     mv "$CDM_DEPS_CACHE/ccache-cross.ini.$$" "$CDM_DEPS_CACHE/ccache-cross.ini"
   cross+=(--cross-file "$CDM_DEPS_CACHE/ccache-cross.ini")
 fi
+# Wine that makes junctions (../shared/wine-junctions: Debian's 8.0 with wine-staging's
+# junction patches, installed once in /opt/wine-junctions), so every junction path runs;
+# stock Wine where that folder is absent, on which the junction tests check the refusal.
+# CDM_WINE=stock keeps stock Wine (the refusal run of .ci/run).
+wj=/opt/wine-junctions
+if [ "${CDM_WINE:-}" != stock ] && [ ! -x "$wj/bin/wine" ] && [ -f ../shared/wine-junctions/install.sh ]; then
+  sh ../shared/wine-junctions/install.sh >/tmp/cdm-ci-wine-junctions.log 2>&1 ||
+    { tail -5 /tmp/cdm-ci-wine-junctions.log; echo "windows: cannot install wine-junctions, using stock Wine"; }
+fi
+if [ "${CDM_WINE:-}" != stock ] && [ -x "$wj/bin/wine" ]; then
+  export PATH=$wj/bin:$PATH
+  # its server protocol differs from stock Wine's: a prefix (and server) of its own
+  prefix_name=wineprefix-junctions
+  echo "windows: Wine with junctions ($wj)"
+else
+  prefix_name=wineprefix
+  echo "windows: stock Wine, which cannot make junctions: the junction tests check the refusal"
+fi
 # A Wine prefix of its own, made once (wineboot takes a while the first time).
-export WINEPREFIX=${WINEPREFIX:-$CDM_DEPS_CACHE/wineprefix}
+export WINEPREFIX=${WINEPREFIX:-$CDM_DEPS_CACHE/$prefix_name}
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   wineboot -i >/tmp/cdm-ci-wineboot.log 2>&1 || { tail -20 /tmp/cdm-ci-wineboot.log; echo "windows: wineboot failed"; exit 1; }
 fi
@@ -43,6 +61,20 @@ ninja -C build-win || exit 1
 wineserver -p 60 2>/dev/null
 wine cmd /c exit >/dev/null 2>&1
 meson test -C build-win --print-errorlogs --timeout-multiplier 3 || exit 1
+
+# The refusal where junctions cannot be made: the junction tests again under stock Wine
+# (a few seconds), with the stock prefix and server. Results in meson-logs/stocklog.json.
+rm -f build-win/meson-logs/stocklog.json
+if [ "${prefix_name}" != wineprefix ] && [ -x /usr/bin/wine ]; then
+  stock_prefix=$CDM_DEPS_CACHE/wineprefix
+  if [ ! -f "$stock_prefix/system.reg" ]; then
+    WINEPREFIX=$stock_prefix /usr/bin/wineboot -i >/tmp/cdm-ci-wineboot-stock.log 2>&1 ||
+      { tail -20 /tmp/cdm-ci-wineboot-stock.log; echo "windows: stock wineboot failed"; exit 1; }
+  fi
+  WINEPREFIX=$stock_prefix /usr/bin/wineserver -p 60 </dev/null >/dev/null 2>&1
+  python3 tests/win/stock_wine.py build-win /usr/bin/wine "$stock_prefix" link_win32 fs win_link ||
+    exit 1
+fi
 
 # The release artifact: cdm.exe stripped, with its SHA-256, in build-win/dist/.
 mkdir -p build-win/dist

@@ -597,3 +597,81 @@ int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_inst
     free(v);
     return rc;
 }
+
+/* a->target is <project>/<link>/<sub>: the file <root>/<sub>/<name>, for root the folder
+ * the project's link leads to (NULL when it leads to none); *link_path <project>/<link>. */
+static char *file_under(const struct db_attachment *a, const char *project, const char *root,
+                        const char *name, char **link_path)
+{
+    size_t n = strlen(project);
+    if (strncmp(a->target, project, n) || !a->target[n])
+        return NULL;
+    const char *rest = a->target + n + 1;
+    const char *sub = rest + strcspn(rest, "/\\"); /* /<sub>, or "" */
+    if (link_path)
+        *link_path = xstrndup(a->target, (size_t)(sub - a->target));
+    if (!root)
+        return NULL;
+    char *dir = *sub ? path_join(root, sub + 1) : xstrdup(root);
+    char *file = path_join(dir, name);
+    free(dir);
+    return file;
+}
+
+/* Replace a's file name, still another name of old_root's file, by a hard link to the
+ * store's file the project's link now leads to (made by its real path: Wine makes no hard
+ * link through a junction just retargeted), else a link through the project's link. */
+static int follow_one(cdm_ctx *ctx, const struct db_attachment *a, const char *project,
+                      const char *old_root, const char *name)
+{
+    char *path = path_join(a->folder, name), *want = path_join(a->target, name);
+    char *link_path = NULL, *new_root = NULL;
+    char *old = file_under(a, project, old_root, name, &link_path);
+    char *tmp = xasprintf("%s.cdm-follow", path);
+    int rc = CDM_OK;
+    if (old && fs_kind(path) == FS_FILE && link_same_file(path, old) &&
+        !link_same_file(path, want)) {
+        enum link_kind kind = LINK_NONE;
+        if (link_read(ctx, link_path, &kind, &new_root) || kind != LINK_OURS) {
+            free(new_root);
+            new_root = NULL;
+        }
+        char *real = file_under(a, project, new_root, name, NULL);
+        fs_remove_file(ctx, tmp); /* one left by a crash */
+        rc = link_view_entry(ctx, real ? real : want, tmp, false);
+        if (!rc && (rc = fs_rename(ctx, tmp, path)))
+            fs_remove_file(ctx, tmp);
+        free(real);
+    }
+    free(tmp);
+    free(old);
+    free(new_root);
+    free(link_path);
+    free(want);
+    free(path);
+    return rc;
+}
+
+void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    if (!old_root || db_attach_of_project(ctx, project, &v, &n))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const struct db_attachment *a = &v[i];
+        char **kept = NULL;
+        if (attach_is_folder_link(ctx, a) || fs_list_dir(ctx, a->original, &kept))
+            continue;
+        for (size_t j = 0; kept[j]; j++)
+            if (follow_one(ctx, a, project, old_root, kept[j]))
+                cdm_warn(ctx,
+                         "'%s' in '%s' still leads to the old install: %s; 'cdm detach %s' "
+                         "and attach again",
+                         kept[j], a->folder, cdm_error_message(ctx), a->venv);
+        if (kept[0])
+            fs_sync_dir(a->folder);
+        strv_free(kept);
+    }
+    free(v);
+}

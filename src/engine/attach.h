@@ -12,4 +12,13 @@
 int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
                         bool force);
 
+/* After the project's link moved from old_root (the folder its link led to before, NULL
+ * when it had none) to its new target: each attached environment's file that is still
+ * another name of old_root's file (a hard link, as Windows attaches make; a symbolic link
+ * through the project's link follows by itself) is replaced by one to the project's file
+ * of that name. Each file is replaced by a rename over it, so the environment holds the
+ * old link or the new one at any time; a crash may leave a '<name>.cdm-follow' file beside
+ * it. A failure is a warning: the switch itself is done. */
+void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root);
+
 #endif

@@ -361,10 +361,15 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
                 !strcmp(cur.install_id, in.id) && !strcmp(cur.link_name, name) &&
                 !strcmp(cur.view, d.view ? d.view : "") && !strcmp(cur.toolkit_path, tk.real);
     bool created = !rc && kind == LINK_NONE;
-    free(target);
+    /* where the link led: the attached environments' hard links name its files */
+    char *old_root = !rc && kind == LINK_OURS ? target : NULL;
+    if (!old_root)
+        free(target);
     free(link_path);
     if (rc || same)
         dest_free(&d);
+    if (rc || same)
+        free(old_root);
     if (rc)
         return rc;
     if (same) {
@@ -377,11 +382,15 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     }
     if (req->dry_run) {
         dest_free(&d);
+        free(old_root);
         return dry_finish(ctx, p.path, true, in.id, result);
     }
     /* The old name is only ours to remove when the history says cdm made it. */
     rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact);
     dest_free(&d);
+    if (!rc)
+        attach_follow_switch(ctx, p.path, old_root);
+    free(old_root);
     if (rc)
         return rc;
     if (created) {
@@ -482,9 +491,18 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     COPY_ARRAY(tk.path, back.toolkit_path);
     if (back.install_id[0] && (rc = make_dest(ctx, &in, &tk, back.view, &d)))
         return rc;
+    enum link_kind kind = LINK_NONE;
+    char *old_root = NULL;
+    if (link_read(ctx, p.link_path, &kind, &old_root) || kind != LINK_OURS) {
+        free(old_root);
+        old_root = NULL;
+    }
     /* Generation `number` without a link was an unlink: rolling back to it unlinks. */
     rc = apply(ctx, &p, NULL, p.link_name, &d, "rollback", false);
     dest_free(&d);
+    if (!rc && back.install_id[0])
+        attach_follow_switch(ctx, p.path, old_root);
+    free(old_root);
     if (rc)
         return rc;
     return finish(ctx, p.path, true, result);

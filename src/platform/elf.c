@@ -4,6 +4,7 @@
  * read from the file is bounds-checked against the file's size before use.
  */
 #include "binfmt.h"
+#include "fs.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -43,7 +44,7 @@ static bool read_at(const struct elf *e, uint64_t off, void *buf, size_t n)
 {
     if (off > (uint64_t)e->size || n > (uint64_t)e->size - off)
         return false;
-    return fseek(e->f, (long)off, SEEK_SET) == 0 && fread(buf, 1, n, e->f) == n;
+    return fs_seek(e->f, (long long)off, SEEK_SET) == 0 && fread(buf, 1, n, e->f) == n;
 }
 
 struct segment {
@@ -74,7 +75,7 @@ const char *elf_read_imports(FILE *f, struct bin_imports *out)
     memset(out, 0, sizeof(*out));
     out->format = BIN_ELF;
     struct elf e = {.f = f};
-    if (fseek(f, 0, SEEK_END) != 0 || (e.size = ftell(f)) < 0)
+    if (fs_seek(f, 0, SEEK_END) != 0 || (e.size = fs_tell(f)) < 0)
         return "cannot read the file";
     unsigned char h[64];
     if (!read_at(&e, 0, h, 52) || memcmp(h,

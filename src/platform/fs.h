@@ -9,6 +9,12 @@
 #include "base/error.h"
 
 #include <stdint.h>
+#include <stdio.h>
+
+/* fseek and ftell with 64-bit positions (long is 32 bits on Win64, and cuDNN's Windows
+ * zips pass 2 GiB): 0 or the position on success, -1 on failure. */
+int fs_seek(FILE *f, long long off, int whence);
+long long fs_tell(FILE *f);
 
 enum fs_kind { FS_NONE, FS_FILE, FS_DIR, FS_LINK, FS_OTHER };
 

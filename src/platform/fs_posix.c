@@ -429,3 +429,13 @@ char *fs_getenv(const char *name)
     const char *v = getenv(name);
     return v ? xstrdup(v) : NULL;
 }
+
+int fs_seek(FILE *f, long long off, int whence)
+{
+    return fseeko(f, (off_t)off, whence) == 0 ? 0 : -1;
+}
+
+long long fs_tell(FILE *f)
+{
+    return (long long)ftello(f);
+}

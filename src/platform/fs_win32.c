@@ -489,3 +489,13 @@ void fs_crash_point(const char *name)
     if (hit)
         TerminateProcess(GetCurrentProcess(), 137);
 }
+
+int fs_seek(FILE *f, long long off, int whence)
+{
+    return _fseeki64(f, off, whence) == 0 ? 0 : -1;
+}
+
+long long fs_tell(FILE *f)
+{
+    return _ftelli64(f);
+}

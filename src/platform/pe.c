@@ -3,6 +3,7 @@
  * Delay-loaded DLLs are left out: the loader does not need them to load the DLL.
  */
 #include "binfmt.h"
+#include "fs.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -30,7 +31,7 @@ static bool read_at(const struct pe *pe, uint64_t off, void *buf, size_t n)
 {
     if (off > (uint64_t)pe->size || n > (uint64_t)pe->size - off)
         return false;
-    return fseek(pe->f, (long)off, SEEK_SET) == 0 && fread(buf, 1, n, pe->f) == n;
+    return fs_seek(pe->f, (long long)off, SEEK_SET) == 0 && fread(buf, 1, n, pe->f) == n;
 }
 
 static bool rva_to_offset(const struct pe *pe, uint32_t rva, uint64_t *off)
@@ -58,7 +59,7 @@ static char *name_at(const struct pe *pe, uint32_t rva)
         return NULL;
     char buf[257];
     size_t n = 0;
-    if (fseek(pe->f, (long)off, SEEK_SET) != 0)
+    if (fs_seek(pe->f, (long long)off, SEEK_SET) != 0)
         return NULL;
     int c;
     while (n < sizeof(buf) - 1 && (c = fgetc(pe->f)) != EOF && c != 0)
@@ -74,7 +75,7 @@ const char *pe_read_imports(FILE *f, struct bin_imports *out)
     out->format = BIN_PE;
     struct pe pe = {.f = f};
     const char *why = NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (pe.size = ftell(f)) < 0)
+    if (fs_seek(f, 0, SEEK_END) != 0 || (pe.size = fs_tell(f)) < 0)
         return "cannot read the file";
     unsigned char dos[64], coff[24];
     if (!read_at(&pe, 0, dos, 64) || dos[0] != 'M' || dos[1] != 'Z')

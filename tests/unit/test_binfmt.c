@@ -2,6 +2,7 @@
  *   test_binfmt STUB_SO [STUB_DLL]: STUB_SO is a shared library built for the test (soname
  *   libstubcudnn.so.9, RUNPATH $ORIGIN/deps); STUB_DLL a mingw-w64 DLL, or "" when none. */
 #include "platform/binfmt.h"
+#include "platform/fs.h"
 #include "tap.h"
 #include "base/util.h"
 
@@ -61,6 +62,33 @@ static void test_pe(const char *path)
     is_int(im.machine, 0x8664, "machine is x86-64");
     is_int(im.bits, 64, "PE32+");
     bin_imports_free(&im);
+}
+
+/* The DLL with 5 GiB of (sparse) data after it, as a large archive member or an installer
+ * carries: its size and positions need 64 bits (long is 32 bits on Win64). */
+static void test_pe_past_4gib(const char *path)
+{
+    if (!path || !*path)
+        return;
+    FILE *in = fopen(path, "rb"), *f = tmpfile();
+    unsigned char buf[4096];
+    size_t n;
+    while (in && f && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+        fwrite(buf, 1, n, f);
+    if (in)
+        fclose(in);
+    if (!f)
+        return;
+    ok(fs_seek(f, 5LL << 30, SEEK_SET) == 0 && fputc(0, f) == 0 && fflush(f) == 0,
+       "the test DLL grown past 5 GiB (sparse)");
+    struct bin_imports im;
+    const char *why = bin_read_imports(f, &im);
+    is_str(why, NULL, "its import table still reads");
+    if (!why) {
+        ok(has_needed(&im, "KERNEL32.dll", true), "and names KERNEL32.dll");
+        bin_imports_free(&im);
+    }
+    fclose(f);
 }
 
 static void test_garbage(void)
@@ -144,6 +172,7 @@ int main(int argc, char **argv)
     }
     test_elf(argv[1]);
     test_pe(argc > 2 ? argv[2] : NULL);
+    test_pe_past_4gib(argc > 2 ? argv[2] : NULL);
     test_garbage();
     test_ldcache_synthetic();
     test_ldcache_real();

@@ -3,7 +3,7 @@
 #define CDM_TESTENV_H
 
 /* Why project links (symbolic links, junctions) cannot be made here, or NULL when they
- * can: Wine 8 has no junctions. */
+ * can. It tries: a junction made in a scratch folder (stock Wine 8 has none). */
 const char *testenv_links_unavailable(void);
 
 /* Set (value NULL: unset) a variable of this process's environment, in UTF-8, where cdm

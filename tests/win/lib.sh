@@ -44,3 +44,14 @@ fixture_win88() {
   fixture cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
     --file "bin/cudnn64_8.dll=${1:-$STUB_CUDNN8}" "${subs[@]}"
 }
+
+# junctions_work: a junction can be made in the scratch folder (Wine with the junction
+# patches, or Windows); stock Wine 8 cannot. Asks the file system, not the Wine version.
+junctions_work() {
+  local d=$SCRATCH/junction-probe r=1
+  mkdir -p "$d/target"
+  "$WINE" cmd /c mklink /J "$(wpath "$d/link")" "$(wpath "$d/target")" >/dev/null 2>&1
+  [ -L "$d/link" ] && r=0
+  rm -rf "$d"
+  return $r
+}

@@ -1,10 +1,10 @@
 # What programs load, on Windows under Wine: cdm doctor -- CMD runs a mingw test program
 # (tests/trace/child_win32.c) under the debug API while it loads the store's stand-in
 # cudnn64_8.dll by path and a sub-library by name from another folder on PATH; and cdm
-# attach on a Windows-style environment (Lib\site-packages\nvidia\cudnn\bin). Wine 8 makes
-# no junctions, so no project can be linked here: the attach tests stop before the
-# junction, saying so, and everything before it (reading the environment, the version
-# check, refusing without a link, leaving the environment as it was) is checked.
+# attach on a Windows-style environment (Lib\site-packages\nvidia\cudnn\bin): reading the
+# environment, the version check, refusing without a link, leaving the environment as it
+# was; and, where junctions can be made, the per-file attach of torch\lib to a linked
+# project, a switch and detach.
 . "$TESTS_DIR/win/lib.sh"
 
 status() { json "[c['status'] for c in d['checks'] if c['name'] == '$1'][0]"; }
@@ -32,6 +32,59 @@ check "run.cudnn fails naming both folders" \
   sh -c 'test "$1" = fail && printf "%s" "$2" | grep -q "from 2 folders"' _ "$(status run.cudnn)" "$(detail run.cudnn)"
 check "without a project the command ran in the environment as it is (no junction under Wine)" \
   test "$(status run.environment)" = warn
+
+# attach_torch_lib: a Windows torch environment (torch\lib\cudnn*.dll beside torch's other
+# DLLs) attached to a linked project, file by file: each cuDNN DLL becomes a link (a hard
+# link on Windows) to the project's file, the other DLLs stay; a switch of the project
+# reaches the environment; detach gives it back byte for byte. Needs junctions.
+attach_torch_lib() {
+  if ! junctions_work; then
+    skip "attach and detach of torch\\lib through a linked project" \
+      "junctions cannot be made here (stock Wine 8), so no project link exists to attach to"
+    return
+  fi
+  local tenv=$SCRATCH/torchenv lib proj=$SCRATCH/linked f store_new store_old tbefore others
+  lib=$tenv/Lib/site-packages/torch/lib
+  mkdir -p "$lib" "$tenv/Lib/site-packages/torch-2.11.0.dist-info" "$proj"
+  printf 'home = C:\\Python312\n' >"$tenv/pyvenv.cfg"
+  printf 'Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0\n' \
+    >"$tenv/Lib/site-packages/torch-2.11.0.dist-info/METADATA"
+  cp "$STUB_CUDNN8" "$lib/cudnn64_9.dll"
+  cp "$STUB_CUDNN_SUB" "$lib/cudnn_graph64_9.dll"
+  cp "$STUB_CUDNN_SUB" "$lib/cudnn_ops64_9.dll"
+  printf 'torch' >"$lib/torch_cpu.dll"
+  printf 'c10' >"$lib/c10.dll"
+  printf 'cuda runtime' >"$lib/cudart64_12.dll"
+  tbefore=$(digest "$tenv")
+  others=$(cd "$lib" && sha256sum torch_cpu.dll c10.dll cudart64_12.dll | sha256sum)
+  run_cdm link "$(wpath "$proj")" 9.21.0.10
+  expect_rc 0 "a project linked to 9.21 through a junction"
+  run_cdm attach "$(wpath "$tenv")" "$(wpath "$proj")"
+  expect_rc 0 "torch\\lib is attached to it"
+  store_new=$(ls -d "$CDM_ROOT_POSIX"/9.21.0.10*)
+  same_file() { test "$(stat -L -c %d:%i "$1")" = "$(stat -L -c %d:%i "$2")"; }
+  for f in cudnn64_9.dll cudnn_graph64_9.dll cudnn_ops64_9.dll; do
+    check "torch\\lib\\$f is a link to the project's file" \
+      same_file "$lib/$f" "$(find "$store_new" -name "$f" | head -1)"
+  done
+  check "torch's other DLLs are untouched" \
+    test "$(cd "$lib" && sha256sum torch_cpu.dll c10.dll cudart64_12.dll | sha256sum)" = "$others"
+  # 9.19 keeps its DLLs in bin\x64 as 9.21 does (a switch to 9.1's bin is not followed yet)
+  "$WINE" "$CDM_EXE" install "$(wpath "$(fixture cudnn-windows-x86_64-9.19.0.56_cuda12-archive.zip --version 9.19.0.56)")" >/dev/null 2>&1
+  run_cdm link "$(wpath "$proj")" 9.19.0.56
+  expect_rc 0 "the project switches to 9.19"
+  store_old=$(ls -d "$CDM_ROOT_POSIX"/9.19.0.56*)
+  check "and the environment's hard links follow it" \
+    same_file "$lib/cudnn64_9.dll" "$(find "$store_old" -name cudnn64_9.dll | head -1)"
+  run_cdm rollback "$(wpath "$proj")"
+  expect_rc 0 "a rollback to 9.21"
+  check "and the environment follows it back" \
+    same_file "$lib/cudnn_ops64_9.dll" "$(find "$store_new" -name cudnn_ops64_9.dll | head -1)"
+  check "leaving nothing beside its files" test -z "$(ls "$lib" | grep -v '\.dll$')"
+  run_cdm detach "$(wpath "$tenv")"
+  expect_rc 0 "detach"
+  check "gives torch\\lib back byte for byte" test "$(digest "$tenv")" = "$tbefore"
+}
 
 # ---- attach: a Windows-style environment ---------------------------------------------------
 E=$SCRATCH/env
@@ -62,8 +115,7 @@ expect_err "cannot attach .*has no 'cuda_link' link; run 'cdm link" "saying so"
 check "the environment is as it was" test "$(digest "$E")" = "$before"
 check "and nothing is recorded" \
   test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT COUNT(*) FROM attachments").fetchone()[0])' "$STATE_DB")" = 0
-skip "attach and detach through a junction to the project's bin folder" \
-  "Wine 8 has no junctions (FSCTL_SET_REPARSE_POINT is unsupported), so no project link exists to attach to; see the README's Windows section"
+attach_torch_lib
 run_cdm detach "$(wpath "$E")" --json
 expect_rc 0 "detaching an environment that is not attached"
 check "changes nothing" test "$(json 'd["changed"], d["folder"].endswith("nvidia\\cudnn\\bin")')" = "(False, True)"
