@@ -66,56 +66,6 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
                          host_windows() ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
 }
 
-/* The distribution whose own cuDNN version is the reference where no framework pins one:
- * the wheel or the conda package; not torch, whose version says nothing of its DLLs'. */
-static const struct py_dist *reference_of(const struct py_dist *dist, enum py_cudnn_origin origin)
-{
-    return origin == PY_CUDNN_TORCH_LIB ? NULL : dist;
-}
-
-/* Would the environment's frameworks accept the install? why gets the first refusal. Each
- * framework of the rules' table (frameworks.h) that is there is asked; where none of them
- * can decide, the wheel's (or the conda package's) own version is the reference: its major,
- * its minor or newer, and its CUDA major. */
-static bool suits(char *const *sites, const struct py_dist *wheel,
-                  const struct cdm_install_info *in, char *why, size_t size)
-{
-    struct version v;
-    if (!version_parse(in->version, &v) || v.count < 2)
-        return true;
-    struct fw_verdict *verdicts = NULL;
-    size_t n = fw_check(sites, in, &verdicts);
-    const struct fw_verdict *bad = fw_first_refusal(verdicts, n);
-    bool decided = false;
-    for (size_t i = 0; i < n; i++)
-        decided = decided || verdicts[i].decided;
-    if (bad)
-        snprintf(why, size, "%s", bad->problem);
-    free(verdicts);
-    if (decided || bad)
-        return !bad;
-    struct version w;
-    if (!wheel || !wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
-        return true;
-    char ref[200];
-    snprintf(ref, sizeof(ref), "the %s %s", strcmp(wheel->name, "cudnn") ? "wheel" : "conda package",
-             wheel->name);
-    const char *cu = strstr(wheel->name, "_cu");
-    int cuda = cu ? atoi(cu + 3) : 0;
-    if (v.part[0] != w.part[0])
-        snprintf(why, size, "%s is cuDNN %d.%d and %s is cuDNN %d, another major", ref, w.part[0],
-                 w.part[1], in->id, v.part[0]);
-    else if (v.part[1] < w.part[1])
-        snprintf(why, size, "%s is cuDNN %d.%d and %s is older (%d.%d)", ref, w.part[0],
-                 w.part[1], in->id, v.part[0], v.part[1]);
-    else if (cuda && in->cuda && cuda != in->cuda)
-        snprintf(why, size, "%s is the CUDA %d build of cuDNN and %s is built for CUDA %d", ref,
-                 cuda, in->id, in->cuda);
-    else
-        return true;
-    return false;
-}
-
 static void fill_result(struct cdm_attach_result *out, const struct db_attachment *a)
 {
     copy_str(out->venv, sizeof(out->venv), a->venv);
@@ -213,28 +163,13 @@ static int check_wheel_folder(cdm_ctx *ctx, const char *venv, const char *folder
     return rc;
 }
 
-/* The names of names that folder dir lacks, quoted and joined into missing; how many. */
-static size_t missing_names(char *const *names, const char *dir, struct strbuf *missing)
-{
-    size_t count = 0;
-    for (size_t i = 0; names[i]; i++) {
-        char *want = path_join(dir, names[i]);
-        char *real = fs_realpath(want);
-        if (!real && ++count)
-            sb_addf(missing, "%s'%s'", missing->len ? ", " : "", names[i]);
-        free(real);
-        free(want);
-    }
-    return count;
-}
-
 /* Every wheel file has a file of the same name in the project's folder target. */
 static int check_target_has(cdm_ctx *ctx, const char *venv, char *const *names, const char *target,
                             const char *install_id)
 {
     struct strbuf missing = STRBUF_INIT;
     int rc = CDM_OK;
-    if (missing_names(names, target, &missing))
+    if (attach_missing_names(names, target, &missing))
         rc = cdm_error_set(ctx, CDM_EMISMATCH,
                            "cannot attach '%s': the project's %s has no %s, which the wheel "
                            "holds; link the project to a cuDNN with the wheel's libraries",
@@ -409,7 +344,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     copy_str(out->framework, sizeof(out->framework), pin.framework);
     copy_str(out->requirement, sizeof(out->requirement), pin.text);
     char why[512];
-    if (!suits(sites, reference_of(&dist, origin), &in, why, sizeof(why))) {
+    if (!attach_suits(sites, attach_reference(&dist, origin), &in, why, sizeof(why))) {
         if (!req->force) {
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot attach '%s' to '%s': %s%s%s%s; link the project to a "
@@ -536,142 +471,4 @@ out:
     free(venv);
     free(a);
     return rc;
-}
-
-/* One environment attached to the project, against the install it would follow: why not
- * (into why, "" when it may). */
-static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
-                           const struct cdm_install_info *to, char *why, size_t size)
-{
-    why[0] = '\0';
-    size_t own = 0;
-    char **sites = py_site_packages(a->venv, &own);
-    struct py_cudnn_place place;
-    if (py_cudnn_place(a->venv, sites, own, host_windows(), &place)) {
-        if (suits(sites, reference_of(&place.dist, place.origin), to, why, size)) {
-            /* every file it links must be there in the new install */
-            char *lib = path_join(to->path, host_windows() ? to->bin_dir : to->lib_dir);
-            char **kept = NULL;
-            struct strbuf missing = STRBUF_INIT;
-            if (fs_list_dir(ctx, a->original, &kept) == CDM_OK &&
-                missing_names(kept, lib, &missing))
-                snprintf(why, size, "%s has no %s, which it links", to->id, sb_str(&missing));
-            sb_free(&missing);
-            strv_free(kept);
-            free(lib);
-        }
-        free(place.folder);
-    }
-    strv_free(sites);
-}
-
-int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
-                        bool force)
-{
-    struct db_attachment *v = NULL;
-    size_t n = 0;
-    int rc = db_attach_of_project(ctx, project, &v, &n);
-    for (size_t i = 0; i < n && !rc; i++) {
-        const struct db_attachment *a = &v[i];
-        if (!to) {
-            cdm_warn(ctx,
-                     "'%s' is attached to '%s': its cuDNN links lead nowhere while the project "
-                     "is unlinked; 'cdm detach %s' gives it its own files back",
-                     a->venv, project, a->venv);
-            continue;
-        }
-        char why[1024];
-        switch_problem(ctx, a, to, why, sizeof(why));
-        if (!why[0])
-            continue;
-        if (force)
-            cdm_warn(ctx, "switching anyway (--force), though '%s' follows it: %s", a->venv,
-                     why);
-        else
-            rc = cdm_error_set(ctx, CDM_EMISMATCH,
-                               "cannot switch '%s' to %s: the Python environment '%s' follows "
-                               "it and %s; link a version it accepts, detach it first ('cdm "
-                               "detach %s'), or pass --force",
-                               project, to->id, a->venv, why, a->venv);
-    }
-    free(v);
-    return rc;
-}
-
-/* a->target is <project>/<link>/<sub>: the file <root>/<sub>/<name>, for root the folder
- * the project's link leads to (NULL when it leads to none); *link_path <project>/<link>. */
-static char *file_under(const struct db_attachment *a, const char *project, const char *root,
-                        const char *name, char **link_path)
-{
-    size_t n = strlen(project);
-    if (strncmp(a->target, project, n) || !a->target[n])
-        return NULL;
-    const char *rest = a->target + n + 1;
-    const char *sub = rest + strcspn(rest, "/\\"); /* /<sub>, or "" */
-    if (link_path)
-        *link_path = xstrndup(a->target, (size_t)(sub - a->target));
-    if (!root)
-        return NULL;
-    char *dir = *sub ? path_join(root, sub + 1) : xstrdup(root);
-    char *file = path_join(dir, name);
-    free(dir);
-    return file;
-}
-
-/* Replace a's file name, still another name of old_root's file, by a hard link to the
- * store's file the project's link now leads to (made by its real path: Wine makes no hard
- * link through a junction just retargeted), else a link through the project's link. */
-static int follow_one(cdm_ctx *ctx, const struct db_attachment *a, const char *project,
-                      const char *old_root, const char *name)
-{
-    char *path = path_join(a->folder, name), *want = path_join(a->target, name);
-    char *link_path = NULL, *new_root = NULL;
-    char *old = file_under(a, project, old_root, name, &link_path);
-    char *tmp = xasprintf("%s.cdm-follow", path);
-    int rc = CDM_OK;
-    if (old && fs_kind(path) == FS_FILE && link_same_file(path, old) &&
-        !link_same_file(path, want)) {
-        enum link_kind kind = LINK_NONE;
-        if (link_read(ctx, link_path, &kind, &new_root) || kind != LINK_OURS) {
-            free(new_root);
-            new_root = NULL;
-        }
-        char *real = file_under(a, project, new_root, name, NULL);
-        fs_remove_file(ctx, tmp); /* one left by a crash */
-        rc = link_view_entry(ctx, real ? real : want, tmp, false);
-        if (!rc && (rc = fs_rename(ctx, tmp, path)))
-            fs_remove_file(ctx, tmp);
-        free(real);
-    }
-    free(tmp);
-    free(old);
-    free(new_root);
-    free(link_path);
-    free(want);
-    free(path);
-    return rc;
-}
-
-void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root)
-{
-    struct db_attachment *v = NULL;
-    size_t n = 0;
-    if (!old_root || db_attach_of_project(ctx, project, &v, &n))
-        return;
-    for (size_t i = 0; i < n; i++) {
-        const struct db_attachment *a = &v[i];
-        char **kept = NULL;
-        if (attach_is_folder_link(ctx, a) || fs_list_dir(ctx, a->original, &kept))
-            continue;
-        for (size_t j = 0; kept[j]; j++)
-            if (follow_one(ctx, a, project, old_root, kept[j]))
-                cdm_warn(ctx,
-                         "'%s' in '%s' still leads to the old install: %s; 'cdm detach %s' "
-                         "and attach again",
-                         kept[j], a->folder, cdm_error_message(ctx), a->venv);
-        if (kept[0])
-            fs_sync_dir(a->folder);
-        strv_free(kept);
-    }
-    free(v);
 }

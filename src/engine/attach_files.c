@@ -2,7 +2,9 @@
 #include "attach_files.h"
 #include "platform/fs.h"
 #include "platform/link.h"
+#include "frameworks.h"
 #include "pyenv.h"
+#include "version.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -183,4 +185,69 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
                  "reinstalled them)",
                  replaced, total);
     strv_free(kept);
+}
+
+/* The distribution whose own cuDNN version is the reference where no framework pins one:
+ * the wheel or the conda package; not torch, whose version says nothing of its DLLs'. */
+const struct py_dist *attach_reference(const struct py_dist *dist, enum py_cudnn_origin origin)
+{
+    return origin == PY_CUDNN_TORCH_LIB ? NULL : dist;
+}
+
+/* Would the environment's frameworks accept the install? why gets the first refusal. Each
+ * framework of the rules' table (frameworks.h) that is there is asked; where none of them
+ * can decide, the wheel's (or the conda package's) own version is the reference: its major,
+ * its minor or newer, and its CUDA major. */
+bool attach_suits(char *const *sites, const struct py_dist *wheel,
+                  const struct cdm_install_info *in, char *why, size_t size)
+{
+    struct version v;
+    if (!version_parse(in->version, &v) || v.count < 2)
+        return true;
+    struct fw_verdict *verdicts = NULL;
+    size_t n = fw_check(sites, in, &verdicts);
+    const struct fw_verdict *bad = fw_first_refusal(verdicts, n);
+    bool decided = false;
+    for (size_t i = 0; i < n; i++)
+        decided = decided || verdicts[i].decided;
+    if (bad)
+        snprintf(why, size, "%s", bad->problem);
+    free(verdicts);
+    if (decided || bad)
+        return !bad;
+    struct version w;
+    if (!wheel || !wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
+        return true;
+    char ref[200];
+    snprintf(ref, sizeof(ref), "the %s %s", strcmp(wheel->name, "cudnn") ? "wheel" : "conda package",
+             wheel->name);
+    const char *cu = strstr(wheel->name, "_cu");
+    int cuda = cu ? atoi(cu + 3) : 0;
+    if (v.part[0] != w.part[0])
+        snprintf(why, size, "%s is cuDNN %d.%d and %s is cuDNN %d, another major", ref, w.part[0],
+                 w.part[1], in->id, v.part[0]);
+    else if (v.part[1] < w.part[1])
+        snprintf(why, size, "%s is cuDNN %d.%d and %s is older (%d.%d)", ref, w.part[0],
+                 w.part[1], in->id, v.part[0], v.part[1]);
+    else if (cuda && in->cuda && cuda != in->cuda)
+        snprintf(why, size, "%s is the CUDA %d build of cuDNN and %s is built for CUDA %d", ref,
+                 cuda, in->id, in->cuda);
+    else
+        return true;
+    return false;
+}
+
+/* The names of names that folder dir lacks, quoted and joined into missing; how many. */
+size_t attach_missing_names(char *const *names, const char *dir, struct strbuf *missing)
+{
+    size_t count = 0;
+    for (size_t i = 0; names[i]; i++) {
+        char *want = path_join(dir, names[i]);
+        char *real = fs_realpath(want);
+        if (!real && ++count)
+            sb_addf(missing, "%s'%s'", missing->len ? ", " : "", names[i]);
+        free(real);
+        free(want);
+    }
+    return count;
 }

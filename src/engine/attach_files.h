@@ -11,6 +11,7 @@
 
 #include "db_attach.h"
 #include "internal.h"
+#include "pyenv.h"
 
 /* The cuDNN libraries of folder by the names the loader asks for (libcudnn*.so.<major>;
  * cudnn*.dll on Windows): regular files, or links to a name beside them (a conda package's
@@ -32,7 +33,6 @@ int attach_restore(cdm_ctx *ctx, const struct db_attachment *a, bool wheel_chang
                    bool windows, unsigned *restored, unsigned *dropped);
 
 /* "nvidia_cudnn_cu13 9.19.0.56", as the record keeps a wheel; "" without a dist-info. */
-struct py_dist;
 void attach_wheel_text(const struct py_dist *dist, char *out, size_t size);
 
 /* What changed in the environment since the attach a, in words into why ("" when
@@ -45,5 +45,15 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
 /* Is the record a->folder a whole-folder link (attachments made before files were linked
  * one by one)? */
 bool attach_is_folder_link(cdm_ctx *ctx, const struct db_attachment *a);
+
+/* The rules an attach and a switch apply (attach.c, attach_switch.c). */
+/* The distribution whose own version is the reference where no framework pins one: the
+ * wheel or the conda package, not torch (origin PY_CUDNN_TORCH_LIB: NULL). */
+const struct py_dist *attach_reference(const struct py_dist *dist, enum py_cudnn_origin origin);
+/* Would the environment's frameworks (sites) accept in? why gets the first refusal. */
+bool attach_suits(char *const *sites, const struct py_dist *wheel,
+                  const struct cdm_install_info *in, char *why, size_t size);
+/* The names of names that folder dir lacks, quoted and joined into missing; how many. */
+size_t attach_missing_names(char *const *names, const char *dir, struct strbuf *missing);
 
 #endif

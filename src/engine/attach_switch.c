@@ -1,0 +1,157 @@
+/*
+ * A project's link changes, as the Python environments attached to it see them: each is
+ * checked before a switch (its framework's rule, the files it links) and, on Windows, where
+ * its links are hard links to the install's files, made to follow after it (attach.h).
+ */
+#include "attach.h"
+#include "attach_files.h"
+#include "db_attach.h"
+#include "platform/fs.h"
+#include "platform/link.h"
+#include "pyenv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool host_windows(void)
+{
+    return str_starts_with(cdm_host_platform(), "windows");
+}
+
+/* One environment attached to the project, against the install it would follow: why not
+ * (into why, "" when it may). */
+static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
+                           const struct cdm_install_info *to, char *why, size_t size)
+{
+    why[0] = '\0';
+    size_t own = 0;
+    char **sites = py_site_packages(a->venv, &own);
+    struct py_cudnn_place place;
+    if (py_cudnn_place(a->venv, sites, own, host_windows(), &place)) {
+        if (attach_suits(sites, attach_reference(&place.dist, place.origin), to, why, size)) {
+            /* every file it links must be there in the new install */
+            char *lib = path_join(to->path, host_windows() ? to->bin_dir : to->lib_dir);
+            char **kept = NULL;
+            struct strbuf missing = STRBUF_INIT;
+            if (fs_list_dir(ctx, a->original, &kept) == CDM_OK &&
+                attach_missing_names(kept, lib, &missing))
+                snprintf(why, size, "%s has no %s, which it links", to->id, sb_str(&missing));
+            sb_free(&missing);
+            strv_free(kept);
+            free(lib);
+        }
+        free(place.folder);
+    }
+    strv_free(sites);
+}
+
+int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
+                        bool force)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    int rc = db_attach_of_project(ctx, project, &v, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const struct db_attachment *a = &v[i];
+        if (!to) {
+            cdm_warn(ctx,
+                     "'%s' is attached to '%s': its cuDNN links lead nowhere while the project "
+                     "is unlinked; 'cdm detach %s' gives it its own files back",
+                     a->venv, project, a->venv);
+            continue;
+        }
+        char why[1024];
+        switch_problem(ctx, a, to, why, sizeof(why));
+        if (!why[0])
+            continue;
+        if (force)
+            cdm_warn(ctx, "switching anyway (--force), though '%s' follows it: %s", a->venv,
+                     why);
+        else
+            rc = cdm_error_set(ctx, CDM_EMISMATCH,
+                               "cannot switch '%s' to %s: the Python environment '%s' follows "
+                               "it and %s; link a version it accepts, detach it first ('cdm "
+                               "detach %s'), or pass --force",
+                               project, to->id, a->venv, why, a->venv);
+    }
+    free(v);
+    return rc;
+}
+
+/* a->target is <project>/<link>/<sub>: the file <root>/<sub>/<name>, for root the folder
+ * the project's link leads to (NULL when it leads to none); *link_path <project>/<link>. */
+static char *file_under(const struct db_attachment *a, const char *project, const char *root,
+                        const char *name, char **link_path)
+{
+    size_t n = strlen(project);
+    if (strncmp(a->target, project, n) || !a->target[n])
+        return NULL;
+    const char *rest = a->target + n + 1;
+    const char *sub = rest + strcspn(rest, "/\\"); /* /<sub>, or "" */
+    if (link_path)
+        *link_path = xstrndup(a->target, (size_t)(sub - a->target));
+    if (!root)
+        return NULL;
+    char *dir = *sub ? path_join(root, sub + 1) : xstrdup(root);
+    char *file = path_join(dir, name);
+    free(dir);
+    return file;
+}
+
+/* Replace a's file name, still another name of old_root's file, by a hard link to the
+ * store's file the project's link now leads to (made by its real path: Wine makes no hard
+ * link through a junction just retargeted), else a link through the project's link. */
+static int follow_one(cdm_ctx *ctx, const struct db_attachment *a, const char *project,
+                      const char *old_root, const char *name)
+{
+    char *path = path_join(a->folder, name), *want = path_join(a->target, name);
+    char *link_path = NULL, *new_root = NULL;
+    char *old = file_under(a, project, old_root, name, &link_path);
+    char *tmp = xasprintf("%s.cdm-follow", path);
+    int rc = CDM_OK;
+    if (old && fs_kind(path) == FS_FILE && link_same_file(path, old) &&
+        !link_same_file(path, want)) {
+        enum link_kind kind = LINK_NONE;
+        if (link_read(ctx, link_path, &kind, &new_root) || kind != LINK_OURS) {
+            free(new_root);
+            new_root = NULL;
+        }
+        char *real = file_under(a, project, new_root, name, NULL);
+        fs_remove_file(ctx, tmp); /* one left by a crash */
+        rc = link_view_entry(ctx, real ? real : want, tmp, false);
+        if (!rc && (rc = fs_rename(ctx, tmp, path)))
+            fs_remove_file(ctx, tmp);
+        free(real);
+    }
+    free(tmp);
+    free(old);
+    free(new_root);
+    free(link_path);
+    free(want);
+    free(path);
+    return rc;
+}
+
+void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root)
+{
+    struct db_attachment *v = NULL;
+    size_t n = 0;
+    if (!old_root || db_attach_of_project(ctx, project, &v, &n))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const struct db_attachment *a = &v[i];
+        char **kept = NULL;
+        if (attach_is_folder_link(ctx, a) || fs_list_dir(ctx, a->original, &kept))
+            continue;
+        for (size_t j = 0; kept[j]; j++)
+            if (follow_one(ctx, a, project, old_root, kept[j]))
+                cdm_warn(ctx,
+                         "'%s' in '%s' still leads to the old install: %s; 'cdm detach %s' "
+                         "and attach again",
+                         kept[j], a->folder, cdm_error_message(ctx), a->venv);
+        if (kept[0])
+            fs_sync_dir(a->folder);
+        strv_free(kept);
+    }
+    free(v);
+}
