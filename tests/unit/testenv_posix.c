@@ -8,6 +8,11 @@ const char *testenv_links_unavailable(void)
     return NULL;
 }
 
+const char *testenv_rename_over_link_unavailable(void)
+{
+    return NULL;
+}
+
 void testenv_setenv(const char *name, const char *value)
 {
     if (value)

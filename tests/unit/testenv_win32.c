@@ -37,6 +37,13 @@ const char *testenv_links_unavailable(void)
                           "(FSCTL_SET_REPARSE_POINT is refused)";
 }
 
+const char *testenv_rename_over_link_unavailable(void)
+{
+    return win_is_wine() ? "Wine's junction patches keep a replaced link's metadata (a hidden "
+                           ".REPARSE_POINT folder that then cannot be removed)"
+                         : testenv_links_unavailable();
+}
+
 /* _wputenv_s: cdm reads the C library's copy (_wgetenv), which SetEnvironmentVariableW
  * alone would leave stale. An empty value removes the variable. */
 void testenv_setenv(const char *name, const char *value)
