@@ -20,6 +20,24 @@ static bool host_windows(void)
 
 /* One environment attached to the project, against the install it would follow: why not
  * (into why, "" when it may). */
+/* Does the recorded link target (<project>/<link>/<sub>) end in the install's folder sub
+ * ("bin", "bin/x64", "lib")? Archives of other layouts keep their libraries elsewhere. */
+static bool same_folder_below(const char *target, const char *sub)
+{
+    size_t t = strlen(target), n = strlen(sub);
+    if (n == 0 || n >= t)
+        return n == 0;
+    const char *end = target + t - n;
+    if (end[-1] != '/' && end[-1] != '\\')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char x = end[i] == '\\' ? '/' : end[i], y = sub[i] == '\\' ? '/' : sub[i];
+        if (x != y)
+            return false;
+    }
+    return true;
+}
+
 static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
                            const struct cdm_install_info *to, char *why, size_t size)
 {
@@ -28,9 +46,18 @@ static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
     char **sites = py_site_packages(a->venv, &own);
     struct py_cudnn_place place;
     if (py_cudnn_place(a->venv, sites, own, host_windows(), &place)) {
-        if (attach_suits(sites, attach_reference(&place.dist, place.origin), to, why, size)) {
+        const char *sub = host_windows() ? to->bin_dir : to->lib_dir;
+        if (!attach_suits(sites, attach_reference(&place.dist, place.origin), to, why, size)) {
+            /* why says it */
+        } else if (!same_folder_below(a->target, sub)) {
+            snprintf(why, size,
+                     "its links lead into the link's folder where the attached install kept its "
+                     "libraries, and %s keeps them in '%s' (another layout); detach it first, "
+                     "then attach it again after the switch",
+                     to->id, sub);
+        } else {
             /* every file it links must be there in the new install */
-            char *lib = path_join(to->path, host_windows() ? to->bin_dir : to->lib_dir);
+            char *lib = path_join(to->path, sub);
             char **kept = NULL;
             struct strbuf missing = STRBUF_INIT;
             if (fs_list_dir(ctx, a->original, &kept) == CDM_OK &&

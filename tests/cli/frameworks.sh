@@ -7,7 +7,20 @@
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PY=python3
 if ! "$PY" -m venv --without-pip "$SCRATCH/probe" >/dev/null 2>&1; then
   skip_tool "the frameworks' rules on a Python environment" "python3 -m venv (python3-venv) is not available"
-  done_testing
+  # ---- a switch to an install of another layout (lib64: cuDNN 8.3 and older) ----------------
+run_cdm install "$(fixture cudnn-linux-x86_64-8.9.7.29_cuda11-archive.tar.xz --version 8.9.7.29)"
+run_cdm install "$(fixture cudnn-11.4-linux-x64-v8.2.4.15.tgz --version 8.2.4.15)"
+mkdir -p "$SCRATCH/p897-11"
+run_cdm link "$SCRATCH/p897-11" 8.9.7 --cuda 11
+OLD=$(WHEEL_CUDA=11 env_with old 8.1.1.33)
+run_cdm attach "$OLD" "$SCRATCH/p897-11"
+expect_rc 0 "a cu11 wheel of 8.1 attached to a project on 8.9.7 (lib)"
+run_cdm link "$SCRATCH/p897-11" 8.2.4
+expect_rc 1 "a switch to 8.2.4, whose libraries are in lib64, is refused for the attached environment"
+expect_err "8.2.4.15-cuda11 keeps them in 'lib64' \(another layout\); detach it first" "saying why and what to do"
+run_cdm detach "$OLD"
+
+done_testing
   exit
 fi
 
@@ -27,7 +40,8 @@ env_with() {
   "$PY" -m venv --without-pip "$v" || return 1
   local sp major=${wheel%%.*}
   sp=$(echo "$v"/lib/python3*/site-packages)
-  mkdir -p "$sp/nvidia/cudnn/lib" "$sp/nvidia_cudnn_cu12-$wheel.dist-info"
+  local cu=${WHEEL_CUDA:-12}
+  mkdir -p "$sp/nvidia/cudnn/lib" "$sp/nvidia_cudnn_cu$cu-$wheel.dist-info"
   local f
   for f in "" _adv _cnn _graph _ops; do
     head -c 1000 /dev/urandom >"$sp/nvidia/cudnn/lib/libcudnn$f.so.$major"
@@ -38,8 +52,8 @@ env_with() {
     done
     rm -f "$sp"/nvidia/cudnn/lib/libcudnn_{adv,cnn,graph,ops}.so.8
   fi
-  printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu12\nVersion: %s\n' "$wheel" \
-    >"$sp/nvidia_cudnn_cu12-$wheel.dist-info/METADATA"
+  printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu%s\nVersion: %s\n' "$cu" "$wheel" \
+    >"$sp/nvidia_cudnn_cu$cu-$wheel.dist-info/METADATA"
   while [ $# -ge 3 ]; do
     mkdir -p "$sp/$1-$2.dist-info"
     printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$1" "$2" >"$sp/$1-$2.dist-info/METADATA"
@@ -90,5 +104,18 @@ run_cdm doctor "$SCRATCH/p8.9.6" --json
 check "the doctor warns that its cuDNN tactics need 8.9.7" \
   test "$(json '[(c["status"], "8.9.7" in c["detail"]) for c in d["checks"] if c["name"] == "python.attached.tensorrt"]')" = "[('warn', True)]"
 run_cdm detach "$R"
+
+# ---- a switch to an install of another layout (lib64: cuDNN 8.3 and older) ----------------
+run_cdm install "$(fixture cudnn-linux-x86_64-8.9.7.29_cuda11-archive.tar.xz --version 8.9.7.29)"
+run_cdm install "$(fixture cudnn-11.4-linux-x64-v8.2.4.15.tgz --version 8.2.4.15)"
+mkdir -p "$SCRATCH/p897-11"
+run_cdm link "$SCRATCH/p897-11" 8.9.7 --cuda 11
+OLD=$(WHEEL_CUDA=11 env_with old 8.1.1.33)
+run_cdm attach "$OLD" "$SCRATCH/p897-11"
+expect_rc 0 "a cu11 wheel of 8.1 attached to a project on 8.9.7 (lib)"
+run_cdm link "$SCRATCH/p897-11" 8.2.4
+expect_rc 1 "a switch to 8.2.4, whose libraries are in lib64, is refused for the attached environment"
+expect_err "8.2.4.15-cuda11 keeps them in 'lib64' \(another layout\); detach it first" "saying why and what to do"
+run_cdm detach "$OLD"
 
 done_testing
