@@ -65,6 +65,16 @@ static bool loaded(const struct doctor *d)
     return d->probed && d->probe.loaded;
 }
 
+/* The library died at an earlier step than check's: check was never asked. */
+static bool died_before(struct doctor *d, enum probe_step step, const char *check)
+{
+    if (!loaded(d) || d->probe.stopped >= step)
+        return false;
+    doctor_add(d, check, CDM_CHECK_SKIP, NULL, "not asked: the library %s %s",
+               d->probe.death, probe_step_name(d->probe.stopped));
+    return true;
+}
+
 static void check_version(struct doctor *d)
 {
     if (!loaded(d)) {
@@ -99,7 +109,8 @@ static void check_version(struct doctor *d)
 
 static void check_cudart(struct doctor *d)
 {
-    if (loaded(d) && died_at(d, PROBE_CUDART, "library.cudart"))
+    if (loaded(d) && (died_at(d, PROBE_CUDART, "library.cudart") ||
+                      died_before(d, PROBE_CUDART, "library.cudart")))
         return;
     if (!loaded(d) || !d->probe.has_cudart) {
         doctor_add(d, "library.cudart", CDM_CHECK_SKIP, NULL,
@@ -134,7 +145,8 @@ static const char *status_fix(const char *name)
 
 static void check_handle(struct doctor *d)
 {
-    if (loaded(d) && died_at(d, PROBE_CREATE, "library.handle"))
+    if (loaded(d) && (died_at(d, PROBE_CREATE, "library.handle") ||
+                      died_before(d, PROBE_CREATE, "library.handle")))
         return;
     if (!loaded(d) || !d->probe.has_create) {
         doctor_add(d, "library.handle", CDM_CHECK_SKIP, NULL,

@@ -1,9 +1,12 @@
-# cdm doctor on the machine's real cuDNN (CUDNN_FACTS.md section 7), packed at test time.
+# cdm doctor on a real NVIDIA cuDNN (the machine's, else NVIDIA's wheel: lib_real_cudnn.sh),
+# packed at test time.
 . "$TESTS_DIR/cli/lib.sh"
 
-archive=$("$TESTS_DIR/pack_real_cudnn.sh" "$SCRATCH/real" 2>"$SCRATCH/pack.err")
-if [ $? -eq 77 ]; then
-  skip "doctor on the real cuDNN" "$(cat "$SCRATCH/pack.err")"
+. "$TESTS_DIR/cli/lib_real_cudnn.sh"
+
+if ! root=$(real_cudnn_root 2>"$SCRATCH/pack.err") ||
+  ! archive=$("$TESTS_DIR/pack_real_cudnn.sh" "$SCRATCH/real" --cuda-root "$root" 2>"$SCRATCH/pack.err"); then
+  skip_tool "doctor on the real cuDNN" "$(tail -1 "$SCRATCH/pack.err")"
   done_testing
   exit
 fi
@@ -27,6 +30,19 @@ detail() { json "[c['detail'] for c in d['checks'] if c['name'] == '$1'][0]"; }
 cd "$SCRATCH/p"
 run_cdm doctor --json
 check "the real library loads" test "$(status library.load)" = ok
+if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn_graph.so.9 '; then
+  # The archive packed here holds only libcudnn.so.9, and no other cuDNN is in the loader
+  # cache: the real cudnnGetVersion cannot open its graph library and aborts its process.
+  # The doctor asked in a child, so it says so and its report is complete.
+  check "the real library aborting in cudnnGetVersion is a failed check, naming the signal" \
+    sh -c 'test "$1" = fail && printf "%s" "$2" | grep -q "killed the process by signal 6 .* in cudnnGetVersion, asked in a child process"' _ "$(status library.version)" "$(detail library.version)"
+  check "the steps after it say they were not asked" test "$(status library.handle)" = skip
+  check "and the report goes on to the same-install rule, which names the missing library" \
+    sh -c 'printf "%s" "$1" | grep -q "finds it nowhere"' _ "$(detail same.libcudnn_graph.so.9)"
+  expect_rc 1 "the doctor exits 1"
+  done_testing
+  exit
+fi
 check "cudnnGetVersion reports $short from the library itself" \
   sh -c 'test "$1" = ok && printf "%s" "$2" | grep -q "($3), as installed"' _ "$(status library.version)" "$(detail library.version)" "$short"
 check "libcudnn.so.9's imports all resolve" test "$(status deps.libcudnn.so.9)" = ok
