@@ -11,20 +11,35 @@
 # demo with the installed cdm, meson install), which needs no tool beyond them.
 #
 #   tests/fresh/run.sh [DIR]      (root; needs debootstrap)
+#
+# DIR must not exist; by default a new folder under /var/tmp (not /tmp, which may be a tmpfs
+# too small for a Debian system). A fixed name would meet the leftovers of an interrupted
+# run, or a run going on beside this one, whose mounts must not be touched.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-dir=${1:-/var/tmp/cdm-fresh}
 T=0 FAILED=0
 ok() { T=$((T + 1)); echo "ok $T - $*"; }
 not_ok() { T=$((T + 1)); FAILED=$((FAILED + 1)); echo "not ok $T - $*"; }
 finish() { echo "1..$T"; [ "$FAILED" -eq 0 ]; }
-log=${TMPDIR:-/tmp}/cdm-fresh.log
 
 if [ "$(id -u)" != 0 ] || ! command -v debootstrap >/dev/null; then
   not_ok "a fresh Debian 12 runs the README's first command (needs root and debootstrap)"
   finish
   exit
 fi
+if [ $# -ge 1 ]; then
+  dir=$1
+  if [ -e "$dir" ]; then
+    not_ok "a fresh Debian 12 in '$dir': it exists already; name a new folder"
+    finish
+    exit
+  fi
+  mkdir -p "$dir" || exit
+else
+  dir=$(mktemp -d /var/tmp/cdm-fresh.XXXXXX) || exit
+  chmod 755 "$dir"   # the root folder of the system: apt's _apt user must pass through it
+fi
+log=$dir.log
 
 # The host's own mirror: the one its apt sources name (deb822 or one-line format).
 mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
@@ -42,11 +57,10 @@ cleanup() {
   else
     rm -rf --one-file-system "$dir"
   fi
+  rm -f "$log"
 }
 trap cleanup EXIT
 trap "exit 1" INT TERM
-cleanup
-mounted=()
 
 start=$SECONDS
 if timeout 600 debootstrap --variant=minbase bookworm "$dir" "$mirror" >"$log" 2>&1; then
