@@ -188,6 +188,17 @@ static int on_entry(void *user, const char *section, const char *name, const cha
             return bad_value(ps, line, section, name, value,
                              "give read-only (a store others write, opened immutable) or no");
         c->shared_read_only = !strcmp(value, "read-only");
+    } else if (!strcmp(section, "store") && !strcmp(name, "journal")) {
+        if (!strcmp(value, "auto"))
+            c->journal = JOURNAL_AUTO;
+        else if (!strcmp(value, "wal"))
+            c->journal = JOURNAL_WAL;
+        else if (!strcmp(value, "rollback"))
+            c->journal = JOURNAL_ROLLBACK;
+        else
+            return bad_value(ps, line, section, name, value,
+                             "give auto (a write-ahead log, a rollback journal on a network file "
+                             "system), wal or rollback");
     } else if (!strcmp(section, "install") && !strcmp(name, "sources")) {
         /* one folder per line: repeat the key, or indent continuation lines */
         if (!*value)

@@ -8,6 +8,11 @@ struct cdm_config {
     char *path;            /* the file read, NULL when none */
     char *root;            /* [store] root */
     bool shared_read_only; /* [store] shared = read-only: nobody writes the store while cdm runs */
+    enum config_journal {
+        JOURNAL_AUTO,     /* write-ahead log, but a rollback journal on a network file system */
+        JOURNAL_WAL,      /* write-ahead log everywhere */
+        JOURNAL_ROLLBACK, /* rollback journal everywhere */
+    } journal;            /* [store] journal: how SQLite keeps the index's and the state's commits */
     char **sources;        /* [install] sources, NULL-terminated */
     size_t source_count;
     char *link_name;                   /* [link] name */

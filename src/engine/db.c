@@ -3,6 +3,7 @@
 #include "db.h"
 #include "store_paths.h"
 #include "platform/fs.h"
+#include "platform/fs_volume.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,23 @@
  * Migrations, applied in order, one transaction each, by PRAGMA user_version.
  * Never edit a step that has shipped: add a new one (tables and columns only grow).
  *
+ * A file of a newer schema stays usable by an older cdm (a store shared by many machines
+ * is not upgraded everywhere at once) as long as the steps it lacks only add: a table, an
+ * index, a column with a default that its inserts may leave out. The table schema_info
+ * holds readable_from, the oldest schema whose cdm may read and write the file; a step that
+ * an older cdm would misread or miswrite sets it to its own number, in its own SQL (see
+ * READABLE_FROM), as FreeBSD's pkg keeps a database of the same major usable.
+ *
  * The store's index. Its generations and attachments tables are the user's state since
  * that moved to its own file (state_migrations): a store index still makes them, empty,
  * and the first open of an index with rows there moves them (db_state.c).
  */
+/* The start of a step that an older cdm cannot use: from step n on, only a cdm that knows
+ * step n may open the file. */
+#define READABLE_FROM(n)                                                                          \
+    "CREATE TABLE IF NOT EXISTS schema_info (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"     \
+    "INSERT OR REPLACE INTO schema_info VALUES ('readable_from', " #n ");"
+
 /* An attachment's columns, the same in the index (before the split) and in the state. */
 #define ATTACHMENTS_COLUMNS                                                                        \
     "(id INTEGER PRIMARY KEY, venv TEXT NOT NULL, folder TEXT NOT NULL, project TEXT NOT "         \
@@ -99,6 +113,9 @@ static const char *const index_migrations[] = {
     /* 7: every command that opens the store asks whether an install is unsettled; with 1,000
      * installs, reading them all was most of a link switch's instructions */
     "CREATE INDEX IF NOT EXISTS installs_unsettled ON installs(id) WHERE state <> 'ok';",
+    /* 8: the rule of readable_from starts here: no cdm before this one reads a newer
+     * schema at all */
+    READABLE_FROM(8),
 };
 
 /*
@@ -138,6 +155,8 @@ static const char *const state_migrations[] = {
     "  view TEXT,"
     "  PRIMARY KEY (project, generation)"
     ");",
+    /* 3: as the index's step 8 */
+    READABLE_FROM(3),
 };
 
 struct schema {
@@ -194,6 +213,19 @@ static int user_version(cdm_ctx *ctx, sqlite3 *db, int *version)
     return rc;
 }
 
+/* The file's readable_from (see the migrations); version itself when it has none. */
+static int readable_from(sqlite3 *db, int version)
+{
+    sqlite3_stmt *st = NULL;
+    int from = version;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM schema_info WHERE name = 'readable_from'", -1,
+                           &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+        from = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return from;
+}
+
 static int migrate(cdm_ctx *ctx, sqlite3 *db, const struct schema *schema, bool read_only)
 {
     int version = 0;
@@ -201,11 +233,16 @@ static int migrate(cdm_ctx *ctx, sqlite3 *db, const struct schema *schema, bool 
     if (rc)
         return rc;
     const char *name = conn_name(ctx, db), *path = sqlite3_db_filename(db, "main");
-    if (version > schema->count)
-        return cdm_error_set(ctx, CDM_EDB,
-                             "%s '%s' was written by a newer cdm (schema %d, this one knows "
-                             "%d); upgrade cdm",
-                             name, path, version, schema->count);
+    if (version > schema->count) {
+        int from = readable_from(db, version);
+        if (from > schema->count)
+            return cdm_error_set(ctx, CDM_EDB,
+                                 "%s '%s' was written by a newer cdm (schema %d, which a cdm "
+                                 "of schema %d or later can use; this one knows %d); upgrade "
+                                 "cdm",
+                                 name, path, version, from, schema->count);
+        return CDM_OK; /* what the newer steps added is left as it is */
+    }
     if (read_only && version < schema->count)
         return cdm_error_set(ctx, CDM_EDB,
                              "%s '%s' was written by an older cdm (schema %d, this one needs "
@@ -256,11 +293,49 @@ static void db_configure_once(void)
     }
 }
 
+/* The journal of a connection that may write. A write-ahead log lets readers (activate,
+ * list) run while an install writes; but SQLite says it does not work over a network file
+ * system (its -shm index is memory shared on one machine only, https://www.sqlite.org/wal.html),
+ * and shared stores and home folders live on NFS and Lustre, so there the rollback journal is
+ * kept ([store] journal = auto), which is as safe as the file system's locks. The mode is
+ * stored in the file, so it is checked at every open that may write: an index moved to a
+ * network file system, or a changed config, is converted by the next such open. */
+static int keep_journal(cdm_ctx *ctx, sqlite3 *db, const char *path)
+{
+    if (!strcmp(path, ":memory:"))
+        return CDM_OK;
+    char kind[64] = "";
+    bool network = fs_volume_is_network(path, kind, sizeof(kind));
+    bool wal = ctx->config.journal == JOURNAL_WAL ||
+               (ctx->config.journal == JOURNAL_AUTO && !network);
+    /* Kept WAL files, or none left behind when the mode changes to a rollback journal. */
+    int persist = wal;
+    sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK)
+        return db_fail_on(ctx, db, "cannot read its journal mode");
+    bool is_wal = sqlite3_step(st) == SQLITE_ROW &&
+                  !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    if (is_wal == wal)
+        return CDM_OK;
+    /* Leaving WAL needs the file to itself: another cdm reading it keeps it in WAL until a
+     * later open, which is no worse than before. */
+    if (sqlite3_exec(db, wal ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode = DELETE", NULL,
+                     NULL, NULL) != SQLITE_OK && !wal)
+        cdm_warn(ctx,
+                 "%s '%s' is on a network file system (%s) but stays in write-ahead-log mode for "
+                 "now: another cdm has it open (%s); it changes to a rollback journal at a later "
+                 "run",
+                 conn_name(ctx, db), path, network ? kind : "by [store] journal",
+                 sqlite3_errmsg(db));
+    return CDM_OK;
+}
+
 static int open_conn(cdm_ctx *ctx, sqlite3 **out, const char *path, enum db_mode mode,
                      const struct schema *schema)
 {
     db_configure_once();
-    bool fresh = fs_kind(path) != FS_FILE; /* also true for ":memory:" */
     bool read_only = mode != DB_READ_WRITE;
     char *uri = read_only ? ro_uri(path, mode == DB_IMMUTABLE) : NULL;
     int flags = read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
@@ -279,9 +354,9 @@ static int open_conn(cdm_ctx *ctx, sqlite3 **out, const char *path, enum db_mode
      * read it as it is. */
     read_only |= sqlite3_db_readonly(db, "main") == 1;
     if (!read_only) {
-        /* WAL lets readers (activate, list) run while an install writes. The mode is stored
-         * in the file, so it is set once; and the -wal/-shm files are kept between runs, so
-         * that a reader (a prompt hook's activate) neither recreates nor deletes them.
+        /* The journal: see keep_journal. The -wal/-shm files of a write-ahead log are kept
+         * between runs, so that a reader (a prompt hook's activate) neither recreates nor
+         * deletes them.
          * synchronous = FULL: a commit is on disk when it returns. The recovery of installs
          * and links rests on a "pending" record that is durable before the files change;
          * under NORMAL a power cut could keep the change and lose the record (about 0.5 ms
@@ -290,13 +365,11 @@ static int open_conn(cdm_ctx *ctx, sqlite3 **out, const char *path, enum db_mode
          * WAL keeps its checkpointed frames, every later open reads them all back (its
          * wal-index is rebuilt from the file) and its close writes them again: a prompt
          * hook's activate after one large write cost 500 page writes and 6 fdatasyncs. */
-        int persist = 1;
-        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
         rc = db_exec_on(ctx, db,
                         "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; "
                         "PRAGMA journal_size_limit = 0;");
-        if (!rc && fresh)
-            rc = db_exec_on(ctx, db, "PRAGMA journal_mode = WAL;");
+        if (!rc)
+            rc = keep_journal(ctx, db, path);
     }
     if (!rc)
         rc = migrate(ctx, db, schema, read_only);

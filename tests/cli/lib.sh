@@ -70,6 +70,20 @@ json() {
   printf "%s" "$OUT" | python3 -c "import json,sys; d=json.load(sys.stdin); print(($1))"
 }
 
+# sql_on DB SQL: run SQL (several statements) on an SQLite file with Python's sqlite3, print
+# the last statement's rows, one a line, columns joined by '|'
+sql_on() {
+  python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+*head, last = [s for s in sys.argv[2].split(";") if s.strip()]
+for s in head:
+    c.execute(s)
+for row in c.execute(last):
+    print("|".join(str(x) for x in row))
+PY
+}
+
 # fixture NAME [make_fixture options]: make an archive in $SCRATCH/archives, print its path
 fixture() {
   local name=$1
