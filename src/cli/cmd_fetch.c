@@ -36,7 +36,8 @@ static int run_fetch(struct cli *cli, const struct cli_args *args)
         json_print(&j, stdout);
     } else {
         cli_info(cli, "%s '%s' (sha256 checked against '%s')\n",
-                 r.changed ? "fetched" : "already there:", r.path, r.manifest);
+                 r.changed ? "fetched" : "already there:", r.path,
+                 r.manifest[0] ? r.manifest : "cdm's table of archives older than the manifests");
         cli_info(cli,
                  "install it offline with 'cdm install %s', or with that folder as "
                  "[install] sources or [fetch] base\n",

@@ -107,7 +107,7 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
     if (p->finished) /* the reader drains the archive's tail after its last block */
         return;
     p->last_done = done;
-    if (done < total && seconds_between(&p->last, &now) < 0.1)
+    if ((done < total || !total) && seconds_between(&p->last, &now) < 0.1)
         return;
     p->last = now;
     char d[32], t[32], r[32], eta[16];
@@ -117,6 +117,11 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
     format_size(t, sizeof(t), total);
     format_size(r, sizeof(r), (unsigned long long)rate);
     format_eta(eta, sizeof(eta), rate > 0 ? (double)(total - done) / rate : -1);
+    if (!total) { /* a size nobody published: no end to show */
+        fprintf(stderr, "\r  %s  %s/s   ", d, r);
+        p->line_open = true;
+        return;
+    }
     fprintf(stderr, "\r  %s / %s  %3d%%  %s/s  %s left   ", d, t,
             total ? (int)(done * 100 / total) : 0, r, done >= total ? "0m00s" : eta);
     p->line_open = done < total;

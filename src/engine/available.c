@@ -53,7 +53,7 @@ static void take_manifest(struct redist *r, const struct manifest *m, const char
         if ((strcmp(platform, "all") && strcmp(e->platform, platform)) ||
             !redist_entry_matches(e, spec, req->cuda) || listed(o, e->name))
             continue;
-        char *where = r->dir ? redist_local_archive(r, e) : redist_location(r, e->relative_path);
+        char *where = r->dir ? redist_local_archive(r, e) : redist_entry_location(r, e);
         if (where)
             add_offer(o, e, label, where);
     }

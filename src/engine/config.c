@@ -150,11 +150,18 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     if (!strcmp(section, "fetch") && !strcmp(name, "base")) {
         free(c->fetch_base);
         c->fetch_base = xstrdup(value);
+    } else if (!strcmp(section, "fetch") && !strcmp(name, "legacy_sums")) {
+        char *file = expand_path(ps, line, section, name, value);
+        if (!file)
+            return 1;
+        free(c->legacy_sums);
+        c->legacy_sums = file;
     } else if (!strcmp(section, "fetch") && !strcmp(name, "ca_file")) {
         char *file = *value ? expand_path(ps, line, section, name, value) : NULL;
         if (*value && !file)
             return 1;
         free(c->ca_file);
+    free(c->legacy_sums);
         c->ca_file = file;
     } else if (!strcmp(section, "fetch") &&
                (!strcmp(name, "low_speed") || !strcmp(name, "low_speed_time") ||

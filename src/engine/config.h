@@ -20,6 +20,7 @@ struct cdm_config {
     unsigned long long max_entries;    /* [install] max_entries */
     char *fetch_base;                  /* [fetch] base; NULL: NVIDIA's redist folder */
     char *ca_file;                     /* [fetch] ca_file */
+    char *legacy_sums; /* [fetch] legacy_sums: hashes of archives older than the manifests */
     unsigned fetch_timeout;            /* [fetch] timeout, seconds */
     unsigned fetch_low_speed;          /* [fetch] low_speed, bytes a second (0: none) */
     unsigned fetch_low_speed_time;     /* [fetch] low_speed_time, seconds */

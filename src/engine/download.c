@@ -106,13 +106,22 @@ static int body(void *arg, const void *data, size_t n)
                              "download of '%s' interrupted; the %llu bytes so far stay in '%s' "
                              "for the next run to resume ('cdm gc' removes them)",
                              t->url, (unsigned long long)have, t->d->partial);
-    if (have + n > t->e->size) {
+    if (t->e->size && have + n > t->e->size) {
         fs_partial_truncate(t->ctx, t->d->file);
         return cdm_error_set(t->ctx, CDM_ECHECKSUM,
                              "'%s' is longer than the %llu bytes its manifest gives; the "
                              "download was deleted and nothing was installed; the mirror may be "
                              "damaged or tampered with",
                              t->url, (unsigned long long)t->e->size);
+    }
+    /* An archive of unknown size (from before the manifests) is bounded by what an install
+     * may unpack: its hash is checked only at the end. */
+    if (!t->e->size && have + n > t->ctx->config.max_total_size) {
+        fs_partial_truncate(t->ctx, t->d->file);
+        return cdm_error_set(t->ctx, CDM_ECHECKSUM,
+                             "'%s' is longer than [install] max_size (%llu bytes); the download "
+                             "was deleted and nothing was installed",
+                             t->url, (unsigned long long)t->ctx->config.max_total_size);
     }
     int rc = fs_partial_append(t->ctx, t->d->file, data, n);
     if (rc)
@@ -152,16 +161,19 @@ static int transfer(struct transfer *t, struct net *net)
     cdm_ctx *ctx = t->ctx;
     uint64_t have = fs_partial_size(t->d->file);
     int rc = CDM_OK;
-    if (have > t->e->size) { /* not a prefix of this archive */
+    /* Not a prefix of this archive; or, of unknown size, no telling whether it is whole:
+     * started again */
+    if (have > t->e->size || (!t->e->size && have)) {
         have = 0;
         if ((rc = start_over(t)))
             return rc;
     }
     rc = hash_kept(ctx, t->d, t->hash);
-    if (rc || have == t->e->size)
+    if (rc || (t->e->size && have == t->e->size))
         return rc;
-    char size[32];
-    format_size(size, sizeof(size), t->e->size);
+    char size[32] = "size not published";
+    if (t->e->size)
+        format_size(size, sizeof(size), t->e->size);
     if (have)
         cdm_note(ctx, "resuming '%s' at byte %llu of %llu", t->e->name, (unsigned long long)have,
                  (unsigned long long)t->e->size);
@@ -175,7 +187,7 @@ static int transfer(struct transfer *t, struct net *net)
                              "%s; the %llu bytes received are kept in '%s': run the command "
                              "again to resume",
                              cdm_error_message(ctx), (unsigned long long)have, t->d->partial);
-    if (!rc && have != t->e->size)
+    if (!rc && t->e->size && have != t->e->size)
         rc = cdm_error_set(ctx, CDM_ENETWORK,
                            "cannot download '%s': the server sent %llu of its %llu bytes; run "
                            "the command again to resume",
@@ -209,10 +221,13 @@ int download_run(cdm_ctx *ctx, struct net *net, const char *url, const struct ma
         }
         fs_partial_truncate(ctx, d->file);
         rc = cdm_error_set(ctx, CDM_ECHECKSUM,
-                           "'%s' does not match its manifest: sha256 %s expected, %s received; "
+                           "'%s' does not match %s: sha256 %s expected, %s received; "
                            "the download was deleted and nothing was installed; the mirror may "
                            "be damaged or tampered with, try again or use another [fetch] base",
-                           url, e->sha256, got);
+                           url,
+                           e->legacy ? "cdm's table of NVIDIA's archives (or [fetch] legacy_sums)"
+                                     : "its manifest",
+                           e->sha256, got);
         break;
     }
     sha256_free(t.hash);

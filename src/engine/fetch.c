@@ -98,7 +98,7 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
     /* after the wait: another process may have installed it meanwhile */
     if (rc || done_already(ctx, e, req->force, out, &rc))
         goto out;
-    char *url = redist_location(&r, e->relative_path);
+    char *url = redist_entry_location(&r, e);
     rc = download_run(ctx, &r.net, url, e, &out->hold);
     free(url);
     if (!rc)
@@ -152,7 +152,7 @@ static int copy_local(cdm_ctx *ctx, const char *from, const struct manifest_entr
     int rc = fs_reader_open(ctx, from, &reader, &size);
     if (rc)
         return rc;
-    if (size != e->size) {
+    if (e->size && size != e->size) {
         fs_reader_close(reader);
         return cdm_error_set(ctx, CDM_ECHECKSUM,
                              "'%s' has %llu bytes but its manifest says %llu; nothing was "
@@ -192,7 +192,7 @@ static int fetch_archive(cdm_ctx *ctx, struct redist *r, const struct manifest_e
             return rc;
         if (fs_kind(dest) != FS_FILE) { /* not finished by another process meanwhile */
             char *local = r->dir ? redist_local_archive(r, e) : NULL;
-            char *url = redist_location(r, e->relative_path);
+            char *url = redist_entry_location(r, e);
             if (r->dir && !local)
                 rc = cdm_error_set(ctx, CDM_ENOTFOUND, "'%s' is not in '%s'", e->name, r->dir);
             else
@@ -210,7 +210,7 @@ static int fetch_archive(cdm_ctx *ctx, struct redist *r, const struct manifest_e
     uint64_t size;
     if ((rc = archive_hash(ctx, dest, sha, &size)))
         return rc;
-    if (strcmp(sha, e->sha256) || size != e->size)
+    if (strcmp(sha, e->sha256) || (e->size && size != e->size))
         return cdm_error_set(ctx, CDM_EEXISTS,
                              "'%s' is there already but is not the archive its manifest names "
                              "(sha256 %s, the manifest says %s); move it away and run again",
@@ -231,19 +231,23 @@ int cdm_fetch(cdm_ctx *ctx, const struct cdm_fetch_request *req, struct cdm_fetc
         (rc = fs_mkdir_p(ctx, folder)))
         goto out;
     const struct manifest_entry *e = pick.entry;
-    char *url = redist_location(&r, e->relative_path);
+    char *url = redist_entry_location(&r, e);
     redist_offer(&result->offer, e, pick.label, url);
     free(url);
     dest = path_join(folder, e->name);
     char *manifest_name = xasprintf("redistrib_%s.json", pick.label);
     manifest = path_join(folder, manifest_name);
     free(manifest_name);
+    /* an archive from cdm's table of older ones has no manifest to keep */
+    bool has_manifest = pick.raw.len > 0;
     if ((rc = fetch_archive(ctx, &r, e, folder, dest, &result->changed)) ||
-        (rc = fs_atomic_write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len)) ||
+        (has_manifest &&
+         (rc = fs_atomic_write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len))) ||
         (rc = note_checksum(ctx, folder, e->name, e->sha256)))
         goto out;
     copy_str(result->path, sizeof(result->path), dest);
-    copy_str(result->manifest, sizeof(result->manifest), manifest);
+    if (has_manifest)
+        copy_str(result->manifest, sizeof(result->manifest), manifest);
 out:
     free(dest);
     free(manifest);

@@ -25,6 +25,9 @@ struct manifest_entry {
     char sha256[65];          /* lowercase hex */
     uint64_t size;
     char problem[256]; /* why the entry cannot be used ("" when it can) */
+    bool legacy;       /* from cdm's table of archives older than the manifests (official.h):
+                        * relative_path is below REDIST_NVIDIA_LEGACY on NVIDIA's server, and
+                        * size is 0, unknown */
 };
 
 struct manifest {

@@ -1,5 +1,6 @@
 /* [fetch] base: reading its listing and manifests, and choosing an archive: see redist.h. */
 #include "redist.h"
+#include "legacy_sums.h"
 #include "platform/fs.h"
 
 #include <ctype.h>
@@ -81,6 +82,13 @@ void redist_close(struct redist *r)
 char *redist_location(const struct redist *r, const char *rel)
 {
     return r->dir ? path_join(r->dir, rel) : xasprintf("%s%s", r->base, rel);
+}
+
+char *redist_entry_location(const struct redist *r, const struct manifest_entry *e)
+{
+    if (e->legacy && r->official)
+        return xasprintf("%s%s", REDIST_NVIDIA_LEGACY, e->relative_path);
+    return redist_location(r, e->relative_path);
 }
 
 char *redist_local_archive(const struct redist *r, const struct manifest_entry *e)
@@ -318,6 +326,9 @@ bool redist_entry_matches(const struct manifest_entry *e, const struct version_s
 
 /* ---- choosing the archive for a spec ------------------------------------------------- */
 
+/* Where the archives from before the manifests were looked up, in messages. */
+#define LEGACY_WHERE "cdm's table of NVIDIA's archives from before its manifests"
+
 /* What the manifests read so far said, for the message when nothing matched. */
 struct search {
     struct strbuf manifests; /* the locations read */
@@ -403,12 +414,76 @@ static int not_found(struct redist *r, const char *spec_text, int cuda, const ch
     struct strbuf has = STRBUF_INIT;
     if (s->variants.len)
         sb_addf(&has, "; for %s it has %s", platform, sb_str(&s->variants));
+    if (strstr(sb_str(&s->manifests), LEGACY_WHERE))
+        sb_addf(&has, "; if your site has checked a copy of the archive, give its hash in "
+                      "[fetch] legacy_sums");
     int rc = cdm_error_set(r->ctx, CDM_ENOTFOUND,
                            "NVIDIA publishes no cuDNN %s for %s%s (%s)%s; see 'cdm available %s "
                            "--platform %s'",
                            spec_text, platform, variant, sb_str(&s->manifests), sb_str(&has),
                            spec_text, platform);
     sb_free(&has);
+    return rc;
+}
+
+/* A manifest of the table's archives of one version, as though NVIDIA had published one. */
+static void legacy_manifest(const struct legacy_list *list, const char *version,
+                            struct manifest *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->entries = xcalloc(list->count, sizeof(*m->entries));
+    copy_str(m->label, sizeof(m->label), version);
+    copy_str(m->version, sizeof(m->version), version);
+    for (size_t i = 0; i < list->count; i++) {
+        const struct official_legacy *a = &list->items[i];
+        struct archive_name an;
+        char v[32];
+        if (!archive_name_parse(a->name, &an) || !version_format(&an.version, v, sizeof(v)) ||
+            strcmp(v, version))
+            continue;
+        struct manifest_entry *e = &m->entries[m->count++];
+        COPY_ARRAY(e->platform, an.platform);
+        e->cuda = an.cuda_major;
+        COPY_ARRAY(e->version, v);
+        snprintf(e->relative_path, sizeof(e->relative_path), "%s/%s", a->folder, a->name);
+        copy_str(e->name, sizeof(e->name), a->name);
+        copy_str(e->sha256, sizeof(e->sha256), a->sha256);
+        e->legacy = true;
+    }
+}
+
+/* In cdm's table of the archives from before the manifests, and the site's: the newest
+ * version matching spec that has an archive for platform. */
+static int find_legacy(struct redist *r, const struct version_spec *spec, const char *platform,
+                       struct search *s, struct redist_pick *out)
+{
+    static const char where[] = LEGACY_WHERE;
+    struct legacy_list list;
+    int rc = legacy_list_load(r->ctx, &list);
+    char last[32] = "";
+    for (size_t i = 0; !rc && i < list.count; i++) {
+        struct archive_name an;
+        char v[32];
+        if (!archive_name_parse(list.items[i].name, &an) ||
+            !version_spec_matches(spec, &an.version, an.cuda_major) ||
+            !version_format(&an.version, v, sizeof(v)) || !strcmp(v, last))
+            continue;
+        COPY_ARRAY(last, v);
+        if (!strstr(sb_str(&s->manifests), where))
+            sb_addf(&s->manifests, "%s%s", s->manifests.len ? ", " : "", where);
+        legacy_manifest(&list, v, &out->manifest);
+        note_variants(s, &out->manifest, platform);
+        rc = pick_in(r, &out->manifest, where, spec, platform, s, &out->entry);
+        if (rc == CDM_OK) {
+            COPY_ARRAY(out->label, v);
+            out->manifest_url = xstrdup(where);
+            break;
+        }
+        manifest_free(&out->manifest);
+        if (rc == CDM_ENOTFOUND)
+            rc = CDM_OK;
+    }
+    legacy_list_free(&list);
     return rc;
 }
 
@@ -452,6 +527,8 @@ int redist_find(struct redist *r, const char *spec_text, int cuda, const char *p
         if (rc == CDM_ENOTFOUND)
             rc = CDM_OK; /* an older manifest may have it (--cuda 11 on 9.x) */
     }
+    if (!rc && !out->entry && !spec.latest)
+        rc = find_legacy(r, &spec, platform, &s, out);
     if (!rc && !out->entry)
         rc = not_found(r, spec_text, spec.cuda, platform, &s);
     sb_free(&s.manifests);

@@ -27,6 +27,9 @@ void redist_close(struct redist *r);
 
 /* Where rel lies below the base: a URL, or a path for a local base. malloc'd. */
 char *redist_location(const struct redist *r, const char *rel);
+/* Where an entry's archive is: as redist_location, but NVIDIA keeps the archives from before
+ * its manifests in another folder (a mirror keeps them below its base, at the same paths). */
+char *redist_entry_location(const struct redist *r, const struct manifest_entry *e);
 
 /* A local base's copy of an entry: at its relative_path, or by its file name alone in
  * the base folder (what 'cdm fetch --into' writes). NULL when neither is there. */
@@ -63,7 +66,9 @@ struct redist_pick {
     struct strbuf raw; /* the manifest's bytes */
 };
 /* The newest version matching spec that the base publishes for platform (and cuda: 0
- * for any). Two CUDA variants and no cuda: CDM_EAMBIGUOUS naming both. */
+ * for any). Two CUDA variants and no cuda: CDM_EAMBIGUOUS naming both. A version no
+ * manifest has is looked up in cdm's table of older archives (official.h); the pick's
+ * raw is then empty. */
 int redist_find(struct redist *r, const char *spec_text, int cuda, const char *platform,
                 struct redist_pick *out);
 void redist_pick_free(struct redist_pick *p);

@@ -6,6 +6,7 @@
 . "$TESTS_DIR/cli/lib_mirror.sh"
 
 tls_up "location /compute/cudnn/redist/ { alias $MIRROR/; autoindex on; }" \
+  "location /compute/redist/cudnn/ { alias $MIRROR/; }" \
   "location /downgrade/ { return 302 http://127.0.0.1:@PORT@/ok/; }"
 export CDM_FETCH_BASE=https://127.0.0.1:$NPORT/
 DL=$CDM_ROOT/downloads
@@ -69,5 +70,18 @@ expect_rc 0 "the default base, reached through https_proxy"
 check "the proxy was asked for developer.download.nvidia.com" \
   test "$(requests "e['mode'] == 'CONNECT' and e['path'].startswith('developer.download.nvidia.com:443')")" -ge 1
 check "the install from NVIDIA's manifest is marked official" test "$(json 'd["official"]')" = True
+
+# An archive from before the manifests comes from NVIDIA's old folder (a stand-in there:
+# refused against NVIDIA's hash, after the download from the right place)
+L811=cudnn-11.2-linux-x64-v8.1.1.33.tgz
+mkdir -p "$MIRROR/v8.1.1" && "$MAKE_FIXTURE" "$MIRROR/v8.1.1/$L811"
+export https_proxy=http://127.0.0.1:$PORT
+CDM_FETCH_BASE= run_cdm --root "$SCRATCH/nv" install 8.1.1 --cuda 11
+unset https_proxy
+expect_rc 1 "cuDNN 8.1.1 from NVIDIA's base: a stand-in is refused"
+check "it was fetched from NVIDIA's folder of the archives older than the manifests" \
+  grep -q "^/compute/redist/cudnn/v8.1.1/$L811 \"-\" 200" "$ACCESS"
+expect_err "https://developer.download.nvidia.com/compute/redist/cudnn/v8.1.1/$L811' does not match cdm's table" \
+  "checked against the table's hash"
 
 done_testing

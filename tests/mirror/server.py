@@ -5,7 +5,8 @@ usage: server.py ROOT PORT_FILE LOG_FILE
 
 Serves ROOT at http://127.0.0.1:PORT/<mode>/..., PORT chosen by the system and written to
 PORT_FILE. A folder is answered with an index page like NVIDIA's. Manifests and listings
-are always served as they are; the mode applies to archives (paths below cudnn/):
+are always served as they are; the mode applies to archives (paths below cudnn/, and
+below v<version>/ as NVIDIA kept the archives older than its manifests):
 
   ok        as it is, with Range requests honoured (206), 416 past the end
   cut       headers for the whole body, half of it, then the connection closes
@@ -29,6 +30,7 @@ Stops on SIGTERM.
 import http.server
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -114,7 +116,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.finish_log(mode, rel, 404, 0, rng)
         with open(path, "rb") as f:
             data = f.read()
-        if not rel.startswith("cudnn/"):
+        if not (rel.startswith("cudnn/") or re.match(r"v[0-9.]+/", rel)):
             mode = "ok"  # manifests are served as they are
         if mode in ("cut-once", "500-once"):
             with log_lock:
