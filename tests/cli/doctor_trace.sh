@@ -75,8 +75,9 @@ check "the forged lines are counted and reported, not believed" \
 check "the channel's variable is the socket, not a file" \
   sh -c '! printf "%s" "$1" | grep -q CDM_TRACE_FILE' _ "$("$CDM" doctor -- env 2>/dev/null)"
 
-# ---- an exec keeps the trace: the new image of the same process connects again ----------------
-run_cdm doctor --json -- sh -c 'exec "$0" -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$1"' "$PY" "$LIB"
+# ---- an exec keeps the trace: the new image of the same process connects again, even while a
+# forked subshell still holds the old image's connection ----------------------------------------
+run_cdm doctor --json -- sh -c '(sleep 1; true) & exec "$0" -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$1"' "$PY" "$LIB"
 check "a library loaded after sh exec'd python is reported" test "$(loaded)" = "['$LIB']"
 check "and nothing was refused" test "$(json '[c["name"] for c in d["checks"] if c["name"] == "run.trace"]')" = "[]"
 
@@ -94,7 +95,9 @@ check "the report says the trace was cut at the doctor's bounds" \
 
 # ---- --timeout --------------------------------------------------------------------------------
 start=$(date +%s)
-run_cdm doctor --json --timeout 2 -- sh -c 'sleep 1001 & exec sleep 1002'
+# sleeps of numbers of this run's own, so that another run cannot be taken for them
+N1=7${$}1 N2=7${$}2
+run_cdm doctor --json --timeout 2 -- sh -c 'sleep "$0" & exec sleep "$1"' "$N1" "$N2"
 took=$(($(date +%s) - start))
 expect_rc 1 "--timeout 2 -- sleep: the doctor fails"
 check "in about 2 s (${took} s)" test "$took" -ge 2 -a "$took" -le 6
@@ -103,7 +106,7 @@ check "run.command fails naming the limit and the process group" \
   "$(status run.command)" "$(detail run.command)"
 check "the report goes on after it (run.cudnn, the command's exit by SIGKILL)" \
   test "$(json '(d["checks"][-1]["name"], d["command"]["signal"])')" = "('run.cudnn', 9)"
-check "no process of its group is left" sh -c '! pgrep -f "sleep 100[12]" >/dev/null'
+check "no process of its group is left" sh -c '! pgrep -xf "sleep ($1|$2)" >/dev/null' _ "$N1" "$N2"
 run_cdm doctor --timeout 0 -- true
 expect_rc 2 "--timeout 0 is a usage error"
 
