@@ -278,7 +278,8 @@ static void check_run(struct doctor *d)
     /* --exec: cdm exec's redirect too (the audit library watching is the one that
      * redirects, ld_audit.c) */
     struct trace_env *vars = xcalloc(env->count + 1, sizeof(*vars));
-    memcpy(vars, env->vars, env->count * sizeof(*vars));
+    if (env->count) /* none outside a project, where env->vars may be NULL */
+        memcpy(vars, env->vars, env->count * sizeof(*vars));
     size_t nvars = env->count;
     if (d->req->exec && env->activated)
         vars[nvars++] = (struct trace_env){"CDM_REDIRECT_DIR", env->activation};
