@@ -55,6 +55,8 @@ struct cdm_doctor_request {
     bool command_stdout_to_stderr; /* its standard output goes to stderr (for --json) */
     bool exec;                     /* run it as cdm exec does: every cuDNN library from the
                                     * project's install (Linux), to show the difference */
+    unsigned timeout_s; /* kill it and its process group after this many seconds (Linux); 0:
+                         * wait as long as it runs */
 };
 
 /* A CUDA library a command's process loaded (cdm doctor -- CMD). */

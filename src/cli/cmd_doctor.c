@@ -66,7 +66,7 @@ static void print_loaded(const struct cdm_doctor_report *r)
     }
 }
 
-enum { OPT_CUDNN, OPT_CUDA, OPT_EXEC };
+enum { OPT_CUDNN, OPT_CUDA, OPT_EXEC, OPT_TIMEOUT };
 
 static int run_doctor(struct cli *cli, const struct cli_args *args)
 {
@@ -87,7 +87,8 @@ static int run_doctor(struct cli *cli, const struct cli_args *args)
     }
     struct cdm_doctor_request req = {args->pos[0],   args->value[OPT_CUDNN],
                                      (int)args->number[OPT_CUDA], command,
-                                     cli->json,      args->given[OPT_EXEC]};
+                                     cli->json,      args->given[OPT_EXEC],
+                                     (unsigned)args->number[OPT_TIMEOUT]};
     struct cdm_doctor_report r;
     if (cdm_doctor(ctx, &req, &r) != CDM_OK) {
         free(command);
@@ -151,6 +152,11 @@ static const struct cli_option doctor_options[] = {
     [OPT_EXEC] = CLI_OPT_FLAG("exec", "with -- CMD: run it as 'cdm exec' does, every cuDNN "
                                       "library it loads taken from the project's install "
                                       "(Linux)"),
+    /* no limit unless asked: a training run may rightly take days */
+    [OPT_TIMEOUT] = CLI_OPT_INT("timeout", "SECONDS", CLI_COMPLETE_NONE, 1, 86400 * 366,
+                                "a number of seconds",
+                                "with -- CMD: kill it and its process group after SECONDS and "
+                                "report what it had loaded (Linux; default: no limit)"),
     CLI_OPT_END,
 };
 

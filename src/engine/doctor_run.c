@@ -278,11 +278,13 @@ static void check_run(struct doctor *d)
     /* --exec: cdm exec's redirect too (the audit library watching is the one that
      * redirects, ld_audit.c) */
     struct trace_env *vars = xcalloc(env->count + 1, sizeof(*vars));
-    memcpy(vars, env->vars, env->count * sizeof(*vars));
+    if (env->count) /* none outside a project, where env->vars may be NULL */
+        memcpy(vars, env->vars, env->count * sizeof(*vars));
     size_t nvars = env->count;
     if (d->req->exec && env->activated)
         vars[nvars++] = (struct trace_env){"CDM_REDIRECT_DIR", env->activation};
-    struct trace_request tr = {d->req->command, vars, nvars, d->req->command_stdout_to_stderr};
+    struct trace_request tr = {d->req->command, vars, nvars, d->req->command_stdout_to_stderr,
+                              d->req->timeout_s};
     struct trace_result r;
     int traced = trace_run(d->ctx, &tr, &r);
     free(vars);
@@ -300,7 +302,14 @@ static void check_run(struct doctor *d)
         if (kind && r.objects[i].how != TRACE_MAIN)
             add_loaded(d, &r, i, kind);
     }
-    if (r.signal)
+    if (r.timed_out)
+        doctor_add(d, "run.command", CDM_CHECK_FAIL,
+                   "give it more time with --timeout SECONDS, or find out where it waits; "
+                   "the libraries below are those it had loaded by then",
+                   "'%s' ran past the doctor's limit of %u s and was killed with its process "
+                   "group",
+                   d->req->command[0], d->req->timeout_s);
+    else if (r.signal)
         doctor_add(d, "run.command", CDM_CHECK_FAIL, "see the loaded libraries below",
                    "'%s' was killed by signal %d", d->req->command[0], r.signal);
     else if (r.exit_code)
@@ -311,6 +320,22 @@ static void check_run(struct doctor *d)
                    "'%s' exited with status 0 (%u "
                    "process%s)",
                    d->req->command[0], (unsigned)r.processes, r.processes == 1 ? "" : "es");
+    /* the channel's own word (ld_audit.c, trace_channel_posix.c): what is missing from
+     * the report, and what was not believed */
+    if (r.cut)
+        doctor_add(d, "run.trace", CDM_CHECK_WARN,
+                   "run the doctor on a smaller part of the work: what came after the cut is "
+                   "not in this report",
+                   "the trace was cut: the command's processes reported more than the doctor "
+                   "keeps (%u objects, %u MiB, or %u processes at once)",
+                   TRACE_MAX_OBJECTS, TRACE_MAX_MIB, TRACE_MAX_CONNECTIONS);
+    if (r.ignored)
+        doctor_add(d, "run.trace", CDM_CHECK_WARN,
+                   "find which process of the command writes to the doctor's channel",
+                   "%zu message%s or connection%s on the doctor's channel did not come from a "
+                   "process's own audit library and %s ignored",
+                   r.ignored, r.ignored == 1 ? "" : "s", r.ignored == 1 ? "" : "s",
+                   r.ignored == 1 ? "was" : "were");
     judge_cudnn(d, &r);
     trace_result_free(&r);
 }

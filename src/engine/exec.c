@@ -86,7 +86,7 @@ int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code)
         }
         sb_free(&looked);
     }
-    struct trace_request tr = {req->argv, env, n, false};
+    struct trace_request tr = {req->argv, env, n, false, 0};
     rc = trace_exec(ctx, &tr, exit_code);
     for (size_t i = 0; i < n; i++)
         free((char *)env[i].value);

@@ -9,18 +9,25 @@
  * RPATH or a preload by path cannot take another copy. A name the folder lacks passes
  * unchanged: the redirect never makes a load fail that would have worked.
  *
- * Trace (CDM_TRACE_FILE set, by cdm doctor -- CMD):
- * glibc's loader calls la_objsearch for every name it looks up and every folder it tries,
- * and la_objopen for every object it maps, whether opened by name or by path; one line per
- * object is appended to the file named by CDM_TRACE_FILE:
+ * Trace (CDM_TRACE_SOCKET set, by cdm doctor -- CMD): the variable names a listening
+ * SOCK_SEQPACKET socket in cdm's private folder. In la_version, before any code of the
+ * program runs, this process connects and says hello ("H <tab> inode of its socket"); cdm
+ * checks that the process has this library mapped and has no other live connection, and
+ * answers with a random token of this connection alone. The connection is moved to a high
+ * descriptor with FD_CLOEXEC (an exec'd child connects anew: the variable stays for it, as
+ * does LD_AUDIT, since Python's subprocess closes inherited descriptors and copies the
+ * environment), and each line carries the token. trace_channel_posix.c says what that does
+ * and does not prove. glibc's loader calls la_objsearch for every name it looks up and every
+ * folder it tries, and la_objopen for every object it maps, whether opened by name or by
+ * path; one message per object:
  *
- *   O <tab> pid <tab> how <tab> path as opened <tab> real path <tab> name asked for
- *     <tab> the object that asked
+ *   O <tab> token <tab> pid <tab> how <tab> path as opened <tab> real path
+ *     <tab> name asked for <tab> the object that asked
  *
  * how: the LA_SER_* flag of the folder that found it (0 when unknown), "path" for a name
- * holding a slash, "main" for the program itself. Fields are
- * escaped (\\, \t, \n). Each line is one write() to a file opened O_APPEND, so lines of
- * several processes never interleave.
+ * holding a slash, "main" for the program itself. Fields are escaped (\\, \t, \n). A
+ * message is one send(), so messages of several processes never interleave; MSG_NOSIGNAL,
+ * so a doctor that has stopped listening never kills the program.
  *
  * This file runs inside other programs, in the loader's audit namespace: it uses only
  * the C library, allocates nothing, and never fails the program it watches.
@@ -32,6 +39,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* the banned functions, without the rest of base/util.h, which this library does not link */
@@ -39,7 +50,9 @@
 
 #define LINE_MAX_BYTES (6 * PATH_MAX)
 
+/* the connection to cdm (a high descriptor, FD_CLOEXEC) and the token cdm gave it */
 static int out_fd = -1;
+static char token[64];
 /* The search in progress: the loader holds its lock from the search to the object's
  * mapping, so one search is open at a time. */
 static char asked[PATH_MAX];
@@ -75,12 +88,58 @@ static const char *env_value(const char *name, char *buf, size_t size)
     return NULL;
 }
 
+/* Descriptors from here up are the program's least likely to be dup2'd over or closed
+ * by number; below it where the limit on open files is lower. */
+#define CHANNEL_FD_MIN 900
+
+/* Connect to cdm's socket, say hello, wait for the token (at most 10 s: a doctor that does
+ * not answer leaves the program untraced, never stuck). out_fd stays -1 on any failure. */
+static void connect_channel(const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    size_t len = strlen(path);
+    if (len >= sizeof(addr.sun_path))
+        return;
+    memcpy(addr.sun_path, path, len + 1);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    struct stat st;
+    struct timeval wait = {.tv_sec = 10};
+    char hello[32] = "H\t", *p = hello + sizeof(hello) - 1;
+    ssize_t n = -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0 && fstat(fd, &st) == 0 &&
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)) == 0) {
+        unsigned long v = (unsigned long)st.st_ino;
+        *p = '\0';
+        do {
+            *--p = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        memmove(hello + 2, p, strlen(p) + 1);
+        if (send(fd, hello, strlen(hello), MSG_NOSIGNAL) > 0)
+            n = recv(fd, token, sizeof(token) - 1, 0);
+    }
+    if (n <= 0) {
+        close(fd);
+        token[0] = '\0';
+        return;
+    }
+    token[n] = '\0';
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, CHANNEL_FD_MIN);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    out_fd = fd;
+}
+
 unsigned int la_version(unsigned int version)
 {
     static char env[65536];
-    const char *file = env_value("CDM_TRACE_FILE", env, sizeof(env));
-    if (file)
-        out_fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+    const char *sock = env_value("CDM_TRACE_SOCKET", env, sizeof(env));
+    if (sock)
+        connect_channel(sock);
     const char *dir = env_value("CDM_REDIRECT_DIR", env, sizeof(env));
     if (dir && strlen(dir) < sizeof(redirect_dir))
         memcpy(redirect_dir, dir, strlen(dir) + 1);
@@ -222,14 +281,14 @@ unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
         real[0] = '\0';
     l.len = 0;
     add_raw(&l, "O");
+    add_field(&l, token);
     add_number(&l, (unsigned long)getpid());
     add_field(&l, how);
     add_field(&l, path);
     add_field(&l, real);
     add_field(&l, name);
     add_field(&l, by);
-    l.buf[l.len++] = '\n';
-    ssize_t w = write(out_fd, l.buf, l.len);
-    (void)w; /* nothing to do about a full disk from inside another program */
+    ssize_t w = send(out_fd, l.buf, l.len, MSG_NOSIGNAL);
+    (void)w; /* nothing to do about a doctor gone from inside another program */
     return 0;
 }

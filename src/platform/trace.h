@@ -41,7 +41,19 @@ struct trace_result {
     size_t processes; /* processes that reported (the program and its children) */
     int exit_code;    /* the program's exit status (POSIX: 128 + N when killed by signal N) */
     int signal;       /* the signal that killed it, 0 when it exited */
+    bool timed_out;   /* it ran past the request's timeout: killed with its process group */
+    bool cut;         /* the channel's bounds were reached (POSIX): later objects are missing */
+    size_t ignored;   /* messages and connections that did not come from a process's own
+                       * audit library, so were not believed (POSIX) */
 };
+
+/* What a trace keeps (POSIX): beyond either bound the trace is cut (trace_result.cut) and
+ * the rest is read and dropped, so a flood neither fills cdm's memory nor blocks the
+ * program. */
+#define TRACE_MAX_OBJECTS 100000u
+#define TRACE_MAX_MIB 64u
+#define TRACE_MAX_BYTES ((size_t)TRACE_MAX_MIB << 20)
+#define TRACE_MAX_CONNECTIONS 4096u /* processes connected at once */
 
 /* One change to the program's environment: value NULL unsets name. */
 struct trace_env {
@@ -54,6 +66,7 @@ struct trace_request {
     const struct trace_env *env;
     size_t env_count;
     bool stdout_to_stderr; /* the program's standard output goes to cdm's standard error */
+    unsigned timeout_s;    /* trace_run: kill it (and its process group) after this; 0: never */
 };
 
 /* Run the program, wait for it (and, on Windows, its children), and fill *out. CDM_OK

@@ -1,12 +1,14 @@
 /*
  * What a program loads, on glibc: the program runs with LD_AUDIT naming cdm-audit.so
- * (ld_audit.c), which appends a line per mapped object to a file in a private temporary
- * folder; children inherit the two variables and append to the same file. The file is
- * read once the program has exited.
+ * (ld_audit.c), whose instance in each process connects to a socket in a private temporary
+ * folder (trace_channel_posix.c) and sends a message per mapped object; children inherit
+ * the two variables and connect too. cdm reads while the program runs, so a process never
+ * waits on a full channel, and stops at the program's exit or its timeout.
  */
 #define _GNU_SOURCE /* mkdtemp, environ */
 #include "fs.h"
 #include "trace.h"
+#include "trace_channel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,13 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
 #define AUDIT_NAME "cdm-audit.so"
-/* glibc's LA_SER_* values (<link.h>, a stable ABI), as ld_audit.c writes them */
-enum { SER_LIBPATH = 0x02, SER_RUNPATH = 0x04, SER_CONFIG = 0x08, SER_DEFAULT = 0x40 };
+/* after the program's exit, how long its remaining children may keep cdm reading */
+#define DRAIN_MS 2000
 
 #ifndef CDM_AUDIT_DIR
 #define CDM_AUDIT_DIR "../lib/cdm"
@@ -57,9 +60,9 @@ char *trace_audit_library(struct strbuf *looked)
 }
 
 /* environ with the request's changes, LD_AUDIT (appended to one already set) and
- * CDM_TRACE_FILE. Every string malloc'd; the array NULL-terminated. */
+ * CDM_TRACE_SOCKET. Every string malloc'd; the array NULL-terminated. */
 static char **child_environment(const struct trace_request *req, const char *audit,
-                                const char *file)
+                                const char *socket)
 {
     size_t n = 0;
     while (environ[n])
@@ -71,7 +74,7 @@ static char **child_environment(const struct trace_request *req, const char *aud
         const char *eq = strchr(environ[i], '=');
         size_t len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
         bool replaced = (len == 8 && !strncmp(environ[i], "LD_AUDIT", 8)) ||
-                        (len == 14 && !strncmp(environ[i], "CDM_TRACE_FILE", 14));
+                        (len == 16 && !strncmp(environ[i], "CDM_TRACE_SOCKET", 16));
         if (len == 8 && !strncmp(environ[i], "LD_AUDIT", 8) && eq && eq[1])
             old_audit = eq + 1;
         for (size_t c = 0; c < req->env_count && !replaced; c++)
@@ -85,7 +88,7 @@ static char **child_environment(const struct trace_request *req, const char *aud
             env[out++] = xasprintf("%s=%s", req->env[c].name, req->env[c].value);
     env[out++] =
         old_audit ? xasprintf("LD_AUDIT=%s:%s", old_audit, audit) : xasprintf("LD_AUDIT=%s", audit);
-    env[out++] = xasprintf("CDM_TRACE_FILE=%s", file);
+    env[out++] = xasprintf("CDM_TRACE_SOCKET=%s", socket);
     env[out] = NULL;
     return env;
 }
@@ -121,92 +124,52 @@ static char *find_program(const char *name, const char *path)
     }
 }
 
-/* Undo ld_audit.c's escapes in place. */
-static void unescape(char *s)
+/* The signal a person sent cdm while the program runs in a process group of its own (with
+ * a timeout), for the wait to pass on: a handler can only leave a number. */
+static volatile sig_atomic_t forwarded;
+
+static void forward_signal(int sig)
 {
-    char *w = s;
-    for (const char *r = s; *r; r++) {
-        if (*r == '\\' && r[1]) {
-            r++;
-            *w++ = *r == 't' ? '\t' : *r == 'n' ? '\n' : *r;
-        } else {
-            *w++ = *r;
+    forwarded = sig;
+}
+
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Wait for the program, reading the channel meanwhile; kill its process group at the
+ * deadline (0: none). The status as waitpid gives it. */
+static int wait_reading(pid_t pid, long long deadline, struct trace_channel *ch,
+                        struct trace_result *out)
+{
+    int status = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR))
+            break;
+        if (forwarded) {
+            kill(-pid, forwarded);
+            forwarded = 0;
         }
+        if (deadline && now_ms() >= deadline) {
+            kill(-pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            out->timed_out = true;
+            break;
+        }
+        /* the program's exit is seen within this wait; the channel at once */
+        trace_channel_poll(ch, 20, out);
     }
-    *w = '\0';
-}
-
-static enum trace_how how_of(const char *text)
-{
-    if (!strcmp(text, "main"))
-        return TRACE_MAIN;
-    if (!strcmp(text, "path"))
-        return TRACE_PATH;
-    switch (atoi(text)) {
-    case SER_LIBPATH:
-        return TRACE_LIBPATH;
-    case SER_RUNPATH:
-        return TRACE_RUNPATH;
-    case SER_CONFIG:
-        return TRACE_CACHE;
-    case SER_DEFAULT:
-        return TRACE_DEFAULT;
-    default:
-        return TRACE_UNKNOWN;
-    }
-}
-
-static void add_object(struct trace_result *r, char **fields)
-{
-    r->objects = xrealloc(r->objects, (r->count + 1) * sizeof(*r->objects));
-    struct trace_object *o = &r->objects[r->count++];
-    o->pid = strtoull(fields[0], NULL, 10);
-    o->how = how_of(fields[1]);
-    o->path = xstrdup(fields[2]);
-    o->real_path = xstrdup(fields[3]);
-    o->asked = xstrdup(fields[4]);
-    o->asker = xstrdup(fields[5]);
-    if (o->how == TRACE_MAIN)
-        r->processes++;
-}
-
-static void read_trace(const char *file, struct trace_result *r)
-{
-    FILE *f = fs_fopen_read(file); /* the child may have put a fifo there */
-    if (!f)
-        return;
-    struct strbuf line = STRBUF_INIT;
-    int c;
-    do {
-        c = fgetc(f);
-        if (c != '\n' && c != EOF) {
-            sb_addc(&line, (char)c);
-            continue;
-        }
-        /* "O" and six fields; anything else (a line cut by a full disk) is skipped */
-        char *fields[6];
-        size_t n = 0;
-        char *p = line.buf;
-        if (p && p[0] == 'O' && p[1] == '\t') {
-            p += 2;
-            while (n < 6) {
-                fields[n++] = p;
-                char *tab = strchr(p, '\t');
-                if (!tab)
-                    break;
-                *tab = '\0';
-                p = tab + 1;
-            }
-        }
-        if (n == 6) {
-            for (size_t i = 0; i < n; i++)
-                unescape(fields[i]);
-            add_object(r, fields);
-        }
-        sb_reset(&line);
-    } while (c != EOF);
-    sb_free(&line);
-    fclose(f);
+    /* what the program and its children sent before it ended, and what children still
+     * running send for a short while; a flood from them does not hold the report */
+    long long until = now_ms() + DRAIN_MS;
+    while (trace_channel_poll(ch, 0, out) && now_ms() < until)
+        ;
+    return status;
 }
 
 int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result *out)
@@ -214,7 +177,8 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     memset(out, 0, sizeof(*out));
     struct strbuf looked = STRBUF_INIT;
     char *audit = trace_audit_library(&looked);
-    char *program = NULL, *dir = NULL, *file = NULL;
+    char *program = NULL, *dir = NULL;
+    struct trace_channel *ch = NULL;
     char **env = NULL;
     int rc = CDM_OK;
     if (!audit) {
@@ -231,7 +195,7 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
         goto out;
     }
     const char *tmp = getenv("TMPDIR");
-    /* mkdtemp fills in the X's: a private folder for the audit library's report */
+    /* mkdtemp fills in the X's: a private folder for the channel's socket */
     char *pattern = path_join(tmp && *tmp ? tmp : "/tmp", "cdm-trace.XXXXXX");
     dir = mkdtemp(pattern) ? pattern : NULL;
     if (!dir) {
@@ -240,14 +204,10 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
         free(pattern);
         goto out;
     }
-    file = path_join(dir, "loads");
-    int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot create '%s': %s", file, strerror(errno));
+    rc = trace_channel_open(ctx, dir, audit, &ch);
+    if (rc != CDM_OK)
         goto out;
-    }
-    close(fd);
-    env = child_environment(req, audit, file);
+    env = child_environment(req, audit, trace_channel_path(ch));
 
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
@@ -255,24 +215,31 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     posix_spawnattr_init(&attr);
     if (req->stdout_to_stderr)
         posix_spawn_file_actions_adddup2(&actions, 2, 1);
-    /* cdm ignores ^C while it waits (as system() does); the program gets the defaults. */
+    /* Without a timeout cdm ignores ^C while it waits (as system() does) and the program, in
+     * cdm's process group, gets it from the terminal. With one, the program gets a process
+     * group of its own, so that the timeout ends its children too; cdm passes ^C on. */
     sigset_t defaults;
     sigemptyset(&defaults);
     sigaddset(&defaults, SIGINT);
     sigaddset(&defaults, SIGQUIT);
     posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_int, old_quit;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGQUIT, &ignore, &old_quit);
+    short flags = POSIX_SPAWN_SETSIGDEF;
+    if (req->timeout_s) {
+        posix_spawnattr_setpgroup(&attr, 0);
+        flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    posix_spawnattr_setflags(&attr, flags);
+    struct sigaction on_signal = {.sa_handler = req->timeout_s ? forward_signal : SIG_IGN};
+    struct sigaction old_int, old_quit;
+    sigemptyset(&on_signal.sa_mask);
+    forwarded = 0;
+    sigaction(SIGINT, &on_signal, &old_int);
+    sigaction(SIGQUIT, &on_signal, &old_quit);
     fflush(NULL);
     pid_t pid;
+    long long deadline = req->timeout_s ? now_ms() + 1000LL * req->timeout_s : 0;
     int err = posix_spawn(&pid, program, &actions, &attr, req->argv, env);
-    int status = 0;
-    if (!err)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
+    int status = err ? 0 : wait_reading(pid, deadline, ch, out);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
     posix_spawn_file_actions_destroy(&actions);
@@ -287,17 +254,14 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     } else {
         out->exit_code = WEXITSTATUS(status);
     }
-    read_trace(file, out);
 
 out:
-    if (file)
-        unlink(file);
+    trace_channel_close(ch);
     if (dir)
         rmdir(dir);
     for (char **e = env; e && *e; e++)
         free(*e);
     free(env);
-    free(file);
     free(dir);
     free(program);
     free(audit);

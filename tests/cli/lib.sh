@@ -28,6 +28,18 @@ skip() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); echo "ok $CDM_TAP_COUNT - $1 # SK
 skip_tool() {
   if [ "${CI-}" = true ]; then not_ok "$1 (CI=true, and $2)"; else skip "$1" "$2"; fi
 }
+# need_stub_tools "what": a C compiler ($CC, for stand-in libraries) and a python3 with
+# ctypes ($PY, which python3 then runs); without them the scenario skips and ends here.
+need_stub_tools() {
+  CC=${CC:-cc}
+  PY=$(python3 -c 'import sys, ctypes; print(sys.executable)' 2>/dev/null)
+  if ! command -v "$CC" >/dev/null 2>&1 || [ -z "$PY" ]; then
+    skip_tool "$1" "no C compiler ($CC) to build stand-ins, or no python3 with ctypes"
+    done_testing
+    exit
+  fi
+  python3() { "$PY" "$@"; }
+}
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 # check "description" command...: passes when the command succeeds

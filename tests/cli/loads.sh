@@ -5,14 +5,7 @@
 # environment before and after `cdm attach`, and of a conda environment.
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 
-CC=${CC:-cc}
-PY=$(python3 -c 'import sys, ctypes; print(sys.executable)' 2>/dev/null)
-if ! command -v "$CC" >/dev/null 2>&1 || [ -z "$PY" ]; then
-  skip "what programs load" "no C compiler ($CC) to build stand-ins, or no python3 with ctypes"
-  done_testing
-  exit
-fi
-python3() { "$PY" "$@"; }
+need_stub_tools "what programs load"
 unset CUDA_HOME CONDA_PREFIX VIRTUAL_ENV
 export LD_LIBRARY_PATH=""
 W=$SCRATCH/work

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     char *by_name = xasprintf("name:%s", libname), *by_path = xasprintf("path:%s", libpath);
     char *args[] = {(char *)child, by_name, "child", by_path, "exit:3", NULL};
     struct trace_env env[] = {{pathvar, libdir}};
-    struct trace_request req = {args, env, 1, true};
+    struct trace_request req = {args, env, 1, true, 0};
     struct trace_result r;
     int rc = trace_run(ctx, &req, &r);
     is_int(rc, CDM_OK, "the program runs under the trace%s%s", rc ? ": " : "",
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
     free(want);
 
     char *missing[] = {"cdm-no-such-program-here", NULL};
-    struct trace_request none = {missing, NULL, 0, false};
+    struct trace_request none = {missing, NULL, 0, false, 0};
     rc = trace_run(ctx, &none, &r);
     ok(rc == CDM_ENOTFOUND && strstr(cdm_error_message(ctx), "no such program"),
        "a program that is not there is an error naming it (%s)", cdm_error_message(ctx));
