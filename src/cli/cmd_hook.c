@@ -17,60 +17,65 @@
 #include <stdio.h>
 #include <string.h>
 
-/* bash and zsh: the same text but for reading a file (bash's read counts characters with
- * -n, zsh's with -k) and the shell named. zsh's $status is its $?, hence rc. */
+/* cdm's variables and those that choose its files, set or not, as one word. */
+#define HOOK_SH_ENV                                                                              \
+    "${CDM_PROJECT+:$CDM_PROJECT}/${CDM_ACTIVE+:$CDM_ACTIVE}/${CDM_PATH_ENTRY+:$CDM_PATH_ENTRY}/" \
+    "${CDM_SAVED_CUDA_HOME+:$CDM_SAVED_CUDA_HOME}/${CDM_ROOT+:$CDM_ROOT}/${CDM_CONFIG+:$CDM_CONFIG}/" \
+    "${CDM_STATE+:$CDM_STATE}/${HOME+:$HOME}/${XDG_CONFIG_HOME+:$XDG_CONFIG_HOME}/"               \
+    "${XDG_DATA_HOME+:$XDG_DATA_HOME}/${XDG_STATE_HOME+:$XDG_STATE_HOME}"
+
+/* bash and zsh: the same text but for reading a file's first N characters (bash's read
+ * counts with -n, zsh's with -k) and the shell named. zsh's $status is its $?, hence rc. */
 #define HOOK_BASH_ZSH(READ, SHELL) \
     "# Before each prompt the shell checks, with builtins alone, what `cdm activate --auto`\n" \
-    "# decides from: the folders from here up (links, pin files), the active link's target, the\n" \
-    "# default's and the config's files, cdm's variables. cdm starts only when one differs.\n" \
-    "_cdm_hook_file() { # FILE: append what it holds (a regular file's first 4096 characters)\n" \
-    "  local text=-\n" \
-    "  [[ -f $1 ]] && { text=; " READ " <\"$1\"; }\n" \
-    "  _cdm_hook_f+=$'\\1'$1$'\\2'$text\n" \
-    "}\n" \
-    "_cdm_hook_env() { # cdm's variables, and those that choose its files\n" \
-    "  _cdm_hook_e=${CDM_PROJECT+:$CDM_PROJECT}$'\\1'${CDM_ACTIVE+:$CDM_ACTIVE}$'\\1'${CDM_PATH_ENTRY+:$CDM_PATH_ENTRY}$'\\1'${CDM_SAVED_CUDA_HOME+:$CDM_SAVED_CUDA_HOME}$'\\1'${CDM_ROOT+:$CDM_ROOT}$'\\1'${CDM_CONFIG+:$CDM_CONFIG}$'\\1'${CDM_STATE+:$CDM_STATE}$'\\1'${HOME+:$HOME}$'\\1'${XDG_CONFIG_HOME+:$XDG_CONFIG_HOME}$'\\1'${XDG_DATA_HOME+:$XDG_DATA_HOME}$'\\1'${XDG_STATE_HOME+:$XDG_STATE_HOME}\n" \
-    "}\n" \
-    "_cdm_hook_facts() { # DIR\n" \
-    "  local d=$1\n" \
-    "  _cdm_hook_f=${_cdm_hook_name-}\n" \
-    "  while :; do\n" \
-    "    _cdm_hook_file \"$d/.cudnn-version\"\n" \
-    "    [[ -L $d/$_cdm_hook_name ]] && { _cdm_hook_f+=$'\\3'; break; }\n" \
-    "    [[ $d == / || -z $d ]] && break\n" \
-    "    d=${d%/*}\n" \
-    "    d=${d:-/}\n" \
-    "  done\n" \
-    "  _cdm_hook_file \"${_cdm_hook_default-}\"\n" \
-    "  _cdm_hook_file \"${_cdm_hook_config-}\"\n" \
-    "}\n" \
+    "# decides from: cdm's variables, the folders from here up to the nearest link (links, the\n" \
+    "# text of pin files), where that link leads, the config's text and, outside projects, the\n" \
+    "# default's. cdm starts only when one differs. One function, no calls: in bash a call costs\n" \
+    "# as much as a few tests.\n" \
     "_cdm_hook() {\n" \
-    "  local rc=$? quiet=--quiet dir=${_cdm_hook_dir-} used seen\n" \
+    "  local rc=$? quiet=--quiet dir=${_cdm_hook_dir-} d f text file default=${_cdm_hook_default-} used\n" \
     "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n" \
     "    _CDM_HOOK_PWD=$PWD\n" \
     "    quiet=\n" \
     "  fi\n" \
-    "  [[ $quiet && $dir && $PWD -ef $dir ]] || dir=$PWD\n" \
-    "  _cdm_hook_env\n" \
-    "  _cdm_hook_facts \"$dir\"\n" \
-    "  if [[ $quiet && $_cdm_hook_e$'\\4'$_cdm_hook_f == \"${_cdm_hook_seen-}\" ]] &&\n" \
-    "    [[ -z $_cdm_hook_target || $_cdm_hook_link -ef $_cdm_hook_target ]]; then\n" \
+    "  [[ $quiet && $dir && ($PWD == \"$dir\" || $PWD -ef $dir) ]] || dir=$PWD\n" \
+    "  d=$dir f=" HOOK_SH_ENV "$'\\5'${_cdm_hook_name-}\n" \
+    "  while :; do # as cdm looks: a link first, then a pin file\n" \
+    "    [[ -L $d/$_cdm_hook_name ]] && { f+=$'\\1'$d default=; break; }\n" \
+    "    if [[ -f $d/.cudnn-version ]]; then # a regular file: nothing that could block is read\n" \
+    "      text=\n" \
+    "      " READ("4096") " <\"$d/.cudnn-version\"\n" \
+    "      f+=$'\\2'$d$'\\3'$text\n" \
+    "    fi\n" \
+    "    [[ $d ]] || break\n" \
+    "    d=${d%/*}\n" \
+    "  done\n" \
+    "  for file in \"$default\" \"${_cdm_hook_config-}\"; do\n" \
+    "    text=-\n" \
+    "    [[ $file == /* && -f $file ]] && { text=; " READ("65536") " <\"$file\"; }\n" \
+    "    f+=$'\\4'$text\n" \
+    "  done\n" \
+    "  if [[ $quiet && $f == \"${_cdm_hook_seen-}\" ]] &&\n" \
+    "    [[ -z ${_cdm_hook_target-} || $_cdm_hook_link -ef $_cdm_hook_target ]]; then\n" \
     "    return $rc\n" \
     "  fi\n" \
-    "  seen=$_cdm_hook_f used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'${_cdm_hook_config-}\n" \
+    "  used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'${_cdm_hook_config-}\n" \
     "  _cdm_hook_dir= _cdm_hook_seen=\n" \
     "  eval \"$(command cdm activate --hook-state $quiet --shell " SHELL ")\"\n" \
-    "  # What was read before cdm decided stands for its decision only where cdm read the same.\n" \
+    "  # What was read before cdm decided stands for its decision only where cdm read the same,\n" \
+    "  # with cdm's variables as it left them.\n" \
     "  if [[ $_cdm_hook_dir && $used == \"$_cdm_hook_dir\"$'\\1'$_cdm_hook_name$'\\1'$_cdm_hook_default$'\\1'$_cdm_hook_config ]]; then\n" \
-    "    _cdm_hook_env\n" \
-    "    _cdm_hook_seen=$_cdm_hook_e$'\\4'$seen\n" \
+    "    _cdm_hook_seen=" HOOK_SH_ENV "$'\\5'${f#*$'\\5'}\n" \
     "  fi\n" \
     "  return $rc\n" \
     "}\n"
 
+#define BASH_READ(N) "IFS= read -r -d '' -n " N " text"
+#define ZSH_READ(N) "read -r -k " N " -u 0 text"
+
 static const char hook_bash[] =
     "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook bash)\"\n"
-    HOOK_BASH_ZSH("IFS= read -r -d '' -n 4096 text", "bash")
+    HOOK_BASH_ZSH(BASH_READ, "bash")
     "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
     "  if [[ \"$(declare -p PROMPT_COMMAND 2>&1)\" == \"declare -a\"* ]]; then\n"
     "    PROMPT_COMMAND=(_cdm_hook \"${PROMPT_COMMAND[@]}\")\n"
@@ -81,7 +86,7 @@ static const char hook_bash[] =
 
 static const char hook_zsh[] =
     "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook zsh)\"\n"
-    HOOK_BASH_ZSH("read -r -k 4096 -u 0 text", "zsh")
+    HOOK_BASH_ZSH(ZSH_READ, "zsh")
     "typeset -ag precmd_functions chpwd_functions\n"
     "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
     "  precmd_functions=(_cdm_hook $precmd_functions)\n"
