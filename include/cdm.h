@@ -383,6 +383,8 @@ struct cdm_activation {
     char lib_dir[32];
     char toolkit[64]; /* the CUDA toolkit's version when the link leads to a view ("" for
                        * none): the folders above are then the view's */
+    char target[4096]; /* where link_path led when it was read (absolute); for the default,
+                        * the install's folder */
 };
 /* The project in dir (search: the nearest one from dir upwards; dir NULL: the current
  * folder). Fails, saying which `cdm link` to run, when the project has no usable link.
@@ -424,6 +426,25 @@ void cdm_deactivation_plan(struct cdm_env_plan *out);
  * link pointing at the same install. Opens no index: prompt hooks ask it at every prompt,
  * so that a link, rollback or unlink in the current project shows at the next one. */
 bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir);
+
+/* What a prompt hook (cdm hook) compares before each prompt to know, without starting a
+ * process, that `cdm activate --auto` would change nothing: the folders from dir upwards
+ * (their links and pin files), the link the activation goes through, the default's file and
+ * the configuration file. Read before the decision, so that a change made while cdm decides
+ * shows as a difference at the next prompt, never as a state that matches a stale decision.
+ * Opens no index. */
+struct cdm_hook_state {
+    char dir[4096];          /* where the project search starts, links resolved */
+    char link_name[256];     /* the name of a link that makes a folder a project */
+    char link[4096];         /* the link the activation goes through, else the nearest
+                                project's ("" when there is none) */
+    char target[4096];       /* where that link led, absolute ("" when it is no link) */
+    char default_file[4096]; /* the user's default (cdm default), there or not */
+    char config[4096];       /* the configuration file, there or not ("" for /dev/null) */
+};
+int cdm_hook_state_read(cdm_ctx *ctx, const char *dir, struct cdm_hook_state *out);
+/* The hook's state after an activation: its link and target are the activation's. */
+void cdm_hook_state_follow(struct cdm_hook_state *st, const struct cdm_activation *a);
 
 /* cdm exec: run argv with exactly what cdm activate sets for the project (NULL: the nearest
  * from the current folder, else the user's default), no shell in between. On Linux every
@@ -517,6 +538,9 @@ const cdm_shell *cdm_shell_parent(void);
  * `set "NAME=value"`. Returns NULL, or (with *text NULL) the name of the first variable
  * whose value sh cannot express (cmd: a quote or a line break). */
 const char *cdm_shell_render(const cdm_shell *sh, const struct cdm_env_plan *plan, char **text);
+/* "NAME=value" as a variable of the shell session, not exported (malloc'd); NULL when the
+ * shell cannot hold the value (cmd: a quote or a line break). */
+char *cdm_shell_assign(const cdm_shell *sh, const char *name, const char *value);
 
 /* ---- deploying into a CUDA toolkit ---------------------------------------------------
  *

@@ -64,20 +64,50 @@ int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_pl
     return EXIT_OK;
 }
 
+/* --hook-state: after the plan, the state the hook compares before the next prompt (as
+ * variables of the shell, not exported), so it starts cdm again only when one differs. */
+static int print_hook_state(const cdm_shell *sh, const struct cdm_hook_state *st)
+{
+    const struct {
+        const char *name, *value;
+    } vars[] = {
+        {"_cdm_hook_dir", st->dir},       {"_cdm_hook_name", st->link_name},
+        {"_cdm_hook_link", st->link},     {"_cdm_hook_target", st->target},
+        {"_cdm_hook_default", st->default_file}, {"_cdm_hook_config", st->config},
+    };
+    struct strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(vars); i++) {
+        char *line = cdm_shell_assign(sh, vars[i].name, vars[i].value);
+        if (!line) { /* the hook then asks cdm at every prompt, as it would without */
+            sb_free(&sb);
+            return EXIT_OK;
+        }
+        sb_add(&sb, line);
+        free(line);
+    }
+    fputs(sb_str(&sb), stdout);
+    sb_free(&sb);
+    return EXIT_OK;
+}
+
 /* --auto, for the prompt hooks: follow the working folder and the current project's link.
  * Outside any project activate the user's default (cdm default), or deactivate without
  * one; in the project already active (same install, same entry)
  * do nothing; in another, or after its link changed, activate it (or, when it cannot be,
  * say why unless --quiet and deactivate, since the old cuDNN no longer belongs here). The
- * hooks call it at every prompt, --quiet when the folder did not change, so a project that
- * cannot be activated is reported once, when the user arrives. */
-static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start)
+ * hooks run it --quiet when the folder did not change, so a project that cannot be
+ * activated is reported once, when the user arrives. */
+static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start, bool state)
 {
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
+    /* Read before deciding: what changes meanwhile differs from it at the next prompt. */
+    struct cdm_hook_state st;
+    if (state && cdm_hook_state_read(ctx, start, &st) != CDM_OK)
+        state = false;
     if (cdm_activation_unchanged(ctx, start))
-        return EXIT_OK;
+        return state ? print_hook_state(sh, &st) : EXIT_OK;
     struct cdm_env_plan plan = {.n = 0};
     struct cdm_project project;
     struct cdm_activation a;
@@ -106,13 +136,17 @@ static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start
         cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
         cdm_deactivation_plan(&plan);
         rc = EXIT_FAIL;
+    } else {
+        cdm_hook_state_follow(&st, &a); /* the link just read, whichever name it has */
     }
     int prc = cli_print_plan(cli, sh, &plan);
     cdm_env_plan_free(&plan);
+    if (!prc && state)
+        print_hook_state(sh, &st);
     return prc ? prc : rc;
 }
 
-enum { OPT_SHELL, OPT_AUTO };
+enum { OPT_SHELL, OPT_AUTO, OPT_HOOK_STATE };
 
 static int run_activate(struct cli *cli, const struct cli_args *args)
 {
@@ -121,8 +155,8 @@ static int run_activate(struct cli *cli, const struct cli_args *args)
     int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
     if (rc)
         return rc;
-    if (args->given[OPT_AUTO])
-        return activate_auto(cli, sh, project);
+    if (args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE])
+        return activate_auto(cli, sh, project, args->given[OPT_HOOK_STATE]);
     cdm_ctx *ctx = cli_ctx(cli);
     if (!ctx)
         return EXIT_FAIL;
@@ -167,6 +201,8 @@ static const struct cli_option activate_options[] = {
     [OPT_AUTO] = CLI_OPT_FLAG("auto", "for prompt hooks: follow the working folder (PROJECT: where "
                                       "to start), deactivate outside projects, print nothing when "
                                       "current"),
+    [OPT_HOOK_STATE] = CLI_OPT_FLAG("hook-state", "as --auto, and set the variables that cdm "
+                                                  "hook's snippet compares before each prompt"),
     CLI_OPT_END,
 };
 

@@ -1,10 +1,14 @@
 /*
  * cdm hook SHELL: a snippet for the shell's profile that makes the active cuDNN follow the
- * working folder and the current project's link. Each snippet calls `cdm activate --auto`
- * at every prompt (and on the shell's own directory-change event where it has one), so a
- * `cdm link`, `rollback` or `unlink` in the current project shows at the next prompt; when
- * nothing changed, that call reads only the environment, a stat per folder and one link
- * (cdm_activation_unchanged). It is --quiet unless the folder changed, so a project that
+ * working folder and the current project's link. Starting cdm at every prompt costs more
+ * than the prompt itself, so before each prompt (and on the shell's own change-of-folder
+ * event) the snippet checks, with the shell's builtins alone, what `cdm activate --auto`
+ * decides from: cdm's variables, the folders from the working one up (a link, a pin file
+ * and its text), whether the link that was read still leads to the same folder, the
+ * default's file and the config file. Only when one differs does it run `cdm activate
+ * --hook-state`, which is --auto and also sets the variables the snippet compares. What
+ * the snippet read before cdm ran is what it keeps, so a change made while cdm decides
+ * differs at the next prompt. cdm runs --quiet unless the folder changed, so a project that
  * cannot be activated is reported once. None replaces `cd`: in bash, `cd p && cmd` runs cmd
  * before the prompt, so before the activation (README, "Shells").
  */
@@ -13,17 +17,65 @@
 #include <stdio.h>
 #include <string.h>
 
+/* cdm's variables and those that choose its files, set or not, as one word. */
+#define HOOK_SH_ENV                                                                              \
+    "${CDM_PROJECT+:$CDM_PROJECT}/${CDM_ACTIVE+:$CDM_ACTIVE}/${CDM_PATH_ENTRY+:$CDM_PATH_ENTRY}/" \
+    "${CDM_SAVED_CUDA_HOME+:$CDM_SAVED_CUDA_HOME}/${CDM_ROOT+:$CDM_ROOT}/${CDM_CONFIG+:$CDM_CONFIG}/" \
+    "${CDM_STATE+:$CDM_STATE}/${HOME+:$HOME}/${XDG_CONFIG_HOME+:$XDG_CONFIG_HOME}/"               \
+    "${XDG_DATA_HOME+:$XDG_DATA_HOME}/${XDG_STATE_HOME+:$XDG_STATE_HOME}"
+
+/* bash and zsh: the same text but for reading a file's first N characters (bash's read
+ * counts with -n, zsh's with -k) and the shell named. zsh's $status is its $?, hence rc. */
+#define HOOK_BASH_ZSH(READ, SHELL) \
+    "# Before each prompt the shell checks, with builtins alone, what `cdm activate --auto`\n" \
+    "# decides from: cdm's variables, the folders from here up to the nearest link (links, the\n" \
+    "# text of pin files), where that link leads, the config's text and, outside projects, the\n" \
+    "# default's. cdm starts only when one differs. One function, no calls: in bash a call costs\n" \
+    "# as much as a few tests.\n" \
+    "_cdm_hook() {\n" \
+    "  local rc=$? quiet=--quiet dir=${_cdm_hook_dir-} d f text file default=${_cdm_hook_default-} used\n" \
+    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n" \
+    "    _CDM_HOOK_PWD=$PWD\n" \
+    "    quiet=\n" \
+    "  fi\n" \
+    "  [[ $quiet && $dir && ($PWD == \"$dir\" || $PWD -ef $dir) ]] || dir=$PWD\n" \
+    "  d=$dir f=" HOOK_SH_ENV "$'\\5'${_cdm_hook_name-}\n" \
+    "  while :; do # as cdm looks: a link first, then a pin file\n" \
+    "    [[ -L $d/$_cdm_hook_name ]] && { f+=$'\\1'$d default=; break; }\n" \
+    "    if [[ -f $d/.cudnn-version ]]; then # a regular file: nothing that could block is read\n" \
+    "      text=\n" \
+    "      " READ("4096") " <\"$d/.cudnn-version\"\n" \
+    "      f+=$'\\2'$d$'\\3'$text\n" \
+    "    fi\n" \
+    "    [[ $d ]] || break\n" \
+    "    d=${d%/*}\n" \
+    "  done\n" \
+    "  for file in \"$default\" \"${_cdm_hook_config-}\"; do\n" \
+    "    text=-\n" \
+    "    [[ $file == /* && -f $file ]] && { text=; " READ("65536") " <\"$file\"; }\n" \
+    "    f+=$'\\4'$text\n" \
+    "  done\n" \
+    "  if [[ $quiet && $f == \"${_cdm_hook_seen-}\" ]] &&\n" \
+    "    [[ -z ${_cdm_hook_target-} || $_cdm_hook_link -ef $_cdm_hook_target ]]; then\n" \
+    "    return $rc\n" \
+    "  fi\n" \
+    "  used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'${_cdm_hook_config-}\n" \
+    "  _cdm_hook_dir= _cdm_hook_seen=\n" \
+    "  eval \"$(command cdm activate --hook-state $quiet --shell " SHELL ")\"\n" \
+    "  # What was read before cdm decided stands for its decision only where cdm read the same,\n" \
+    "  # with cdm's variables as it left them.\n" \
+    "  if [[ $_cdm_hook_dir && $used == \"$_cdm_hook_dir\"$'\\1'$_cdm_hook_name$'\\1'$_cdm_hook_default$'\\1'$_cdm_hook_config ]]; then\n" \
+    "    _cdm_hook_seen=" HOOK_SH_ENV "$'\\5'${f#*$'\\5'}\n" \
+    "  fi\n" \
+    "  return $rc\n" \
+    "}\n"
+
+#define BASH_READ(N) "IFS= read -r -d '' -n " N " text"
+#define ZSH_READ(N) "read -r -k " N " -u 0 text"
+
 static const char hook_bash[] =
     "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook bash)\"\n"
-    "_cdm_hook() {\n"
-    "  local status=$? quiet=--quiet\n"
-    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n"
-    "    _CDM_HOOK_PWD=$PWD\n"
-    "    quiet=\n"
-    "  fi\n"
-    "  eval \"$(command cdm activate --auto $quiet --shell bash)\"\n"
-    "  return $status\n"
-    "}\n"
+    HOOK_BASH_ZSH(BASH_READ, "bash")
     "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
     "  if [[ \"$(declare -p PROMPT_COMMAND 2>&1)\" == \"declare -a\"* ]]; then\n"
     "    PROMPT_COMMAND=(_cdm_hook \"${PROMPT_COMMAND[@]}\")\n"
@@ -34,14 +86,7 @@ static const char hook_bash[] =
 
 static const char hook_zsh[] =
     "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook zsh)\"\n"
-    "_cdm_hook() {\n"
-    "  local quiet=--quiet\n"
-    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n"
-    "    _CDM_HOOK_PWD=$PWD\n"
-    "    quiet=\n"
-    "  fi\n"
-    "  eval \"$(command cdm activate --auto $quiet --shell zsh)\"\n"
-    "}\n"
+    HOOK_BASH_ZSH(ZSH_READ, "zsh")
     "typeset -ag precmd_functions chpwd_functions\n"
     "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
     "  precmd_functions=(_cdm_hook $precmd_functions)\n"
@@ -53,30 +98,145 @@ static const char hook_zsh[] =
 static const char hook_fish[] =
     "# cdm: switch cuDNN with the working folder.\n"
     "# In ~/.config/fish/config.fish: cdm hook fish | source\n"
-    "function __cdm_hook --on-variable PWD --description 'cdm: follow the working folder'\n"
-    "    command cdm activate --auto --shell fish | source\n"
+    "# Before each prompt the shell checks, with builtins alone, what `cdm activate --auto`\n"
+    "# decides from: the folders from here up (links, pin files), the active link's target, the\n"
+    "# default's and the config's files, cdm's variables. cdm starts only when one differs.\n"
+    "function __cdm_hook_file --argument-names file\n"
+    "    # what a file holds: a regular file's first 4096 characters\n"
+    "    set -l text -\n"
+    "    if test -f \"$file\"\n"
+    "        set text ''\n"
+    "        read -z -n 4096 text <$file\n"
+    "    end\n"
+    "    set -ga __cdm_hook_f (string escape -- $file $text)\n"
     "end\n"
-    "function __cdm_hook_prompt --on-event fish_prompt --description 'cdm: follow the link'\n"
-    "    command cdm activate --auto --quiet --shell fish | source\n"
+    "function __cdm_hook_env\n"
+    "    set -g __cdm_hook_e\n"
+    "    for n in CDM_PROJECT CDM_ACTIVE CDM_PATH_ENTRY CDM_SAVED_CUDA_HOME CDM_ROOT CDM_CONFIG \\\n"
+    "            CDM_STATE HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME\n"
+    "        set -q $n; and set -a __cdm_hook_e (string escape -- \":$$n\"); or set -a __cdm_hook_e -\n"
+    "    end\n"
+    "end\n"
+    "function __cdm_hook_facts --argument-names d\n"
+    "    set -g __cdm_hook_f (string escape -- \"$_cdm_hook_name\")\n"
+    "    while true\n"
+    "        __cdm_hook_file $d/.cudnn-version\n"
+    "        if test -L \"$d/$_cdm_hook_name\"\n"
+    "            set -a __cdm_hook_f L\n"
+    "            break\n"
+    "        end\n"
+    "        test \"$d\" = /; and break\n"
+    "        set d (string replace -r '/[^/]*$' '' -- $d)\n"
+    "        test -n \"$d\"; or set d /\n"
+    "    end\n"
+    "    __cdm_hook_file \"$_cdm_hook_default\"\n"
+    "    __cdm_hook_file \"$_cdm_hook_config\"\n"
+    "end\n"
+    "function __cdm_hook --on-variable PWD --on-event fish_prompt --description 'cdm: follow the folder and the link'\n"
+    "    set -l quiet --quiet\n"
+    "    if test \"$__cdm_hook_pwd\" != \"$PWD\"\n"
+    "        set -g __cdm_hook_pwd $PWD\n"
+    "        set quiet\n"
+    "    end\n"
+    "    set -l dir \"$_cdm_hook_dir\"\n"
+    "    if test -z \"$quiet\"; or test -z \"$dir\"; or not test \"$PWD\" -ef \"$dir\"\n"
+    "        set dir $PWD\n"
+    "    end\n"
+    "    __cdm_hook_env\n"
+    "    __cdm_hook_facts $dir\n"
+    "    if test -n \"$quiet\"; and test \"$__cdm_hook_e / $__cdm_hook_f\" = \"$__cdm_hook_seen\"\n"
+    "        if test -z \"$_cdm_hook_target\"; or test \"$_cdm_hook_link\" -ef \"$_cdm_hook_target\"\n"
+    "            return 0\n"
+    "        end\n"
+    "    end\n"
+    "    set -l seen \"$__cdm_hook_f\"\n"
+    "    set -l used (string escape -- $dir \"$_cdm_hook_name\" \"$_cdm_hook_default\" \"$_cdm_hook_config\")\n"
+    "    set -g _cdm_hook_dir\n"
+    "    set -g __cdm_hook_seen\n"
+    "    command cdm activate --hook-state $quiet --shell fish | source\n"
+    "    # What was read before cdm decided stands for its decision only where cdm read the same.\n"
+    "    set -l now (string escape -- \"$_cdm_hook_dir\" \"$_cdm_hook_name\" \"$_cdm_hook_default\" \"$_cdm_hook_config\")\n"
+    "    if test -n \"$_cdm_hook_dir\"; and test \"$used\" = \"$now\"\n"
+    "        __cdm_hook_env\n"
+    "        set -g __cdm_hook_seen \"$__cdm_hook_e / $seen\"\n"
+    "    end\n"
     "end\n"
     "__cdm_hook\n";
 
 /* PowerShell: wrap the prompt (Set-Location stays untouched); keep $LASTEXITCODE; pass
- * the folder, since Set-Location does not move the process's own working folder. */
+ * the folder, since Set-Location does not move the process's own working folder. Files are
+ * compared by size and time of change (Get-Item opens nothing). No pwsh runs in the tests:
+ * this one is checked by its text and a parse only (tests/cli/shell_text.sh). */
 static const char hook_pwsh[] =
     "# cdm: switch cuDNN with the working folder.\n"
     "# In $PROFILE: (& cdm hook pwsh) | Out-String | Invoke-Expression\n"
+    "# Before each prompt PowerShell checks, without starting a process, what `cdm activate\n"
+    "# --auto` decides from: the folders from here up (links, pin files), the active link's\n"
+    "# target, the default's and the config's files (size and time of change), cdm's variables.\n"
+    "# cdm starts only when one differs.\n"
     "if (-not $global:__cdm_prompt) { $global:__cdm_prompt = $function:prompt }\n"
+    "function global:__cdm_hook_file([string]$file) {\n"
+    "    $item = $null\n"
+    "    if ($file) { $item = Get-Item -LiteralPath $file -Force -ErrorAction SilentlyContinue }\n"
+    "    if ($item -is [IO.FileInfo]) { return \"$file|$($item.Length)|$($item.LastWriteTimeUtc.Ticks)\" }\n"
+    "    return \"$file|-\"\n"
+    "}\n"
+    "function global:__cdm_hook_env {\n"
+    "    $names = 'CDM_PROJECT', 'CDM_ACTIVE', 'CDM_PATH_ENTRY', 'CDM_SAVED_CUDA_HOME', 'CDM_ROOT',\n"
+    "        'CDM_CONFIG', 'CDM_STATE', 'HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME',\n"
+    "        'APPDATA', 'LOCALAPPDATA', 'USERPROFILE'\n"
+    "    return ($names | ForEach-Object { \"$_=\" + [Environment]::GetEnvironmentVariable($_) }) -join [char]1\n"
+    "}\n"
+    "function global:__cdm_hook_facts([string]$dir) {\n"
+    "    $facts = @(\"$global:_cdm_hook_name\")\n"
+    "    $d = $dir\n"
+    "    while ($d) {\n"
+    "        $facts += __cdm_hook_file (Join-Path $d '.cudnn-version')\n"
+    "        $link = $null\n"
+    "        if ($global:_cdm_hook_name) {\n"
+    "            $link = Get-Item -LiteralPath (Join-Path $d $global:_cdm_hook_name) -Force -ErrorAction SilentlyContinue\n"
+    "        }\n"
+    "        if ($link -and $link.LinkType) { $facts += 'L'; break }\n"
+    "        $d = [IO.Path]::GetDirectoryName($d)\n"
+    "    }\n"
+    "    $facts += __cdm_hook_file $global:_cdm_hook_default\n"
+    "    $facts += __cdm_hook_file $global:_cdm_hook_config\n"
+    "    return $facts -join [char]1\n"
+    "}\n"
+    "function global:__cdm_hook_same {\n"
+    "    # whether the link still leads where it led when cdm read it\n"
+    "    if (-not $global:_cdm_hook_target) { return $true }\n"
+    "    $item = Get-Item -LiteralPath $global:_cdm_hook_link -Force -ErrorAction SilentlyContinue\n"
+    "    if (-not $item -or -not $item.LinkType) { return $false }\n"
+    "    return \"$(@($item.Target)[0])\".TrimEnd('\\', '/') -eq $global:_cdm_hook_target.TrimEnd('\\', '/')\n"
+    "}\n"
+    "function global:__cdm_hook_used([string]$dir) {\n"
+    "    return @($dir, $global:_cdm_hook_name, $global:_cdm_hook_default, $global:_cdm_hook_config) -join [char]1\n"
+    "}\n"
     "function global:prompt {\n"
     "    $code = $global:LASTEXITCODE\n"
     "    $here = $ExecutionContext.SessionState.Path.CurrentFileSystemLocation.ProviderPath\n"
-    "    if ($here -cne $global:__cdm_pwd) {\n"
-    "        $global:__cdm_pwd = $here\n"
-    "        $text = (& cdm activate --auto --shell pwsh -- $here) | Out-String\n"
-    "    } else {\n"
-    "        $text = (& cdm activate --auto --quiet --shell pwsh -- $here) | Out-String\n"
+    "    $quiet = $here -ceq $global:__cdm_pwd\n"
+    "    $global:__cdm_pwd = $here\n"
+    "    $dir = $here\n"
+    "    if ($quiet -and $global:_cdm_hook_dir) { $dir = $global:_cdm_hook_dir }\n"
+    "    $files = __cdm_hook_facts $dir\n"
+    "    $same = $quiet -and (\"$(__cdm_hook_env)$([char]4)$files\" -ceq $global:__cdm_hook_seen)\n"
+    "    if (-not ($same -and (__cdm_hook_same))) {\n"
+    "        $used = __cdm_hook_used $dir\n"
+    "        $global:_cdm_hook_dir = $null\n"
+    "        $global:__cdm_hook_seen = $null\n"
+    "        if ($quiet) {\n"
+    "            $text = (& cdm activate --hook-state --quiet --shell pwsh -- $here) | Out-String\n"
+    "        } else {\n"
+    "            $text = (& cdm activate --hook-state --shell pwsh -- $here) | Out-String\n"
+    "        }\n"
+    "        if ($text.Trim()) { Invoke-Expression $text }\n"
+    "        # What was read before cdm decided stands for its decision only where cdm read the same.\n"
+    "        if ($global:_cdm_hook_dir -and $used -ceq (__cdm_hook_used $global:_cdm_hook_dir)) {\n"
+    "            $global:__cdm_hook_seen = \"$(__cdm_hook_env)$([char]4)$files\"\n"
+    "        }\n"
     "    }\n"
-    "    if ($text.Trim()) { Invoke-Expression $text }\n"
     "    $global:LASTEXITCODE = $code\n"
     "    & $global:__cdm_prompt\n"
     "}\n";

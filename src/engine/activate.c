@@ -86,6 +86,7 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
         return rc;
     COPY_ARRAY(out->project, p.path);
     COPY_ARRAY(out->link_path, in.path);
+    COPY_ARRAY(out->target, in.path);
     COPY_ARRAY(out->id, in.id);
     COPY_ARRAY(out->bin_dir, in.bin_dir);
     COPY_ARRAY(out->lib_dir, in.lib_dir);
@@ -135,6 +136,7 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
         return rc;
     COPY_ARRAY(out->project, p.path);
     COPY_ARRAY(out->link_path, p.link_path);
+    COPY_ARRAY(out->target, p.target);
     COPY_ARRAY(out->id, in.id);
     COPY_ARRAY(out->bin_dir, in.bin_dir);
     COPY_ARRAY(out->lib_dir, in.lib_dir);
@@ -208,4 +210,83 @@ out:
     free(active);
     free(project);
     return same;
+}
+
+/* The link an activation in the environment goes through (<project>/<name> of
+ * CDM_PATH_ENTRY) when that project is near; else near's link by the configured name. */
+static char *hook_link(cdm_ctx *ctx, const char *near)
+{
+    char *project = fs_getenv("CDM_PROJECT"), *entry = fs_getenv("CDM_PATH_ENTRY");
+    char *link = NULL;
+    size_t n = project ? strlen(project) : 0;
+    if (project && entry && !strcmp(project, near) && !strncmp(entry, project, n) &&
+        entry[n] && strchr("/\\", entry[n]) && entry[n + 1]) {
+        const char *name = entry + n + 1;
+        link = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
+    }
+    free(entry);
+    free(project);
+    return link ? link : path_join(near, cdm_link_name(ctx));
+}
+
+/* The file the configuration comes from, as cdm_ctx_new chose it. */
+static char *config_file(const cdm_ctx *ctx)
+{
+    if (ctx->config.path)
+        return fs_absolute(ctx->config.path);
+    char *env = ctx->options.config_path ? NULL : fs_getenv("CDM_CONFIG");
+    const char *given = ctx->options.config_path ? ctx->options.config_path : env;
+    char *path = given && *given ? fs_absolute(given) : fs_default_config();
+    free(env);
+    if (given && *given && (!strcmp(given, "/dev/null") || !strcmp(given, "NUL")))
+        *path = '\0';
+    return path;
+}
+
+static void hook_copy(char *to, size_t size, const char *from)
+{
+    if (!copy_str(to, size, from ? from : ""))
+        *to = '\0'; /* too long to hold: the hook then finds a difference and asks cdm */
+}
+
+int cdm_hook_state_read(cdm_ctx *ctx, const char *dir, struct cdm_hook_state *out)
+{
+    memset(out, 0, sizeof(*out));
+    char *real = dir ? fs_realpath(dir) : fs_getcwd();
+    if (!real)
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "no folder '%s': no such folder",
+                             dir ? dir : ".");
+    hook_copy(out->dir, sizeof(out->dir), real);
+    hook_copy(out->link_name, sizeof(out->link_name), cdm_link_name(ctx));
+    char *file = default_file(ctx);
+    hook_copy(out->default_file, sizeof(out->default_file), file);
+    free(file);
+    file = config_file(ctx);
+    hook_copy(out->config, sizeof(out->config), file);
+    free(file);
+    char *near = project_nearest(ctx, real);
+    free(real);
+    if (!near)
+        return CDM_OK;
+    char *link = hook_link(ctx, near), *target = NULL;
+    enum link_kind kind;
+    hook_copy(out->link, sizeof(out->link), link);
+    if (link_read(ctx, link, &kind, &target) == CDM_OK && target) {
+        /* A relative link leads from its own folder, not from the shell's. */
+        bool absolute = strchr("/\\", target[0]) || (target[0] && target[1] == ':');
+        char *abs = absolute ? xstrdup(target) : path_join(near, target);
+        hook_copy(out->target, sizeof(out->target), abs);
+        free(abs);
+    }
+    free(target);
+    free(link);
+    free(near);
+    return CDM_OK;
+}
+
+void cdm_hook_state_follow(struct cdm_hook_state *st, const struct cdm_activation *a)
+{
+    bool default_one = !strcmp(a->link_path, a->target); /* no link: the install itself */
+    hook_copy(st->link, sizeof(st->link), default_one ? "" : a->link_path);
+    hook_copy(st->target, sizeof(st->target), default_one ? "" : a->target);
 }

@@ -27,6 +27,8 @@ struct cdm_shell {
     /* Between the separately quoted parts of a path list; NULL: the list is one literal
      * joined with the platform's separator. */
     const char *list_join;
+    /* A variable of the session, not exported: var_pre NAME var_mid QUOTED var_post. */
+    const char *var_pre, *var_mid, *var_post;
 };
 
 /* POSIX sh: nothing is special inside '...' except the closing quote itself. */
@@ -97,15 +99,18 @@ static bool cmd_expressible(const char *v)
 
 static const struct cdm_shell shells[] = {
     [SHELL_PWSH] = {"pwsh", quote_pwsh, NULL, "$env:", " = ", "", "Remove-Item -LiteralPath 'Env:",
-                    "' -ErrorAction SilentlyContinue", " + [IO.Path]::PathSeparator + "},
+                    "' -ErrorAction SilentlyContinue", " + [IO.Path]::PathSeparator + ",
+                    "$global:", " = ", ""},
     [SHELL_POWERSHELL] = {"powershell", quote_pwsh, NULL, "$env:", " = ", "",
                           "Remove-Item -LiteralPath 'Env:", "' -ErrorAction SilentlyContinue",
-                          " + [IO.Path]::PathSeparator + "},
-    [SHELL_CMD] = {"cmd", quote_cmd, cmd_expressible, "set \"", "=", "\"", "set \"", "=\"", NULL},
-    [SHELL_BASH] = {"bash", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
-    [SHELL_ZSH] = {"zsh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
-    [SHELL_FISH] = {"fish", quote_fish, NULL, "set -gx ", " ", "", "set -e -g ", "", NULL},
-    [SHELL_SH] = {"sh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL},
+                          " + [IO.Path]::PathSeparator + ", "$global:", " = ", ""},
+    [SHELL_CMD] = {"cmd", quote_cmd, cmd_expressible, "set \"", "=", "\"", "set \"", "=\"", NULL,
+                   "set \"", "=", "\""},
+    [SHELL_BASH] = {"bash", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL, "", "=", ""},
+    [SHELL_ZSH] = {"zsh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL, "", "=", ""},
+    [SHELL_FISH] = {"fish", quote_fish, NULL, "set -gx ", " ", "", "set -e -g ", "", NULL,
+                    "set -g ", " ", ""},
+    [SHELL_SH] = {"sh", quote_sh, NULL, "export ", "=", "", "unset ", "", NULL, "", "=", ""},
 };
 _Static_assert(CDM_ARRAY_LEN(shells) == SHELL_COUNT, "one row per shell");
 
@@ -217,4 +222,15 @@ const char *cdm_shell_render(const cdm_shell *sh, const struct cdm_env_plan *pla
     }
     *text = sb_detach(&sb);
     return NULL;
+}
+
+char *cdm_shell_assign(const cdm_shell *sh, const char *name, const char *value)
+{
+    if (!expressible(sh, value))
+        return NULL;
+    struct strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "%s%s%s", sh->var_pre, name, sh->var_mid);
+    sh->quote(&sb, value);
+    sb_addf(&sb, "%s\n", sh->var_post);
+    return sb_detach(&sb);
 }
