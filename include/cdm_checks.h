@@ -90,6 +90,15 @@ struct cdm_doctor_report {
 int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req,
                struct cdm_doctor_report *report);
 void cdm_doctor_report_free(struct cdm_doctor_report *report);
+
+/* The doctor's questions to the cuDNN library at path (load, version, CUDA runtime, a
+ * handle), asked in this process, each answer one line handed to emit. Where the platform
+ * cannot fork (Windows), the doctor runs cdm itself as `cdm CDM_PROBE_CHILD_ARG PATH` and
+ * reads the lines from its output: the front end answers that command line with this, so
+ * that a library which crashes or exits in cudnnGetVersion ends that process, not the
+ * doctor's. */
+#define CDM_PROBE_CHILD_ARG "--cdm-probe-child"
+void cdm_probe_answers(const char *path, void (*emit)(void *arg, const char *line), void *arg);
 const char *cdm_check_status_name(enum cdm_check_status status); /* "ok", "warn", ... */
 
 #endif

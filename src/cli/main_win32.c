@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <wchar.h>
 #include <windows.h>
 
 /* The one context the console's control handler (another thread) may reach. */
@@ -76,8 +77,32 @@ static char *utf8_of(const wchar_t *wide)
     return s;
 }
 
+/* One answer of the doctor's probe, one write: what came before a crash is in the pipe. */
+static void write_answer(void *arg, const char *line)
+{
+    HANDLE out = arg;
+    char buf[700];
+    int n = snprintf(buf, sizeof(buf), "%s\n", line);
+    DWORD done;
+    if (n > 0)
+        WriteFile(out, buf, (DWORD)(n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1), &done, NULL);
+}
+
+/* cdm CDM_PROBE_CHILD_ARG PATH: the doctor asking a library in a process of its own. A
+ * crash there must end the process at once, with no error box waiting for a click. */
+static int probe_child(const wchar_t *path)
+{
+    SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+    char *p = utf8_of(path);
+    cdm_probe_answers(p, write_answer, GetStdHandle(STD_OUTPUT_HANDLE));
+    free(p);
+    return 0;
+}
+
 int wmain(int argc, wchar_t **wargv)
 {
+    if (argc == 3 && !wcscmp(wargv[1], L"" CDM_PROBE_CHILD_ARG))
+        return probe_child(wargv[2]);
     if (is_console(STD_OUTPUT_HANDLE) || is_console(STD_ERROR_HANDLE)) {
         UINT cp = GetConsoleOutputCP();
         if (cp != CP_UTF8 && SetConsoleOutputCP(CP_UTF8)) {

@@ -21,16 +21,40 @@ static unsigned probe_timeout_ms(void)
     return ms > 0 && ms < 3600000 ? (unsigned)ms : 120000;
 }
 
+/* The install's folder is on PATH now: cuDNN on Windows opens its sub-libraries by name,
+ * and the DLL search finds them through PATH, not beside the DLL that asks. */
+static bool lib_dir_on_path(const struct doctor *d)
+{
+    char *list = fs_getenv("PATH");
+    bool on = false;
+    for (char *p = list, *next; p && *p && !on; p = next) {
+        char *sep = strchr(p, loader_names.list_sep);
+        next = sep ? sep + 1 : p + strlen(p);
+        if (sep)
+            *sep = '\0';
+        on = *p && fs_same_path(p, d->lib_dir);
+    }
+    free(list);
+    return on;
+}
+
 /* A step the library did not answer: it crashed, aborted or hung there. */
 static bool died_at(struct doctor *d, enum probe_step step, const char *check)
 {
     if (d->probe.stopped != step)
         return false;
-    char *fix = xasprintf("a cuDNN sub-library or the CUDA runtime it needs may be missing: see "
-                          "the deps.* and same.* checks, and 'cdm verify %s'",
-                          d->install.id);
-    doctor_add(d, check, CDM_CHECK_FAIL, fix, "'%s' %s %s, asked in a child process",
-               d->main_lib, d->probe.death, probe_step_name(step));
+    char *fix = d->windows && !lib_dir_on_path(d)
+                    ? xstrdup("cuDNN opens its sub-libraries by name, and Windows looks for "
+                              "them on PATH, not beside it: activate the project ('cdm "
+                              "activate') so that its bin folder is on PATH (the same.* checks "
+                              "show what it then loads), and run 'cdm doctor' again")
+                    : xasprintf("a cuDNN sub-library or the CUDA runtime it needs may be "
+                                "missing: see the deps.* and same.* checks, and 'cdm verify %s'",
+                                d->install.id);
+    /* what the library said before it went (Windows hands it back) is the best why */
+    doctor_add(d, check, CDM_CHECK_FAIL, fix, "'%s' %s %s, asked in a child process%s%s%s",
+               d->main_lib, d->probe.death, probe_step_name(step),
+               *d->probe.said ? "; it wrote: '" : "", d->probe.said, *d->probe.said ? "'" : "");
     free(fix);
     return true;
 }
@@ -174,6 +198,11 @@ static void check_handle(struct doctor *d)
     else
         doctor_add(d, "library.handle", CDM_CHECK_FAIL, status_fix(name),
                    "cudnnCreate() returned %s (%d)", name, status);
+}
+
+void cdm_probe_answers(const char *path, void (*emit)(void *arg, const char *line), void *arg)
+{
+    probe_ask(path, emit, arg);
 }
 
 static const doctor_check_fn checks[] = {check_load, check_version, check_cudart, check_handle};

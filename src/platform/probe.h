@@ -3,8 +3,9 @@
  * CUDA runtime, and a handle made and destroyed. On POSIX it is asked in a child process
  * (fork), so that a crash, an abort or a hang inside the library (cuDNN aborts its process
  * when a sub-library it needs cannot be found) ends the child, not cdm, and comes back as
- * the step it stopped at and how; on Windows in cdm's own process. probe_common.c asks and
- * reads the answers; probe_posix.c and probe_win32.c decide where.
+ * the step it stopped at and how; on Windows in cdm.exe run again as a child (no fork
+ * there), which also hands back what the library wrote. probe_common.c asks and reads the
+ * answers; probe_posix.c and probe_win32.c decide where.
  */
 #ifndef CDM_PROBE_H
 #define CDM_PROBE_H
@@ -23,6 +24,8 @@ struct cudnn_probe {
     bool destroyed;       /* cudnnDestroy of the handle made returned 0 */
     enum probe_step stopped; /* the step not finished; PROBE_DONE when all were */
     char death[160];         /* how the asking ended at that step */
+    char said[400]; /* what the library wrote to stdout and stderr itself (Windows; "" on
+                     * POSIX, where it goes to cdm's own stderr) */
 };
 
 /* Ask the library at path, waiting at most timeout_ms for the whole (POSIX). */
@@ -32,6 +35,8 @@ void cudnn_probe(const char *path, unsigned timeout_ms, struct cudnn_probe *out)
  * to emit (probe_common.c), and read such lines back into out. */
 void probe_ask(const char *path, void (*emit)(void *arg, const char *line), void *arg);
 void probe_parse(const char *lines, struct cudnn_probe *out);
+/* The line is one of probe_ask's answers (not something the library printed). */
+bool probe_line_known(const char *line);
 /* The step's name, for messages: "loading it", "cudnnGetVersion" ... */
 const char *probe_step_name(enum probe_step step);
 

@@ -95,6 +95,20 @@ void probe_parse(const char *lines, struct cudnn_probe *out)
     }
 }
 
+bool probe_line_known(const char *line)
+{
+    static const char *const exact[] = {"loaded", "step cudart", "step create", "destroyed",
+                                        "destroy-failed", "done"};
+    static const char *const prefixes[] = {"load-failed ", "version ", "cudart ", "create "};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(exact); i++)
+        if (!strcmp(line, exact[i]))
+            return true;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(prefixes); i++)
+        if (str_starts_with(line, prefixes[i]))
+            return true;
+    return false;
+}
+
 const char *probe_step_name(enum probe_step step)
 {
     static const char *const names[] = {

@@ -31,31 +31,6 @@ static char *handle_path(HANDLE file)
     return path;
 }
 
-/* One argument as the C runtime's parser reads it back (CommandLineToArgvW rules). */
-static void quote_arg(struct strbuf *sb, const char *arg)
-{
-    if (*arg && !strpbrk(arg, " \t\n\v\"")) {
-        sb_add(sb, arg);
-        return;
-    }
-    sb_addc(sb, '"');
-    for (const char *p = arg;; p++) {
-        size_t slashes = 0;
-        while (*p == '\\') {
-            slashes++;
-            p++;
-        }
-        /* backslashes are literal unless a quote (or the closing quote) follows them */
-        size_t times = !*p ? 2 * slashes : *p == '"' ? 2 * slashes + 1 : slashes;
-        for (size_t i = 0; i < times; i++)
-            sb_addc(sb, '\\');
-        if (!*p)
-            break;
-        sb_addc(sb, *p);
-    }
-    sb_addc(sb, '"');
-}
-
 static int compare_names(const void *a, const void *b)
 {
     const wchar_t *x = *(const wchar_t *const *)a, *y = *(const wchar_t *const *)b;
@@ -242,7 +217,7 @@ static int launch_prepare(cdm_ctx *ctx, const struct trace_request *req, struct 
     for (char *const *a = req->argv; *a; a++) {
         if (a != req->argv)
             sb_addc(&line, ' ');
-        quote_arg(&line, *a);
+        win_quote_arg(&line, *a);
     }
     l->line = win_wide(sb_str(&line));
     sb_free(&line);

@@ -247,3 +247,28 @@ int win_fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, co
     free(why);
     return rc;
 }
+
+/* One argument as the C runtime's parser reads it back (CommandLineToArgvW rules). */
+void win_quote_arg(struct strbuf *sb, const char *arg)
+{
+    if (*arg && !strpbrk(arg, " \t\n\v\"")) {
+        sb_add(sb, arg);
+        return;
+    }
+    sb_addc(sb, '"');
+    for (const char *p = arg;; p++) {
+        size_t slashes = 0;
+        while (*p == '\\') {
+            slashes++;
+            p++;
+        }
+        /* backslashes are literal unless a quote (or the closing quote) follows them */
+        size_t times = !*p ? 2 * slashes : *p == '"' ? 2 * slashes + 1 : slashes;
+        for (size_t i = 0; i < times; i++)
+            sb_addc(sb, '\\');
+        if (!*p)
+            break;
+        sb_addc(sb, *p);
+    }
+    sb_addc(sb, '"');
+}

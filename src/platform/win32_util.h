@@ -35,6 +35,11 @@ char *win_error_text(DWORD code);
  * Windows error e. */
 int win_fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b);
 
+/* Append one argument of a command line, quoted as the C runtime's parser reads it back
+ * (CommandLineToArgvW's rules). */
+struct strbuf;
+void win_quote_arg(struct strbuf *sb, const char *arg);
+
 /* True when running under Wine (ntdll exports wine_get_version). */
 bool win_is_wine(void);
 

@@ -5,6 +5,36 @@
 # /var/cache/cdm-wheels) unpacked into the scratch folder. Exit status 77, with the reason on
 # stderr, when neither can be had.
 REAL_WHEEL_VERSION=9.1.0.70
+
+# real_wheel TAG: prints the path of NVIDIA's nvidia-cudnn-cu12 $REAL_WHEEL_VERSION wheel for
+# the wheel platform TAG (manylinux2014_x86_64: this machine's; win_amd64: Windows' DLLs),
+# downloaded from the package registry once into $CDM_WHEEL_CACHE. One download at a time
+# (a lock beside the wheels), into a folder of its own, so scenarios run side by side fetch
+# it once and never see half a wheel. Exit status 77, with the reason on stderr, when it
+# cannot be had.
+real_wheel() {
+  local tag=$1 cache=${CDM_WHEEL_CACHE:-/var/cache/cdm-wheels} py part
+  local whl=$cache/nvidia_cudnn_cu12-$REAL_WHEEL_VERSION-py3-none-$tag.whl
+  local platform=()
+  # another platform's wheel is asked for by name (pip picks this machine's by default)
+  [ "$tag" = win_amd64 ] && platform=(--platform win_amd64 --python-version 3.11)
+  if [ ! -f "$whl" ]; then
+    py=$(command -v python3) || { echo "no python3 to fetch NVIDIA's $tag wheel" >&2; return 77; }
+    mkdir -p "$cache" || { echo "cannot make the wheel cache '$cache'" >&2; return 77; }
+    part=$cache/.part-$tag-$$
+    (
+      command -v flock >/dev/null && flock 9
+      [ -f "$whl" ] && exit 0
+      mkdir -p "$part" && timeout 300 "$py" -m pip download --quiet --disable-pip-version-check \
+        --no-deps --only-binary=:all: "${platform[@]}" -d "$part" "nvidia-cudnn-cu12==$REAL_WHEEL_VERSION" >&2 &&
+        mv "$part/$(basename "$whl")" "$whl"
+    ) 9>"$cache/.lock"
+    rm -rf "$part"
+    [ -f "$whl" ] || { echo "nvidia-cudnn-cu12 $REAL_WHEEL_VERSION ($tag) could not be had from the package registry within 300 s" >&2; return 77; }
+  fi
+  printf '%s\n' "$whl"
+}
+
 real_cudnn_root() {
   local d
   for d in /usr/local/cuda /usr/local/cuda-*; do
@@ -13,15 +43,10 @@ real_cudnn_root() {
       return 0
     fi
   done
-  local cache=${CDM_WHEEL_CACHE:-/var/cache/cdm-wheels}
-  local whl=$cache/nvidia_cudnn_cu12-$REAL_WHEEL_VERSION-py3-none-manylinux2014_x86_64.whl
-  local py
-  py=$(command -v python3) || { echo "no real cuDNN here, and no python3 to fetch NVIDIA's wheel" >&2; return 77; }
-  if [ ! -f "$whl" ]; then
-    mkdir -p "$cache" && timeout 300 "$py" -m pip download --quiet --disable-pip-version-check \
-      --no-deps --only-binary=:all: -d "$cache" "nvidia-cudnn-cu12==$REAL_WHEEL_VERSION" >&2 ||
-      { echo "no real cuDNN here, and nvidia-cudnn-cu12 $REAL_WHEEL_VERSION could not be had from the package registry within 300 s" >&2; return 77; }
-  fi
+  local whl py
+  whl=$(real_wheel manylinux2014_x86_64 2>"$SCRATCH/wheel.err") ||
+    { echo "no real cuDNN here, and $(tail -1 "$SCRATCH/wheel.err")" >&2; return 77; }
+  py=$(command -v python3)
   local root=$SCRATCH/real-cudnn-root
   if [ ! -d "$root/lib" ]; then
     mkdir -p "$root/dist-info" "$SCRATCH/wheel" &&
