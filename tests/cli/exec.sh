@@ -69,11 +69,12 @@ run_cdm exec "$SCRATCH/pm" -- "$PY" "$W/ops.py" "$O/lib"
 expect_rc 0 "a library the install lacks (9.2 without libcudnn_ops) does not fail"
 check "it loads from the path given" test "$OUT" = "$(realpath "$O/lib/libcudnn_ops.so.9")"
 
-# the environment: what cdm activate sets, no more (LD_AUDIT and CDM_REDIRECT_DIR aside)
-envs() { env | grep -v '^\(_\|SHLVL\|PWD\|OLDPWD\|LD_AUDIT\|CDM_REDIRECT_DIR\)=' | sort; }
-activated=$(eval "$("$CDM" activate --shell bash)" && envs)
+# the environment: what cdm activate --redirect sets, no more
+envs() { env | grep -v '^\(_\|SHLVL\|PWD\|OLDPWD\)=' | sort; }
+activated=$(eval "$("$CDM" activate --redirect --shell bash)" && envs)
 run_cdm exec -- bash -c "$(declare -f envs); envs"
-check "the command's environment is the activated shell's" test "$OUT" = "$activated"
+check "the command's environment is the shell's activated with --redirect" test "$OUT" = "$activated"
+[ "$OUT" = "$activated" ] || diag "$(diff <(printf '%s\n' "$activated") <(printf '%s\n' "$OUT"))"
 check "LD_LIBRARY_PATH starts with the project's link" \
   sh -c 'printf "%s\n" "$1" | grep -q "^LD_LIBRARY_PATH=$2/cuda_link/lib"' _ "$OUT" "$SCRATCH/pa"
 run_cdm exec -- sh -c 'printf "%s" "$LD_AUDIT"'
