@@ -354,15 +354,22 @@ void cdm_projects_gone(const char *const *projects, size_t n, bool *gone);
  *   cmd:          for /f "delims=" %i in ('cdm activate --shell cmd') do @%i
  * Activating sets
  *   CUDA_PATH, CUDNN_PATH  to the project's link (it has the CUDA layout);
+ *   CUDNN_ROOT, CUDNN_ROOT_DIR  the same, for the FindCUDNN.cmake modules of C/C++ builds;
  *   the loader's path list LD_LIBRARY_PATH (on Windows PATH), with the install's lib
  *                          folder (on Windows its bin folder) through the link first;
+ *   with [activate] build_paths, CMAKE_PREFIX_PATH (the link), CPATH (its include folder)
+ *                          and LIBRARY_PATH (its lib folder), each first in its list;
+ *   with [activate] redirect or --redirect (Linux), LD_AUDIT with cdm-audit.so last and
+ *                          CDM_REDIRECT_DIR, as cdm exec does (below);
  * and keeps its own state in the environment the shell exports, so any later cdm process
  * (deactivate, the prompt hook, a child shell) can read it:
  *   CDM_ACTIVE            the install id
  *   CDM_PROJECT           the project folder
  *   CDM_PATH_ENTRY        the folder activation put first on the path list
- *   CDM_SAVED_<NAME>      for CUDA_PATH, CUDNN_PATH and the path list: "set:<value>" or
- *                         "unset", taken once, before the first activation changed it.
+ *   CDM_SAVED_<NAME>      for each variable above: "set:<value>" or "unset", taken once,
+ *                         before the first activation changed it;
+ *   CDM_<NAME>_ENTRY      for CMAKE_PREFIX_PATH, CPATH, LIBRARY_PATH and LD_AUDIT: the
+ *                         entry activation put in the list.
  * A marker inside the value (rather than an empty or absent variable) keeps "unset" and
  * "empty" apart in every shell, including cmd and Windows PowerShell 5.1, which cannot
  * hold an empty variable. Activating again, or another project, keeps the saved values and
@@ -385,6 +392,11 @@ struct cdm_activation {
                        * none): the folders above are then the view's */
     char target[4096]; /* where link_path led when it was read (absolute); for the default,
                         * the install's folder */
+    bool build_paths; /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH, LIBRARY_PATH */
+    /* Every cuDNN library its programs load taken from the install (LD_AUDIT, Linux only):
+     * from [activate] redirect (wanted: where it cannot be, a warning and no redirect), or
+     * asked for (--redirect: where it cannot be, an error). */
+    enum cdm_redirect { CDM_REDIRECT_NO, CDM_REDIRECT_WANTED, CDM_REDIRECT_ASKED } redirect;
 };
 /* The project in dir (search: the nearest one from dir upwards; dir NULL: the current
  * folder). Fails, saying which `cdm link` to run, when the project has no usable link.
@@ -402,7 +414,7 @@ struct cdm_env_change {
                   * (nothing more when value is ""); NULL for a plain variable */
 };
 struct cdm_env_plan {
-    struct cdm_env_change v[16];
+    struct cdm_env_change v[48];
     size_t n; /* 0: nothing to change */
 };
 void cdm_env_plan_free(struct cdm_env_plan *plan);
@@ -413,7 +425,8 @@ char *cdm_env_change_value(const struct cdm_env_change *change);
 /* The plan that activates a (see cdm_activation_find) over this process's environment.
  * Fails (CDM_EUNSUPPORTED) when the folder to put on the path list holds the list's
  * separator (a project folder named with ';' on Windows, ':' elsewhere): the loader would
- * split it in two. */
+ * split it in two; and when a->redirect is CDM_REDIRECT_ASKED where it cannot be done
+ * (Windows, whose loader has no audit interface; no cdm-audit.so found). */
 int cdm_activation_plan(cdm_ctx *ctx, const struct cdm_activation *a, struct cdm_env_plan *out);
 /* Whether this process's environment has a active already (the same install through the
  * same path entry): a prompt hook then has nothing to change. */

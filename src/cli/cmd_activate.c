@@ -146,7 +146,7 @@ static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start
     return prc ? prc : rc;
 }
 
-enum { OPT_SHELL, OPT_AUTO, OPT_HOOK_STATE };
+enum { OPT_SHELL, OPT_AUTO, OPT_HOOK_STATE, OPT_REDIRECT };
 
 static int run_activate(struct cli *cli, const struct cli_args *args)
 {
@@ -155,6 +155,11 @@ static int run_activate(struct cli *cli, const struct cli_args *args)
     int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
     if (rc)
         return rc;
+    if ((args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE]) && args->given[OPT_REDIRECT]) {
+        cli_usage_error(cli, "--redirect does not go with --auto: the hooks follow [activate] "
+                             "redirect in the configuration");
+        return EXIT_USAGE;
+    }
     if (args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE])
         return activate_auto(cli, sh, project, args->given[OPT_HOOK_STATE]);
     cdm_ctx *ctx = cli_ctx(cli);
@@ -162,8 +167,11 @@ static int run_activate(struct cli *cli, const struct cli_args *args)
         return EXIT_FAIL;
     struct cdm_activation a;
     struct cdm_env_plan plan;
-    if (cdm_activation_find(ctx, project, project == NULL, &a) != CDM_OK ||
-        cdm_activation_plan(ctx, &a, &plan) != CDM_OK)
+    if (cdm_activation_find(ctx, project, project == NULL, &a) != CDM_OK)
+        return cli_fail(cli);
+    if (args->given[OPT_REDIRECT])
+        a.redirect = CDM_REDIRECT_ASKED;
+    if (cdm_activation_plan(ctx, &a, &plan) != CDM_OK)
         return cli_fail(cli);
     if (cli->json) {
         struct json j;
@@ -203,6 +211,9 @@ static const struct cli_option activate_options[] = {
                                       "current"),
     [OPT_HOOK_STATE] = CLI_OPT_FLAG("hook-state", "as --auto, and set the variables that cdm "
                                                   "hook's snippet compares before each prompt"),
+    [OPT_REDIRECT] = CLI_OPT_FLAG("redirect", "Linux: programs started from the shell load the "
+                                              "install's cuDNN even by RPATH or path (LD_AUDIT, "
+                                              "as cdm exec)"),
     CLI_OPT_END,
 };
 
@@ -217,5 +228,10 @@ const struct cli_command cli_cmd_activate = {
         "  bash/zsh/sh:  eval \"$(cdm activate)\"\n"
         "  fish:         cdm activate --shell fish | source\n"
         "  PowerShell:   cdm activate --shell pwsh | Out-String | Invoke-Expression\n"
-        "  cmd:          for /f \"delims=\" %i in ('cdm activate --shell cmd') do @%i\n",
+        "  cmd:          for /f \"delims=\" %i in ('cdm activate --shell cmd') do @%i\n"
+        "\n"
+        "CUDNN_ROOT and CUDNN_ROOT_DIR are set with CUDNN_PATH. In the configuration, "
+        "[activate] build_paths = true adds CMAKE_PREFIX_PATH, CPATH and LIBRARY_PATH; "
+        "[activate] redirect = true (or --redirect, Linux only) adds the LD_AUDIT redirect "
+        "of cdm exec.\n",
 };

@@ -1,5 +1,6 @@
 /* Finding what to activate: a project, its link, the install it points to. */
 #include "db.h"
+#include "internal.h"
 #include "default.h"
 #include "project.h"
 #include "store.h"
@@ -93,9 +94,17 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
     return CDM_OK;
 }
 
-int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out)
+/* What the configuration adds to every activation; --redirect may ask for more. */
+static void configured(cdm_ctx *ctx, struct cdm_activation *out)
 {
     memset(out, 0, sizeof(*out));
+    out->build_paths = ctx->config.activate_build_paths;
+    out->redirect = ctx->config.activate_redirect ? CDM_REDIRECT_WANTED : CDM_REDIRECT_NO;
+}
+
+int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out)
+{
+    configured(ctx, out);
     struct default_choice c;
     int rc = default_read(ctx, &c);
     if (rc == CDM_ENOTFOUND)
@@ -105,7 +114,7 @@ int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out)
 
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out)
 {
-    memset(out, 0, sizeof(*out));
+    configured(ctx, out);
     struct cdm_project p;
     int rc = search || !dir ? cdm_project_find(ctx, dir, &p) : cdm_project_open(ctx, dir, &p);
     if (rc == CDM_ENOTFOUND && !dir) {

@@ -1,8 +1,8 @@
 /*
  * Activation as changes to the environment, computed from the environment as it is (cdm.h
  * names the variables that carry the state). Pure: the environment comes through a
- * callback, so the unit tests can play any sequence of activate/deactivate; the cdm_*
- * functions at the end run them over this process's environment.
+ * callback, so the unit tests can play any sequence of activate/deactivate;
+ * activation_host.c runs them over this process's environment.
  */
 #include "base/error.h"
 #include "platform/fs.h"
@@ -28,6 +28,33 @@ static const struct saved_var list_vars[] = {
     {"LD_LIBRARY_PATH", "CDM_SAVED_LD_LIBRARY_PATH"},
     {"PATH", "CDM_SAVED_PATH"},
 };
+
+/* Set by every activation, not needed to tell one is on (an older cdm did not set them):
+ * each is saved and restored on its own. */
+static const struct saved_var root_vars[] = {
+    {"CUDNN_ROOT", "CDM_SAVED_CUDNN_ROOT"},         /* FindCUDNN.cmake modules read these */
+    {"CUDNN_ROOT_DIR", "CDM_SAVED_CUDNN_ROOT_DIR"},
+};
+static const struct saved_var redirect_var = {"CDM_REDIRECT_DIR", "CDM_SAVED_CDM_REDIRECT_DIR"};
+
+/* Lists that activation adds one entry to when asked, each saved and restored on its own,
+ * the entry remembered so that another activation replaces it. */
+struct list_var {
+    const char *name, *saved, *entry;
+    bool last; /* the entry goes after the list's own */
+};
+enum { BUILD_PREFIX, BUILD_INCLUDE, BUILD_LIB, BUILD_COUNT };
+static const struct list_var build_lists[] = {
+    [BUILD_PREFIX] = {"CMAKE_PREFIX_PATH", "CDM_SAVED_CMAKE_PREFIX_PATH",
+                      "CDM_CMAKE_PREFIX_PATH_ENTRY", false},
+    [BUILD_INCLUDE] = {"CPATH", "CDM_SAVED_CPATH", "CDM_CPATH_ENTRY", false},
+    [BUILD_LIB] = {"LIBRARY_PATH", "CDM_SAVED_LIBRARY_PATH", "CDM_LIBRARY_PATH_ENTRY", false},
+};
+_Static_assert(CDM_ARRAY_LEN(build_lists) == BUILD_COUNT, "one row per build path");
+/* Last, as cdm exec puts it: an audit library already there sees each name first, and
+ * cdm-audit.so has the last word on which file the loader opens. */
+static const struct list_var audit_list = {"LD_AUDIT", "CDM_SAVED_LD_AUDIT", "CDM_LD_AUDIT_ENTRY",
+                                           true};
 
 static const char *saved_list_var(const struct shell_platform *pf)
 {
@@ -71,26 +98,6 @@ static bool parse_saved(const char *saved, bool *was_set, const char **value)
 static char *saved_form(const char *value)
 {
     return value ? xasprintf(SAVED_SET "%s", value) : xstrdup(SAVED_UNSET);
-}
-
-const char *env_snapshot_get(void *snapshot, const char *name)
-{
-    struct env_snapshot *s = snapshot;
-    char *v = fs_getenv(name);
-    if (!v)
-        return NULL;
-    s->values = xrealloc(s->values, (s->n + 1) * sizeof(*s->values));
-    s->values[s->n++] = v;
-    return v;
-}
-
-void env_snapshot_free(struct env_snapshot *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->values[i]);
-    free(s->values);
-    s->values = NULL;
-    s->n = 0;
 }
 
 bool activation_is_on(const struct shell_platform *pf, env_get_fn get, void *arg)
@@ -170,6 +177,11 @@ static char *list_with_first(const struct shell_platform *pf, const char *entry,
     return *rest ? xasprintf("%s%c%s", entry, pf->list_sep, rest) : xstrdup(entry);
 }
 
+static char *list_with_last(const struct shell_platform *pf, const char *rest, const char *entry)
+{
+    return *rest ? xasprintf("%s%c%s", rest, pf->list_sep, entry) : xstrdup(entry);
+}
+
 static char *native_path(const struct shell_platform *pf, const char *path)
 {
     char *s = xstrdup(path);
@@ -187,15 +199,20 @@ static bool programs_apart(const struct shell_platform *pf)
 }
 
 static char *restored_list(const struct shell_platform *pf, const char *current, const char *entry,
-                           bool was_set, const char *saved);
+                           bool was_set, const char *saved, bool last);
+
+static bool saved_is_on(env_get_fn get, void *arg, const char *saved)
+{
+    bool set = false;
+    const char *v = NULL;
+    return parse_saved(get(arg, saved), &set, &v);
+}
 
 /* With a toolkit, activation also keeps CUDA_HOME (and PATH, programs_apart) in
  * CDM_SAVED_CUDA_HOME (CDM_SAVED_PATH), and the PATH entry it added in CDM_BIN_ENTRY. */
 static bool toolkit_is_on(env_get_fn get, void *arg)
 {
-    bool set = false;
-    const char *v = NULL;
-    return parse_saved(get(arg, "CDM_SAVED_CUDA_HOME"), &set, &v);
+    return saved_is_on(get, arg, "CDM_SAVED_CUDA_HOME");
 }
 
 static void toolkit_plan(const struct shell_platform *pf, env_get_fn get, void *arg, bool was_on,
@@ -227,10 +244,88 @@ static void toolkit_restore(const struct shell_platform *pf, env_get_fn get, voi
     add(out, "CDM_SAVED_CUDA_HOME", NULL, NULL);
     if (!programs_apart(pf) || !parse_saved(get(arg, "CDM_SAVED_PATH"), &set, &value))
         return;
-    add(out, "PATH", restored_list(pf, get(arg, "PATH"), get(arg, "CDM_BIN_ENTRY"), set, value),
-        NULL);
+    add(out, "PATH",
+        restored_list(pf, get(arg, "PATH"), get(arg, "CDM_BIN_ENTRY"), set, value, false), NULL);
     add(out, "CDM_SAVED_PATH", NULL, NULL);
     add(out, "CDM_BIN_ENTRY", NULL, NULL);
+}
+
+/* A variable set to value (saved first, unless it was already), or with value NULL put back
+ * as it was before, when activation had saved it. */
+static void plain_change(env_get_fn get, void *arg, const struct saved_var *v, const char *value,
+                         struct cdm_env_plan *out)
+{
+    bool set = false;
+    const char *old = NULL;
+    bool on = parse_saved(get(arg, v->saved), &set, &old);
+    if (value) {
+        if (!on)
+            add(out, v->saved, saved_form(get(arg, v->name)), NULL);
+        add_set(out, v->name, value);
+    } else if (on) {
+        add_set(out, v->name, old);
+        add(out, v->saved, NULL, NULL);
+    }
+}
+
+/* The same for a list: entry in it once (the previous activation's entry dropped), or with
+ * entry NULL the list as restored_list gives it back. */
+static void list_change(const struct shell_platform *pf, env_get_fn get, void *arg,
+                        const struct list_var *v, const char *entry, struct cdm_env_plan *out)
+{
+    bool set = false;
+    const char *old = NULL;
+    bool on = parse_saved(get(arg, v->saved), &set, &old);
+    if (entry) {
+        if (!on)
+            add(out, v->saved, saved_form(get(arg, v->name)), NULL);
+        const char *drop[] = {entry, on ? get(arg, v->entry) : NULL};
+        char *rest = list_without(pf, get(arg, v->name), drop, CDM_ARRAY_LEN(drop));
+        if (v->last) {
+            add(out, v->name, list_with_last(pf, rest, entry), NULL);
+            free(rest);
+        } else {
+            add(out, v->name, rest, xstrdup(entry));
+        }
+        add_set(out, v->entry, entry);
+    } else if (on) {
+        add(out, v->name, restored_list(pf, get(arg, v->name), get(arg, v->entry), set, old, v->last),
+            NULL);
+        add(out, v->saved, NULL, NULL);
+        add(out, v->entry, NULL, NULL);
+    }
+}
+
+/* CUDNN_ROOT and CUDNN_ROOT_DIR, the build paths and the redirect, as t asks (t NULL: each
+ * put back as it was). */
+static void extras_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
+                        const struct activation_target *t, struct cdm_env_plan *out)
+{
+    char *link = t ? native_path(pf, t->link_path) : NULL;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(root_vars); i++)
+        plain_change(get, arg, &root_vars[i], link, out);
+    char *build[BUILD_COUNT] = {NULL};
+    if (t && t->build_paths) {
+        char *include = xasprintf("%s/include", t->link_path);
+        char *lib = xasprintf("%s/%s", t->link_path, t->lib_folder);
+        build[BUILD_PREFIX] = xstrdup(link);
+        build[BUILD_INCLUDE] = native_path(pf, include);
+        build[BUILD_LIB] = native_path(pf, lib);
+        free(include);
+        free(lib);
+    }
+    for (size_t i = 0; i < BUILD_COUNT; i++) {
+        list_change(pf, get, arg, &build_lists[i], build[i], out);
+        free(build[i]);
+    }
+    const char *audit = t ? t->audit : NULL;
+    char *joined = audit ? xasprintf("%s/%s", t->link_path, t->lib_folder) : NULL;
+    char *redirect_dir = joined ? native_path(pf, joined) : NULL;
+    list_change(pf, get, arg, &audit_list, audit, out);
+    plain_change(get, arg, &redirect_var, redirect_dir, out);
+    free(redirect_dir);
+    free(joined);
+    free(link);
 }
 
 char *activation_entry(const struct shell_platform *pf, const struct activation_target *t)
@@ -269,6 +364,7 @@ bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
     add(out, "CDM_PROJECT", native_path(pf, t->project), NULL);
     add_set(out, "CDM_ACTIVE", t->id);
     free(entry);
+    extras_plan(pf, get, arg, t, out);
     if (t->toolkit)
         toolkit_plan(pf, get, arg, on && toolkit_is_on(get, arg), t, out);
     else if (on && toolkit_is_on(get, arg))
@@ -280,11 +376,13 @@ bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
  * since activation, the saved value comes back byte for byte; otherwise only our entry
  * leaves and the user's own changes stay. */
 static char *restored_list(const struct shell_platform *pf, const char *current, const char *entry,
-                           bool was_set, const char *saved)
+                           bool was_set, const char *saved, bool last)
 {
     const char *drop[] = {entry};
     char *saved_rest = list_without(pf, saved, drop, 1);
-    char *as_activated = entry ? list_with_first(pf, entry, saved_rest) : xstrdup(saved_rest);
+    char *as_activated = !entry  ? xstrdup(saved_rest)
+                         : last ? list_with_last(pf, saved_rest, entry)
+                                : list_with_first(pf, entry, saved_rest);
     bool untouched = current && !strcmp(current, as_activated);
     free(as_activated);
     free(saved_rest);
@@ -312,13 +410,15 @@ void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *ar
     }
     parse_saved(get(arg, saved_list_var(pf)), &set, &value);
     add(out, pf->path_var,
-        restored_list(pf, get(arg, pf->path_var), get(arg, "CDM_PATH_ENTRY"), set, value), NULL);
+        restored_list(pf, get(arg, pf->path_var), get(arg, "CDM_PATH_ENTRY"), set, value, false),
+        NULL);
     for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
         add(out, plain_vars[i].saved, NULL, NULL);
     add(out, saved_list_var(pf), NULL, NULL);
     add(out, "CDM_PATH_ENTRY", NULL, NULL);
     add(out, "CDM_PROJECT", NULL, NULL);
     add(out, "CDM_ACTIVE", NULL, NULL);
+    extras_plan(pf, get, arg, NULL, out);
     if (toolkit_is_on(get, arg))
         toolkit_restore(pf, get, arg, out);
 }
@@ -332,76 +432,19 @@ char *env_change_value(const struct shell_platform *pf, const struct cdm_env_cha
     return xstrdup(c->first ? c->first : c->value);
 }
 
-void cdm_env_plan_free(struct cdm_env_plan *plan)
+/* Whether get() shows t active as activation_plan would leave it: the same install through
+ * the same entry, a toolkit exactly when t has one, and what t adds (the build paths; the
+ * redirect when redirect) there, nothing more. */
+bool activation_current(const struct shell_platform *pf, env_get_fn get, void *arg,
+                        const struct activation_target *t, bool redirect)
 {
-    for (size_t i = 0; i < plan->n; i++) {
-        free(plan->v[i].value);
-        free(plan->v[i].first);
-    }
-    plan->n = 0;
-}
-
-char *cdm_env_change_value(const struct cdm_env_change *change)
-{
-    return env_change_value(shell_host_platform(), change);
-}
-
-/* The path list takes the install's bin folder where the system's loader finds libraries
- * there (DLLs), else its lib folder. */
-static void target_of(const struct shell_platform *pf, const struct cdm_activation *a,
-                      struct activation_target *t)
-{
-    t->id = a->id;
-    t->project = a->project;
-    t->link_path = a->link_path;
-    t->lib_dir = pf->use_bin_dir ? a->bin_dir : a->lib_dir;
-    t->toolkit = *a->toolkit != '\0';
-    t->bin_dir = a->bin_dir;
-}
-
-int cdm_activation_plan(cdm_ctx *ctx, const struct cdm_activation *a, struct cdm_env_plan *out)
-{
-    const struct shell_platform *pf = shell_host_platform();
-    struct activation_target t;
-    target_of(pf, a, &t);
-    struct env_snapshot env = {NULL, 0};
-    bool listable = activation_plan(pf, env_snapshot_get, &env, &t, out);
-    env_snapshot_free(&env); /* the plan holds copies */
-    if (listable)
-        return CDM_OK;
-    char *entry = activation_entry(pf, &t);
-    int rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                           "cannot put '%s' on %s: its name holds '%c', which separates %s "
-                           "entries; rename or move the project folder",
-                           entry, pf->path_var, pf->list_sep, pf->path_var);
-    free(entry);
-    return rc;
-}
-
-static bool env_is(struct env_snapshot *env, const char *name, const char *want)
-{
-    const char *v = env_snapshot_get(env, name);
-    return v && !strcmp(v, want);
-}
-
-bool cdm_activation_is_current(const struct cdm_activation *a)
-{
-    const struct shell_platform *pf = shell_host_platform();
-    struct activation_target t;
-    target_of(pf, a, &t);
-    char *entry = activation_entry(pf, &t);
-    struct env_snapshot env = {NULL, 0};
-    bool current = activation_is_on(pf, env_snapshot_get, &env) &&
-                   env_is(&env, "CDM_ACTIVE", a->id) && env_is(&env, "CDM_PATH_ENTRY", entry) &&
-                   toolkit_is_on(env_snapshot_get, &env) == t.toolkit;
-    env_snapshot_free(&env);
+    char *entry = activation_entry(pf, t);
+    const char *active = get(arg, "CDM_ACTIVE"), *had = get(arg, "CDM_PATH_ENTRY");
+    bool current = activation_is_on(pf, get, arg) && active && !strcmp(active, t->id) && had &&
+                   !strcmp(had, entry) && toolkit_is_on(get, arg) == t->toolkit &&
+                   saved_is_on(get, arg, root_vars[0].saved) &&
+                   saved_is_on(get, arg, build_lists[0].saved) == t->build_paths &&
+                   saved_is_on(get, arg, audit_list.saved) == redirect;
     free(entry);
     return current;
-}
-
-void cdm_deactivation_plan(struct cdm_env_plan *out)
-{
-    struct env_snapshot env = {NULL, 0};
-    deactivation_plan(shell_host_platform(), env_snapshot_get, &env, out);
-    env_snapshot_free(&env); /* the plan holds copies */
 }

@@ -78,6 +78,19 @@ static bool parse_count(const char *s, unsigned min, unsigned max, unsigned *out
     return true;
 }
 
+/* A yes or no: the words INI files commonly use for either. */
+static bool parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(yes); i++) {
+        if (!strcmp(s, yes[i]) || !strcmp(s, no[i])) {
+            *out = !strcmp(s, yes[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool is_absolute(const char *p)
 {
     bool drive = ((p[0] | 0x20) >= 'a' && (p[0] | 0x20) <= 'z' && p[1] == ':' &&
@@ -226,6 +239,11 @@ static int on_entry(void *user, const char *section, const char *name, const cha
             c->max_total_size = v;
         else
             c->max_entries = v;
+    } else if (!strcmp(section, "activate") &&
+               (!strcmp(name, "build_paths") || !strcmp(name, "redirect"))) {
+        if (!parse_bool(value, !strcmp(name, "redirect") ? &c->activate_redirect
+                                                         : &c->activate_build_paths))
+            return bad_value(ps, line, section, name, value, "give true or false");
     } else if (!strcmp(section, "link") && !strcmp(name, "name")) {
         const char *why = config_link_name_problem(value);
         if (why) {

@@ -27,6 +27,9 @@ struct cdm_config {
     unsigned fetch_max_time;           /* [fetch] max_time, seconds (0: none) */
     unsigned fetch_retries;            /* [fetch] retries */
     unsigned fetch_retry_wait;         /* [fetch] retry_wait, seconds (doubles each time) */
+    bool activate_build_paths;         /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH,
+                                        * LIBRARY_PATH too */
+    bool activate_redirect;            /* [activate] redirect: LD_AUDIT with cdm-audit.so */
 };
 
 /* Fill config from the file at explicit_path (which must exist), or from the per-user

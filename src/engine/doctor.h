@@ -51,6 +51,7 @@ struct doctor {
  * activated, this process's environment as it is. */
 struct doctor_env {
     bool activated;
+    bool redirect;          /* [activate] redirect: activation redirects cuDNN loads too */
     char activation[4096];  /* the link activation points at, or why there is none */
     struct trace_env *vars; /* the changes activation makes (value NULL: unset) */
     size_t count;

@@ -35,13 +35,11 @@ static void compute(struct doctor *d, struct doctor_env *e)
             copy_str(e->activation, sizeof(e->activation),
                      d->have_project ? cdm_error_message(d->ctx) : "no project to activate");
     } else {
-        struct activation_target t = {.id = act.id,
-                                      .project = act.project,
-                                      .link_path = act.link_path,
-                                      .lib_dir = pf->use_bin_dir ? act.bin_dir : act.lib_dir,
-                                      .toolkit = *act.toolkit,
-                                      .bin_dir = act.bin_dir};
+        struct activation_target t;
+        activation_target_of(pf, &act, &t);
+        /* the redirect, when there is one, is the trace's audit library's (doctor_run.c) */
         e->activated = activation_plan(pf, env_snapshot_get, &snap, &t, &plan);
+        e->redirect = act.redirect != CDM_REDIRECT_NO;
         char *entry = activation_entry(pf, &t);
         if (e->activated)
             copy_str(e->activation, sizeof(e->activation), entry);

@@ -275,13 +275,16 @@ static void check_run(struct doctor *d)
         doctor_add(d, "run.environment", CDM_CHECK_WARN,
                    "link a project ('cdm link PROJECT VERSION') and run the doctor there",
                    "the command ran in this environment as it is: %s", env->activation);
-    /* --exec: cdm exec's redirect too (the audit library watching is the one that
-     * redirects, ld_audit.c) */
+    /* --exec, or an activation with [activate] redirect: the redirect too (the audit
+     * library watching is the one that redirects, ld_audit.c), in place of the plan's
+     * CDM_REDIRECT_DIR */
+    bool redirect = (d->req->exec || env->redirect) && env->activated;
     struct trace_env *vars = xcalloc(env->count + 1, sizeof(*vars));
-    if (env->count) /* none outside a project, where env->vars may be NULL */
-        memcpy(vars, env->vars, env->count * sizeof(*vars));
-    size_t nvars = env->count;
-    if (d->req->exec && env->activated)
+    size_t nvars = 0;
+    for (size_t i = 0; i < env->count; i++)
+        if (!redirect || strcmp(env->vars[i].name, "CDM_REDIRECT_DIR"))
+            vars[nvars++] = env->vars[i];
+    if (redirect)
         vars[nvars++] = (struct trace_env){"CDM_REDIRECT_DIR", env->activation};
     struct trace_request tr = {d->req->command, vars, nvars, d->req->command_stdout_to_stderr,
                               d->req->timeout_s};

@@ -54,46 +54,24 @@ int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code)
     struct cdm_activation act;
     int rc = cdm_activation_find(ctx, req->project, req->project == NULL, &act);
     struct cdm_env_plan plan = {.n = 0};
-    if (rc || (rc = cdm_activation_plan(ctx, &act, &plan)))
+    if (rc)
         return rc;
-    struct trace_env *env = xcalloc(plan.n + 2, sizeof(*env));
-    size_t n = 0;
-    for (size_t i = 0; i < plan.n; i++) {
-        env[n].name = plan.v[i].name;
-        env[n++].value = cdm_env_change_value(&plan.v[i]);
-    }
-    char *lib = NULL, *audit = NULL, *audit_list = NULL;
-    if (host_windows()) {
+    /* the redirect is exec's own unless refused; without cdm-audit.so, a warning */
+    act.redirect = req->no_redirect || host_windows() ? CDM_REDIRECT_NO : CDM_REDIRECT_WANTED;
+    if ((rc = cdm_activation_plan(ctx, &act, &plan)))
+        return rc;
+    if (host_windows())
         warn_torch_own_dlls(ctx, &act);
-    } else if (!req->no_redirect) {
-        struct strbuf looked = STRBUF_INIT;
-        audit = trace_audit_library(&looked);
-        if (audit) {
-            /* kept with any audit library already there, as the loader takes a list */
-            char *old = fs_getenv("LD_AUDIT");
-            audit_list = old && *old ? xasprintf("%s:%s", old, audit) : xstrdup(audit);
-            free(old);
-            lib = path_join(act.link_path, act.lib_dir);
-            env[n].name = "LD_AUDIT";
-            env[n++].value = xstrdup(audit_list);
-            env[n].name = "CDM_REDIRECT_DIR";
-            env[n++].value = xstrdup(lib);
-        } else {
-            cdm_warn(ctx,
-                     "cuDNN loads are not redirected to %s: no cdm-audit.so (looked at %s); "
-                     "the command runs with the activation's environment only",
-                     act.id, sb_str(&looked));
-        }
-        sb_free(&looked);
+    struct trace_env *env = xcalloc(plan.n + 1, sizeof(*env));
+    for (size_t i = 0; i < plan.n; i++) {
+        env[i].name = plan.v[i].name;
+        env[i].value = cdm_env_change_value(&plan.v[i]);
     }
-    struct trace_request tr = {req->argv, env, n, false, 0};
+    struct trace_request tr = {req->argv, env, plan.n, false, 0};
     rc = trace_exec(ctx, &tr, exit_code);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < plan.n; i++)
         free((char *)env[i].value);
     free(env);
-    free(lib);
-    free(audit);
-    free(audit_list);
     cdm_env_plan_free(&plan);
     return rc;
 }

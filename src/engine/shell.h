@@ -39,6 +39,13 @@ struct activation_target {
      * loader's list is not PATH, bin_dir goes first on PATH (nvcc) */
     bool toolkit;
     const char *bin_dir;
+    /* the install's library folder ("lib", "lib64", "lib/x64"), where linkers look */
+    const char *lib_folder;
+    /* CMAKE_PREFIX_PATH, CPATH and LIBRARY_PATH get the link, its include and lib folders */
+    bool build_paths;
+    /* the audit library put last on LD_AUDIT, CDM_REDIRECT_DIR then the lib folder (the
+     * redirect of cdm exec); NULL: neither */
+    const char *audit;
 };
 
 /* The changes that activate target over the environment get() describes: remembers the
@@ -48,6 +55,13 @@ struct activation_target {
  * split it in two. */
 bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
                      const struct activation_target *t, struct cdm_env_plan *out);
+/* Whether get() shows t active as activation_plan leaves it, with the redirect's variables
+ * exactly when redirect: nothing to change then. */
+bool activation_current(const struct shell_platform *pf, env_get_fn get, void *arg,
+                        const struct activation_target *t, bool redirect);
+/* The target a describes on pf, without a redirect (audit NULL). */
+void activation_target_of(const struct shell_platform *pf, const struct cdm_activation *a,
+                          struct activation_target *t);
 /* The changes that undo activation; an empty plan when none is on. */
 void deactivation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
                        struct cdm_env_plan *out);

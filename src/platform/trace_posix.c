@@ -59,7 +59,8 @@ char *trace_audit_library(struct strbuf *looked)
     return found;
 }
 
-/* environ with the request's changes, LD_AUDIT (appended to one already set) and
+/* environ with the request's changes, LD_AUDIT (appended to the one the changes leave, which
+ * never holds audit twice: a shell activated with --redirect has it already) and
  * CDM_TRACE_SOCKET. Every string malloc'd; the array NULL-terminated. */
 static char **child_environment(const struct trace_request *req, const char *audit,
                                 const char *socket)
@@ -83,11 +84,22 @@ static char **child_environment(const struct trace_request *req, const char *aud
         if (!replaced)
             env[out++] = xstrdup(environ[i]);
     }
-    for (size_t c = 0; c < req->env_count; c++)
-        if (req->env[c].value)
+    for (size_t c = 0; c < req->env_count; c++) {
+        if (!strcmp(req->env[c].name, "LD_AUDIT"))
+            old_audit = req->env[c].value;
+        else if (req->env[c].value)
             env[out++] = xasprintf("%s=%s", req->env[c].name, req->env[c].value);
-    env[out++] =
-        old_audit ? xasprintf("LD_AUDIT=%s:%s", old_audit, audit) : xasprintf("LD_AUDIT=%s", audit);
+    }
+    struct strbuf list = STRBUF_INIT;
+    sb_add(&list, "LD_AUDIT=");
+    for (const char *p = old_audit ? old_audit : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        if (n && (n != strlen(audit) || strncmp(p, audit, n)))
+            sb_addf(&list, "%.*s:", (int)n, p);
+        p += n + (p[n] == ':');
+    }
+    sb_add(&list, audit);
+    env[out++] = sb_detach(&list);
     env[out++] = xasprintf("CDM_TRACE_SOCKET=%s", socket);
     env[out] = NULL;
     return env;

@@ -98,9 +98,22 @@ max_entries = 100000                  # a comment after '#' too
 
 [link]
 name = cuda_link
+
+[activate]
+build_paths = false           ; true: CMAKE_PREFIX_PATH, CPATH, LIBRARY_PATH too
+redirect = false              ; true (Linux): every cuDNN load from the install, LD_AUDIT
 EOF
 run_cdm install 9.1
 expect_rc 0 "the README's config works as written: a version found in the continued sources line"
 check "in the root it names, the comment cut off" test -d "$SCRATCH/data/cudnn/$id"
+
+
+# [activate]: a yes or no, anything else named with its file and line
+printf '[activate]\nbuild_paths = yes\nredirect = maybe\n' >"$CDM_CONFIG"
+run_cdm list
+expect_rc 1 "[activate] redirect = maybe is refused"
+expect_err "config '.*config.ini' line 3: \[activate\] redirect = 'maybe': give true or false" \
+  "naming the file, the line, the key and what to give"
+: >"$CDM_CONFIG"
 
 done_testing

@@ -69,11 +69,12 @@ run_cdm exec "$SCRATCH/pm" -- "$PY" "$W/ops.py" "$O/lib"
 expect_rc 0 "a library the install lacks (9.2 without libcudnn_ops) does not fail"
 check "it loads from the path given" test "$OUT" = "$(realpath "$O/lib/libcudnn_ops.so.9")"
 
-# the environment: what cdm activate sets, no more (LD_AUDIT and CDM_REDIRECT_DIR aside)
-envs() { env | grep -v '^\(_\|SHLVL\|PWD\|OLDPWD\|LD_AUDIT\|CDM_REDIRECT_DIR\)=' | sort; }
-activated=$(eval "$("$CDM" activate --shell bash)" && envs)
+# the environment: what cdm activate --redirect sets, no more
+envs() { env | grep -v '^\(_\|SHLVL\|PWD\|OLDPWD\)=' | sort; }
+activated=$(eval "$("$CDM" activate --redirect --shell bash)" && envs)
 run_cdm exec -- bash -c "$(declare -f envs); envs"
-check "the command's environment is the activated shell's" test "$OUT" = "$activated"
+check "the command's environment is the shell's activated with --redirect" test "$OUT" = "$activated"
+[ "$OUT" = "$activated" ] || diag "$(diff <(printf '%s\n' "$activated") <(printf '%s\n' "$OUT"))"
 check "LD_LIBRARY_PATH starts with the project's link" \
   sh -c 'printf "%s\n" "$1" | grep -q "^LD_LIBRARY_PATH=$2/cuda_link/lib"' _ "$OUT" "$SCRATCH/pa"
 run_cdm exec -- sh -c 'printf "%s" "$LD_AUDIT"'
@@ -81,6 +82,38 @@ audit=$OUT
 check "LD_AUDIT names cdm-audit.so" sh -c 'case "$1" in */cdm-audit.so) true ;; *) false ;; esac' _ "$audit"
 LD_AUDIT=/nonexistent/other-audit.so run_cdm exec -- sh -c 'printf "%s" "$LD_AUDIT"'
 check "an LD_AUDIT already set is kept, cdm's after it" test "$OUT" = "/nonexistent/other-audit.so:$audit"
+
+# cdm activate --redirect: the same redirect for every program the shell starts
+OUT=$(bash -c 'eval "$("$1" activate --redirect --shell bash)" && "$2" "$3/loads.py" "$4/lib" child' _ \
+  "$CDM" "$PY" "$W" "$O")
+check "activated with --redirect: the copy opened by path is the install's, in a child too" \
+  test "$(printf '%s\n' "$OUT" | grep -c '^version 90100$')" = 2
+check "every cuDNN library mapped from an activated shell is the install's" \
+  sh -c 'test -n "$1" && ! printf "%s\n" "$1" | grep -v "^$2/"' _ "$(maps)" "$A"
+OUT=$(bash -c 'eval "$("$1" activate --shell bash)" && "$2" "$3/loads.py" "$4/lib"' _ \
+  "$CDM" "$PY" "$W" "$O")
+check "activated without it: the copy opened by path is that copy (90000)" \
+  test "$(printf '%s\n' "$OUT" | sed -n 's/^version //p')" = 90000
+OUT=$(cd "$SCRATCH/pm" && bash -c 'eval "$("$1" activate --redirect --shell bash)" && "$2" "$3/ops.py" "$4/lib"' _ \
+  "$CDM" "$PY" "$W" "$O")
+check "activated with --redirect: a name the install lacks loads from the path given" \
+  test "$OUT" = "$(realpath "$O/lib/libcudnn_ops.so.9")"
+printf '[activate]\nredirect = true\n' >"$CDM_CONFIG"
+OUT=$(bash -c 'eval "$("$1" activate --shell bash)" && "$2" "$3/loads.py" "$4/lib"' _ \
+  "$CDM" "$PY" "$W" "$O")
+check "[activate] redirect = true does the same" \
+  test "$(printf '%s\n' "$OUT" | sed -n 's/^version //p')" = 90100
+CDM_AUDIT_LIBRARY=$SCRATCH/none.so run_cdm activate --shell bash
+expect_rc 0 "without cdm-audit.so, [activate] redirect still activates"
+expect_err "warning: cuDNN loads are not redirected to 9.1.0.70-cuda12: no cdm-audit.so" "and warns"
+check "without LD_AUDIT" sh -c '! printf "%s\n" "$1" | grep -q LD_AUDIT' _ "$OUT"
+: >"$CDM_CONFIG"
+CDM_AUDIT_LIBRARY=$SCRATCH/none.so run_cdm activate --redirect --shell bash
+expect_rc 1 "without cdm-audit.so, --redirect is refused"
+expect_err "cannot redirect cuDNN loads to 9.1.0.70-cuda12: no cdm-audit.so .*CDM_AUDIT_LIBRARY" \
+  "saying what to do"
+run_cdm activate --redirect --auto --shell bash
+expect_rc 2 "--redirect with --auto is a usage error"
 
 # cdm doctor --exec shows the difference
 run_cdm doctor --json -- "$PY" "$W/loads.py" "$O/lib"

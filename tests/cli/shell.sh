@@ -27,7 +27,7 @@ export P1 P2 P3 NONE
 DUMP="$SCRATCH/dump"
 cat >"$DUMP" <<'SH'
 #!/bin/sh
-env | grep -E '^(CUDA_PATH|CUDNN_PATH|LD_LIBRARY_PATH|CDM_ACTIVE|CDM_PROJECT|CDM_PATH_ENTRY|CDM_SAVED_[A-Z_]*)=' | LC_ALL=C sort >"$1"
+env | grep -E '^(CUDA_PATH|CUDNN_PATH|CUDNN_ROOT|CUDNN_ROOT_DIR|LD_LIBRARY_PATH|CDM_ACTIVE|CDM_PROJECT|CDM_PATH_ENTRY|CDM_SAVED_[A-Z_]*)=' | LC_ALL=C sort >"$1"
 SH
 chmod +x "$DUMP"
 export DUMP
@@ -37,14 +37,20 @@ expected() { # expected STAGE: the dump a correct shell produces
   one) printf '%s\n' "CDM_ACTIVE=9.1.0.70-cuda12" "CDM_PATH_ENTRY=$P1/cuda_link/lib" \
     "CDM_PROJECT=$P1" "CDM_SAVED_CUDA_PATH=unset" "CDM_SAVED_CUDNN_PATH=set:" \
     "CDM_SAVED_LD_LIBRARY_PATH=set:/orig/x" "CUDA_PATH=$P1/cuda_link" "CUDNN_PATH=$P1/cuda_link" \
+    "CDM_SAVED_CUDNN_ROOT=unset" "CDM_SAVED_CUDNN_ROOT_DIR=unset" \
+    "CUDNN_ROOT=$P1/cuda_link" "CUDNN_ROOT_DIR=$P1/cuda_link" \
     "LD_LIBRARY_PATH=$P1/cuda_link/lib:/orig/x" ;;
   two) printf '%s\n' "CDM_ACTIVE=8.2.1.32-cuda11" "CDM_PATH_ENTRY=$P2/cuda_link/lib64" \
     "CDM_PROJECT=$P2" "CDM_SAVED_CUDA_PATH=unset" "CDM_SAVED_CUDNN_PATH=set:" \
     "CDM_SAVED_LD_LIBRARY_PATH=set:/orig/x" "CUDA_PATH=$P2/cuda_link" "CUDNN_PATH=$P2/cuda_link" \
+    "CDM_SAVED_CUDNN_ROOT=unset" "CDM_SAVED_CUDNN_ROOT_DIR=unset" \
+    "CUDNN_ROOT=$P2/cuda_link" "CUDNN_ROOT_DIR=$P2/cuda_link" \
     "LD_LIBRARY_PATH=$P2/cuda_link/lib64:/orig/x" ;;
   two91) printf '%s\n' "CDM_ACTIVE=9.1.0.70-cuda12" "CDM_PATH_ENTRY=$P2/cuda_link/lib" \
     "CDM_PROJECT=$P2" "CDM_SAVED_CUDA_PATH=unset" "CDM_SAVED_CUDNN_PATH=set:" \
     "CDM_SAVED_LD_LIBRARY_PATH=set:/orig/x" "CUDA_PATH=$P2/cuda_link" "CUDNN_PATH=$P2/cuda_link" \
+    "CDM_SAVED_CUDNN_ROOT=unset" "CDM_SAVED_CUDNN_ROOT_DIR=unset" \
+    "CUDNN_ROOT=$P2/cuda_link" "CUDNN_ROOT_DIR=$P2/cuda_link" \
     "LD_LIBRARY_PATH=$P2/cuda_link/lib:/orig/x" ;;
   orig) printf '%s\n' "CUDNN_PATH=" "LD_LIBRARY_PATH=/orig/x" ;;
   esac | LC_ALL=C sort

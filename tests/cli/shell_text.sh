@@ -23,23 +23,41 @@ golden() { # CASE SHELL: compare stdout of the last run with golden/CASE.SHELL
   fi
 }
 
+# goldens SUFFIX: activate in every shell, deactivate in four, against golden/activate$SUFFIX.*
+# and golden/deactivate$SUFFIX.*
+goldens() {
+  local sh
+  for sh in bash zsh sh fish pwsh powershell cmd; do
+    run_cdm activate --shell "$sh"
+    golden "activate$1" "$sh"
+  done
+  for sh in bash fish pwsh cmd; do
+    OUT=$(eval "$("$CDM" activate --shell bash)" && "$CDM" deactivate --shell "$sh")
+    golden "deactivate$1" "$sh"
+  done
+}
+
 cd "$P" || exit 1
 export LD_LIBRARY_PATH=/orig/x CUDNN_PATH=
 unset CUDA_PATH
-for sh in bash zsh sh fish pwsh powershell cmd; do
-  run_cdm activate --shell "$sh"
-  golden activate "$sh"
-done
-active_env=$(eval "$("$CDM" activate --shell bash)" && env | grep -E '^(CUDA_PATH|CUDNN_PATH|LD_LIBRARY_PATH|CDM_[APS][A-Z_]*)=' | LC_ALL=C sort)
-for sh in bash fish pwsh cmd; do
-  OUT=$(eval "$("$CDM" activate --shell bash)" && "$CDM" deactivate --shell "$sh")
-  golden deactivate "$sh"
-done
+goldens ""
+active_env=$(eval "$("$CDM" activate --shell bash)" && env | grep -E '^(CUDA_PATH|CUDNN_PATH|CUDNN_ROOT|CUDNN_ROOT_DIR|LD_LIBRARY_PATH|CDM_[APS][A-Z_]*)=' | LC_ALL=C sort)
 # The prompt hooks (PowerShell's only checked here and by the parse below).
 for sh in bash zsh fish pwsh; do
   run_cdm hook "$sh"
   golden hook "$sh"
 done
+
+# [activate] build_paths: CMAKE_PREFIX_PATH, CPATH and LIBRARY_PATH too, each saved (set,
+# empty, unset) and given back.
+printf '[activate]\nbuild_paths = true\n' >"$CDM_CONFIG"
+export CMAKE_PREFIX_PATH=/opt/x CPATH=
+unset LIBRARY_PATH
+goldens _build
+build_names='^(CUDA_PATH|CUDNN_PATH|CUDNN_ROOT|CUDNN_ROOT_DIR|LD_LIBRARY_PATH|CMAKE_PREFIX_PATH|CPATH|LIBRARY_PATH|CDM_([APS]|CMAKE_|CPATH_|LIBRARY_)[A-Z_]*)='
+build_env=$(eval "$("$CDM" activate --shell bash)" && env | grep -E "$build_names" | LC_ALL=C sort)
+: >"$CDM_CONFIG"
+unset CMAKE_PREFIX_PATH CPATH
 
 # PowerShell grammar: the text parses, holds only verbatim strings, and assigns exactly what
 # bash got from the same activation.
@@ -74,7 +92,13 @@ else
   [ "$(printf '%s\n' "$parsed" | LC_ALL=C sort)" = "$active_env" ] || diag "$parsed"
   parsed=$(eval "$("$CDM" activate --shell bash)" && "$CDM" deactivate --shell pwsh | ps)
   check "pwsh deactivate parses, restores /orig/x and removes the rest" \
-    test "$(printf '%s\n' "$parsed" | tr '\n' ' ')" = "CUDA_PATH CUDNN_PATH= LD_LIBRARY_PATH=/orig/x CDM_SAVED_CUDA_PATH CDM_SAVED_CUDNN_PATH CDM_SAVED_LD_LIBRARY_PATH CDM_PATH_ENTRY CDM_PROJECT CDM_ACTIVE "
+    test "$(printf '%s\n' "$parsed" | tr '\n' ' ')" = "CUDA_PATH CUDNN_PATH= LD_LIBRARY_PATH=/orig/x CDM_SAVED_CUDA_PATH CDM_SAVED_CUDNN_PATH CDM_SAVED_LD_LIBRARY_PATH CDM_PATH_ENTRY CDM_PROJECT CDM_ACTIVE CUDNN_ROOT CDM_SAVED_CUDNN_ROOT CUDNN_ROOT_DIR CDM_SAVED_CUDNN_ROOT_DIR "
+  parsed=$(printf '[activate]\nbuild_paths = true\n' >"$CDM_CONFIG" &&
+    CMAKE_PREFIX_PATH=/opt/x CPATH= "$CDM" activate --shell pwsh | ps)
+  : >"$CDM_CONFIG"
+  check "pwsh activate with build_paths parses and assigns what bash got" \
+    test "$(printf '%s\n' "$parsed" | grep -E "$build_names" | LC_ALL=C sort)" = "$build_env"
+  [ "$(printf '%s\n' "$parsed" | grep -E "$build_names" | LC_ALL=C sort)" = "$build_env" ] || diag "$parsed"
   OUT=$(printf '%s\n' "\$env:X = \"\$(evil)\"" | ps)
   check "the parse check does fail on an expandable string" test "$OUT" = "an expandable string: \$env:X = \"\$(evil)\""
   for f in hook completion; do

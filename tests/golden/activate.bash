@@ -7,3 +7,7 @@ export LD_LIBRARY_PATH='@SCRATCH@/w/it'\''s 100% ^&`$x;\y é‘q/cuda_link/lib:/
 export CDM_PATH_ENTRY='@SCRATCH@/w/it'\''s 100% ^&`$x;\y é‘q/cuda_link/lib'
 export CDM_PROJECT='@SCRATCH@/w/it'\''s 100% ^&`$x;\y é‘q'
 export CDM_ACTIVE='9.1.0.70-cuda12'
+export CDM_SAVED_CUDNN_ROOT='unset'
+export CUDNN_ROOT='@SCRATCH@/w/it'\''s 100% ^&`$x;\y é‘q/cuda_link'
+export CDM_SAVED_CUDNN_ROOT_DIR='unset'
+export CUDNN_ROOT_DIR='@SCRATCH@/w/it'\''s 100% ^&`$x;\y é‘q/cuda_link'

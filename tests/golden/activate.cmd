@@ -7,3 +7,7 @@ set "LD_LIBRARY_PATH=@SCRATCH@/w/it's 100% ^&`$x;\y é‘q/cuda_link/lib:/orig/x
 set "CDM_PATH_ENTRY=@SCRATCH@/w/it's 100% ^&`$x;\y é‘q/cuda_link/lib"
 set "CDM_PROJECT=@SCRATCH@/w/it's 100% ^&`$x;\y é‘q"
 set "CDM_ACTIVE=9.1.0.70-cuda12"
+set "CDM_SAVED_CUDNN_ROOT=unset"
+set "CUDNN_ROOT=@SCRATCH@/w/it's 100% ^&`$x;\y é‘q/cuda_link"
+set "CDM_SAVED_CUDNN_ROOT_DIR=unset"
+set "CUDNN_ROOT_DIR=@SCRATCH@/w/it's 100% ^&`$x;\y é‘q/cuda_link"

@@ -7,3 +7,7 @@ set -gx LD_LIBRARY_PATH '@SCRATCH@/w/it\'s 100% ^&`$x;\\y é‘q/cuda_link/lib:/
 set -gx CDM_PATH_ENTRY '@SCRATCH@/w/it\'s 100% ^&`$x;\\y é‘q/cuda_link/lib'
 set -gx CDM_PROJECT '@SCRATCH@/w/it\'s 100% ^&`$x;\\y é‘q'
 set -gx CDM_ACTIVE '9.1.0.70-cuda12'
+set -gx CDM_SAVED_CUDNN_ROOT 'unset'
+set -gx CUDNN_ROOT '@SCRATCH@/w/it\'s 100% ^&`$x;\\y é‘q/cuda_link'
+set -gx CDM_SAVED_CUDNN_ROOT_DIR 'unset'
+set -gx CUDNN_ROOT_DIR '@SCRATCH@/w/it\'s 100% ^&`$x;\\y é‘q/cuda_link'

@@ -7,3 +7,7 @@ set -e -g CDM_SAVED_LD_LIBRARY_PATH
 set -e -g CDM_PATH_ENTRY
 set -e -g CDM_PROJECT
 set -e -g CDM_ACTIVE
+set -e -g CUDNN_ROOT
+set -e -g CDM_SAVED_CUDNN_ROOT
+set -e -g CUDNN_ROOT_DIR
+set -e -g CDM_SAVED_CUDNN_ROOT_DIR

@@ -7,7 +7,7 @@
 
 /* A fake environment: NAME=value strings; a name without '=' is absent. */
 struct env {
-    char *vars[32];
+    char *vars[64];
     size_t n;
 };
 
@@ -123,14 +123,18 @@ static void test_posix_cycle(void)
            "export LD_LIBRARY_PATH='/w/a/cuda_link/lib:/x::/y'\n"
            "export CDM_PATH_ENTRY='/w/a/cuda_link/lib'\n"
            "export CDM_PROJECT='/w/a'\n"
-           "export CDM_ACTIVE='9.1.0.70-cuda12'\n",
+           "export CDM_ACTIVE='9.1.0.70-cuda12'\n"
+           "export CDM_SAVED_CUDNN_ROOT='unset'\n"
+           "export CUDNN_ROOT='/w/a/cuda_link'\n"
+           "export CDM_SAVED_CUDNN_ROOT_DIR='unset'\n"
+           "export CUDNN_ROOT_DIR='/w/a/cuda_link'\n",
            "bash: first activation saves unset, empty and set values");
     free(text);
     env_apply(&e, pf, &p);
     cdm_env_plan_free(&p);
 
     activation_plan(pf, env_get, &e, &proj_a, &p);
-    is_int(p.n, 6, "activating again saves nothing more");
+    is_int(p.n, 8, "activating again saves nothing more");
     env_apply(&e, pf, &p);
     cdm_env_plan_free(&p);
     is_str(env_get(&e, "LD_LIBRARY_PATH"), "/w/a/cuda_link/lib:/x::/y", "and adds no duplicate");
@@ -143,7 +147,9 @@ static void test_posix_cycle(void)
            "set -gx LD_LIBRARY_PATH '/w/b/cuda_link/lib64:/x::/y'\n"
            "set -gx CDM_PATH_ENTRY '/w/b/cuda_link/lib64'\n"
            "set -gx CDM_PROJECT '/w/b'\n"
-           "set -gx CDM_ACTIVE '8.2.1.32-cuda11'\n",
+           "set -gx CDM_ACTIVE '8.2.1.32-cuda11'\n"
+           "set -gx CUDNN_ROOT '/w/b/cuda_link'\n"
+           "set -gx CUDNN_ROOT_DIR '/w/b/cuda_link'\n",
            "fish: another project replaces the old entry");
     free(text);
     env_apply(&e, pf, &p);
@@ -160,7 +166,11 @@ static void test_posix_cycle(void)
            "unset CDM_SAVED_LD_LIBRARY_PATH\n"
            "unset CDM_PATH_ENTRY\n"
            "unset CDM_PROJECT\n"
-           "unset CDM_ACTIVE\n",
+           "unset CDM_ACTIVE\n"
+           "unset CUDNN_ROOT\n"
+           "unset CDM_SAVED_CUDNN_ROOT\n"
+           "unset CUDNN_ROOT_DIR\n"
+           "unset CDM_SAVED_CUDNN_ROOT_DIR\n",
            "zsh: deactivation restores unset, empty and the list byte for byte");
     free(text);
     env_apply(&e, pf, &p);
@@ -223,7 +233,11 @@ static void test_windows(void)
            "'C:\\Windows'\n"
            "$env:CDM_PATH_ENTRY = 'C:\\w\\it''s 100%\\cuda_link\\bin\\x64'\n"
            "$env:CDM_PROJECT = 'C:\\w\\it''s 100%'\n"
-           "$env:CDM_ACTIVE = '8.8.0.121-cuda11'\n",
+           "$env:CDM_ACTIVE = '8.8.0.121-cuda11'\n"
+           "$env:CDM_SAVED_CUDNN_ROOT = 'unset'\n"
+           "$env:CUDNN_ROOT = 'C:\\w\\it''s 100%\\cuda_link'\n"
+           "$env:CDM_SAVED_CUDNN_ROOT_DIR = 'unset'\n"
+           "$env:CUDNN_ROOT_DIR = 'C:\\w\\it''s 100%\\cuda_link'\n",
            "pwsh on Windows: bin\\x64 first on PATH, the same folder in other case dropped");
     free(text);
     text = render("cmd", pf, &p);
@@ -236,7 +250,11 @@ static void test_windows(void)
            "set \"PATH=C:\\w\\it's 100%\\cuda_link\\bin\\x64;C:\\Windows\"\n"
            "set \"CDM_PATH_ENTRY=C:\\w\\it's 100%\\cuda_link\\bin\\x64\"\n"
            "set \"CDM_PROJECT=C:\\w\\it's 100%\"\n"
-           "set \"CDM_ACTIVE=8.8.0.121-cuda11\"\n",
+           "set \"CDM_ACTIVE=8.8.0.121-cuda11\"\n"
+           "set \"CDM_SAVED_CUDNN_ROOT=unset\"\n"
+           "set \"CUDNN_ROOT=C:\\w\\it's 100%\\cuda_link\"\n"
+           "set \"CDM_SAVED_CUDNN_ROOT_DIR=unset\"\n"
+           "set \"CUDNN_ROOT_DIR=C:\\w\\it's 100%\\cuda_link\"\n",
            "cmd: set \"NAME=value\"");
     free(text);
     env_apply(&e, pf, &p);
@@ -252,7 +270,11 @@ static void test_windows(void)
            "Remove-Item -LiteralPath 'Env:CDM_SAVED_PATH' -ErrorAction SilentlyContinue\n"
            "Remove-Item -LiteralPath 'Env:CDM_PATH_ENTRY' -ErrorAction SilentlyContinue\n"
            "Remove-Item -LiteralPath 'Env:CDM_PROJECT' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_ACTIVE' -ErrorAction SilentlyContinue\n",
+           "Remove-Item -LiteralPath 'Env:CDM_ACTIVE' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CUDNN_ROOT' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_ROOT' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CUDNN_ROOT_DIR' -ErrorAction SilentlyContinue\n"
+           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_ROOT_DIR' -ErrorAction SilentlyContinue\n",
            "powershell: deactivation restores PATH exactly, its old entry included");
     free(text);
     cdm_env_plan_free(&p);
@@ -294,6 +316,157 @@ static void test_separator_in_name(void)
     env_free(&e);
 }
 
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The environment as sorted NAME=value lines (malloc'd), to compare two wholes. */
+static char *env_text(struct env *e)
+{
+    qsort(e->vars, e->n, sizeof(*e->vars), by_text);
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, "");
+    for (size_t i = 0; i < e->n; i++)
+        sb_addf(&sb, "%s\n", e->vars[i]);
+    return sb_detach(&sb);
+}
+
+static void plan_apply(struct env *e, const struct shell_platform *pf,
+                       const struct activation_target *t)
+{
+    struct cdm_env_plan p;
+    if (t)
+        activation_plan(pf, env_get, e, t, &p);
+    else
+        deactivation_plan(pf, env_get, e, &p);
+    env_apply(e, pf, &p);
+    cdm_env_plan_free(&p);
+}
+
+/* CUDNN_ROOT(_DIR), the build paths and the redirect: set, replaced by another project,
+ * dropped when no longer asked for, and the environment whole again after deactivation. */
+static void test_build_paths_and_redirect(void)
+{
+    const struct shell_platform *pf = &shell_platform_posix;
+    struct activation_target a = proj_a, b = proj_b;
+    a.lib_folder = "lib";
+    b.lib_folder = "lib64";
+    a.build_paths = b.build_paths = true;
+    a.audit = b.audit = "/usr/lib/cdm/cdm-audit.so";
+    struct env e = {{xstrdup("CPATH="), xstrdup("CMAKE_PREFIX_PATH=/opt/x"),
+                     xstrdup("LD_AUDIT=/other/audit.so"), xstrdup("CUDNN_ROOT=/mine"),
+                     xstrdup("CDM_REDIRECT_DIR=")},
+                    5};
+    char *before = env_text(&e);
+    struct cdm_env_plan p;
+    activation_plan(pf, env_get, &e, &a, &p);
+    char *text = render("bash", pf, &p);
+    const char *tail = strstr(text, "export CDM_SAVED_CUDNN_ROOT=");
+    is_str(tail,
+           "export CDM_SAVED_CUDNN_ROOT='set:/mine'\n"
+           "export CUDNN_ROOT='/w/a/cuda_link'\n"
+           "export CDM_SAVED_CUDNN_ROOT_DIR='unset'\n"
+           "export CUDNN_ROOT_DIR='/w/a/cuda_link'\n"
+           "export CDM_SAVED_CMAKE_PREFIX_PATH='set:/opt/x'\n"
+           "export CMAKE_PREFIX_PATH='/w/a/cuda_link:/opt/x'\n"
+           "export CDM_CMAKE_PREFIX_PATH_ENTRY='/w/a/cuda_link'\n"
+           "export CDM_SAVED_CPATH='set:'\n"
+           "export CPATH='/w/a/cuda_link/include'\n"
+           "export CDM_CPATH_ENTRY='/w/a/cuda_link/include'\n"
+           "export CDM_SAVED_LIBRARY_PATH='unset'\n"
+           "export LIBRARY_PATH='/w/a/cuda_link/lib'\n"
+           "export CDM_LIBRARY_PATH_ENTRY='/w/a/cuda_link/lib'\n"
+           "export CDM_SAVED_LD_AUDIT='set:/other/audit.so'\n"
+           "export LD_AUDIT='/other/audit.so:/usr/lib/cdm/cdm-audit.so'\n"
+           "export CDM_LD_AUDIT_ENTRY='/usr/lib/cdm/cdm-audit.so'\n"
+           "export CDM_SAVED_CDM_REDIRECT_DIR='set:'\n"
+           "export CDM_REDIRECT_DIR='/w/a/cuda_link/lib'\n",
+           "bash: the build paths first in their lists, cdm-audit.so last on LD_AUDIT");
+    free(text);
+    env_apply(&e, pf, &p);
+    cdm_env_plan_free(&p);
+    ok(activation_current(pf, env_get, &e, &a, true), "the activation is current with the redirect");
+    ok(!activation_current(pf, env_get, &e, &a, false), "and not when no redirect is wanted");
+
+    plan_apply(&e, pf, &a);
+    plan_apply(&e, pf, &b);
+    is_str(env_get(&e, "CPATH"), "/w/b/cuda_link/include", "another project replaces CPATH's entry");
+    is_str(env_get(&e, "LIBRARY_PATH"), "/w/b/cuda_link/lib64", "and LIBRARY_PATH's");
+    is_str(env_get(&e, "CMAKE_PREFIX_PATH"), "/w/b/cuda_link:/opt/x", "and CMAKE_PREFIX_PATH's");
+    is_str(env_get(&e, "LD_AUDIT"), "/other/audit.so:/usr/lib/cdm/cdm-audit.so",
+           "LD_AUDIT holds cdm-audit.so once");
+    is_str(env_get(&e, "CDM_REDIRECT_DIR"), "/w/b/cuda_link/lib64", "the redirect follows");
+
+    /* the configuration no longer asks for them: they go back, the activation stays */
+    b.build_paths = false;
+    b.audit = NULL;
+    plan_apply(&e, pf, &b);
+    is_str(env_get(&e, "CPATH"), "", "without build_paths CPATH is empty again");
+    ok(!env_get(&e, "LIBRARY_PATH"), "and LIBRARY_PATH unset");
+    is_str(env_get(&e, "LD_AUDIT"), "/other/audit.so", "without the redirect LD_AUDIT is its own");
+    is_str(env_get(&e, "CDM_ACTIVE"), "8.2.1.32-cuda11", "while the activation stays");
+    ok(activation_current(pf, env_get, &e, &b, false), "as current as it asks");
+
+    plan_apply(&e, pf, &a);
+    plan_apply(&e, pf, NULL);
+    char *after = env_text(&e);
+    is_str(after, before, "deactivation gives back the environment exactly");
+    free(after);
+    free(before);
+    env_free(&e);
+}
+
+/* Windows: the same lists joined with ';', the library folder lib\x64 (not bin). */
+static void test_windows_build_paths(void)
+{
+    const struct shell_platform *pf = &shell_platform_windows;
+    const struct activation_target t = {.id = "9.1.0.70-cuda12",
+                                        .project = "C:/w/p q",
+                                        .link_path = "C:/w/p q/cuda_link",
+                                        .lib_dir = "bin",
+                                        .lib_folder = "lib/x64",
+                                        .build_paths = true};
+    struct env e = {{xstrdup("PATH=C:\\Windows"), xstrdup("CMAKE_PREFIX_PATH=C:\\Qt")}, 2};
+    struct cdm_env_plan p;
+    activation_plan(pf, env_get, &e, &t, &p);
+    char *text = render("pwsh", pf, &p);
+    is_str(strstr(text, "$env:CDM_SAVED_CMAKE_PREFIX_PATH"),
+           "$env:CDM_SAVED_CMAKE_PREFIX_PATH = 'set:C:\\Qt'\n"
+           "$env:CMAKE_PREFIX_PATH = 'C:\\w\\p q\\cuda_link' + [IO.Path]::PathSeparator + "
+           "'C:\\Qt'\n"
+           "$env:CDM_CMAKE_PREFIX_PATH_ENTRY = 'C:\\w\\p q\\cuda_link'\n"
+           "$env:CDM_SAVED_CPATH = 'unset'\n"
+           "$env:CPATH = 'C:\\w\\p q\\cuda_link\\include'\n"
+           "$env:CDM_CPATH_ENTRY = 'C:\\w\\p q\\cuda_link\\include'\n"
+           "$env:CDM_SAVED_LIBRARY_PATH = 'unset'\n"
+           "$env:LIBRARY_PATH = 'C:\\w\\p q\\cuda_link\\lib\\x64'\n"
+           "$env:CDM_LIBRARY_PATH_ENTRY = 'C:\\w\\p q\\cuda_link\\lib\\x64'\n",
+           "pwsh: the build paths with Windows' separators, lib\\x64 for the linker");
+    free(text);
+    text = render("cmd", pf, &p);
+    ok(strstr(text, "set \"CMAKE_PREFIX_PATH=C:\\w\\p q\\cuda_link;C:\\Qt\"\n") &&
+           strstr(text, "set \"LIBRARY_PATH=C:\\w\\p q\\cuda_link\\lib\\x64\"\n") &&
+           strstr(text, "set \"CUDNN_ROOT_DIR=C:\\w\\p q\\cuda_link\"\n"),
+       "cmd: the same, ';' between entries");
+    free(text);
+    char *before = env_text(&e);
+    env_apply(&e, pf, &p);
+    cdm_env_plan_free(&p);
+    deactivation_plan(pf, env_get, &e, &p);
+    text = render("cmd", pf, &p);
+    ok(strstr(text, "set \"CMAKE_PREFIX_PATH=C:\\Qt\"\n") && strstr(text, "set \"CPATH=\"\n"),
+       "cmd: deactivation sets the old list back and unsets the new ones");
+    free(text);
+    env_apply(&e, pf, &p);
+    cdm_env_plan_free(&p);
+    char *after = env_text(&e);
+    is_str(after, before, "and the environment is whole again");
+    free(after);
+    free(before);
+    env_free(&e);
+}
+
 int main(void)
 {
     test_quoting();
@@ -302,5 +475,7 @@ int main(void)
     test_unset_list_and_user_changes();
     test_windows();
     test_separator_in_name();
+    test_build_paths_and_redirect();
+    test_windows_build_paths();
     return tap_done();
 }
