@@ -63,9 +63,11 @@ unset_in() { ! var "$1" "$2" >/dev/null; }
 "$WINE" "$EMIT_ACTIVATION" activate >"$SCRATCH/emit.raw" 2>"$SCRATCH/emit.err"
 RC=$?
 tr -d '\r' <"$SCRATCH/emit.raw" >"$SCRATCH/emit.out"
-check "the cmd activation text: 9 lines, each 'set \"NAME=...\"'" \
-  test "$RC" -eq 0 -a "$(grep -c '^set "[A-Z_]*=.*"$' "$SCRATCH/emit.out")" -eq 9 \
-  -a "$(wc -l <"$SCRATCH/emit.out")" -eq 9
+# CDM_SAVED_ and the value for CUDA_PATH, CUDNN_PATH, PATH, CUDNN_ROOT and CUDNN_ROOT_DIR,
+# then CDM_PATH_ENTRY, CDM_PROJECT and CDM_ACTIVE
+check "the cmd activation text: 13 lines, each 'set \"NAME=...\"'" \
+  test "$RC" -eq 0 -a "$(grep -c '^set "[A-Z_]*=.*"$' "$SCRATCH/emit.out")" -eq 13 \
+  -a "$(wc -l <"$SCRATCH/emit.out")" -eq 13
 check "the folder name is in it verbatim (nothing escaped: set \"...\" takes it as it is)" \
   grep -qF "set \"CDM_PROJECT=$PROJ\"" "$SCRATCH/emit.out"
 
