@@ -174,7 +174,6 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         if (*value && !file)
             return 1;
         free(c->ca_file);
-    free(c->legacy_sums);
         c->ca_file = file;
     } else if (!strcmp(section, "fetch") &&
                (!strcmp(name, "low_speed") || !strcmp(name, "low_speed_time") ||
@@ -349,6 +348,7 @@ void config_free(struct cdm_config *c)
     free(c->link_name);
     free(c->fetch_base);
     free(c->ca_file);
+    free(c->legacy_sums);
     strv_free(c->sources);
     memset(c, 0, sizeof(*c));
 }
