@@ -51,7 +51,8 @@ check "nothing was asked of the mirror for it" test "$(requests "e['path'] == 'v
 SUMS=$SCRATCH/legacy.sha256
 (cd "$MIRROR/v8.1.1" && sha256sum "$W811") >"$SUMS"
 printf '# checked against the site copy, 2021-03\n\n%s *%s\n' "$(sha "v8.2.4/$W824")" "$W824" >>"$SUMS"
-printf '[fetch]\nlegacy_sums = %s\nretries = 0\n' "$SUMS" >"$CDM_CONFIG"
+# (ca_file after it, empty: the two keys are kept apart)
+printf '[fetch]\nlegacy_sums = %s\nretries = 0\nca_file =\n' "$SUMS" >"$CDM_CONFIG"
 run_cdm install 8.1.1 --platform windows-x86_64 --json
 expect_rc 0 "with [fetch] legacy_sums, 8.1.1 for Windows installs from the mirror"
 check "the install is that archive" test "$(json 'd["id"], d["sha256"], d["official"]')" = \
