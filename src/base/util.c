@@ -179,7 +179,8 @@ void strv_free(char **v)
     free(v);
 }
 
-bool copy_str(char *dst, size_t size, const char *src)
+/* copy_str and copy_text; without copy_str's attribute, so copy_text may drop the result. */
+static bool copy_bounded(char *dst, size_t size, const char *src)
 {
     size_t n = strlen(src);
     if (n >= size) {
@@ -191,6 +192,16 @@ bool copy_str(char *dst, size_t size, const char *src)
     }
     memcpy(dst, src, n + 1);
     return true;
+}
+
+bool copy_str(char *dst, size_t size, const char *src)
+{
+    return copy_bounded(dst, size, src);
+}
+
+void copy_text(char *dst, size_t size, const char *src)
+{
+    copy_bounded(dst, size, src);
 }
 
 bool str_starts_with(const char *s, const char *prefix)

@@ -96,18 +96,28 @@ char *redist_local_archive(const struct redist *r, const struct manifest_entry *
     return NULL;
 }
 
-void redist_offer(struct cdm_offer *o, const struct manifest_entry *e, const char *label,
-                  const char *url)
+/* A label a record cannot keep whole; the listings' labels are shorter (redist_labels_in). */
+static int long_label(struct redist *r, const char *label)
+{
+    return cdm_error_set(r->ctx, CDM_EINVAL,
+                         "cannot name the manifest 'redistrib_%s.json': its label is longer "
+                         "than cdm keeps",
+                         label);
+}
+
+int redist_offer(struct redist *r, struct cdm_offer *o, const struct manifest_entry *e,
+                 const char *label, const char *url)
 {
     memset(o, 0, sizeof(*o));
-    copy_str(o->version, sizeof(o->version), e->version);
+    COPY_ARRAY(o->version, e->version);
     o->cuda = e->cuda;
-    copy_str(o->platform, sizeof(o->platform), e->platform);
-    copy_str(o->name, sizeof(o->name), e->name);
+    COPY_ARRAY(o->platform, e->platform);
+    COPY_ARRAY(o->name, e->name);
     o->size = e->size;
-    copy_str(o->sha256, sizeof(o->sha256), e->sha256);
-    copy_str(o->url, sizeof(o->url), url);
-    copy_str(o->label, sizeof(o->label), label);
+    COPY_ARRAY(o->sha256, e->sha256);
+    if (!copy_str(o->label, sizeof(o->label), label))
+        return long_label(r, label);
+    return copy_path(r->ctx, o->url, sizeof(o->url), url);
 }
 
 /* ---- small files: manifests and listings ---------------------------------------------- */
@@ -298,8 +308,8 @@ int redist_manifest(struct redist *r, const char *label, struct manifest *m, str
     int rc = read_small(r, rel, text);
     if (!rc)
         rc = manifest_parse(r->ctx, text->buf ? text->buf : "", text->len, "cudnn", url, m);
-    if (!rc && !m->label[0])
-        copy_str(m->label, sizeof(m->label), label);
+    if (!rc && !m->label[0] && !copy_str(m->label, sizeof(m->label), label))
+        rc = long_label(r, label);
     if (!rc && where)
         *where = url;
     else
@@ -443,7 +453,8 @@ int redist_find(struct redist *r, const char *spec_text, int cuda, const char *p
         note_variants(&s, &out->manifest, platform);
         rc = pick_in(r, &out->manifest, where, &spec, platform, &s, &out->entry);
         if (rc == CDM_OK) {
-            copy_str(out->label, sizeof(out->label), *l);
+            if (!copy_str(out->label, sizeof(out->label), *l))
+                rc = long_label(r, *l);
             out->manifest_url = where;
             break;
         }
