@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__MINGW32__)
 /* meson defines __USE_MINGW_ANSI_STDIO: C99 formats (%zu, %lld) on every Windows */

@@ -140,8 +140,8 @@ void cli_info(struct cli *cli, const char *fmt, ...)
 void cli_format_time(long long t, char *out, size_t size)
 {
     time_t tt = (time_t)t;
-    struct tm *tm = gmtime(&tt);
-    if (!tm || !strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", tm))
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
         snprintf(out, size, "%lld", t);
 }
 
