@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -34,6 +35,17 @@ void *xrealloc(void *p, size_t n)
     if (!q)
         out_of_memory(n);
     return q;
+}
+
+void *alloc_grow(void *p, size_t nr, size_t size)
+{
+    /* full at 8, 16, 32...: the sizes ALLOC_GROW gave it; a first one holds at least 8 */
+    if (p && nr && (nr < 8 || (nr & (nr - 1))))
+        return p;
+    size_t want = nr < 8 ? 8 : 2 * nr;
+    if (want < nr || want > SIZE_MAX / size)
+        out_of_memory(SIZE_MAX);
+    return xrealloc(p, want * size);
 }
 
 char *xstrdup(const char *s)

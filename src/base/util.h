@@ -36,6 +36,14 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) CDM_PRINTF(1, 2);
 
+/* Room for x[nr] in an array that grows one element at a time (git's ALLOC_GROW): the size
+ * doubles when it is full, so n appends cost n copies in all, not n * n / 2. Unlike git's,
+ * there is no alloc counter: the size is implied by nr (8, then the power of two at or
+ * above it), so the structures keep their one count; the array must start NULL and grow
+ * only through here. */
+#define ALLOC_GROW(x, nr) ((x) = alloc_grow((x), (nr), sizeof(*(x))))
+void *alloc_grow(void *p, size_t nr, size_t size);
+
 struct strbuf {
     char *buf; /* always NUL-terminated once anything was added */
     size_t len;

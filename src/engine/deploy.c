@@ -70,8 +70,8 @@ static int plan_tree(cdm_ctx *ctx, struct plan *p, const char *src, const char *
         if (k == FS_DIR) {
             rc = plan_tree(ctx, p, src, dest, sub);
         } else if (k == FS_FILE || k == FS_LINK) {
-            p->files = xrealloc(p->files, (p->n + 1) * sizeof(*p->files));
-            p->from = xrealloc(p->from, (p->n + 1) * sizeof(*p->from));
+            ALLOC_GROW(p->files, p->n);
+            ALLOC_GROW(p->from, p->n);
             struct db_deploy_file *f = &p->files[p->n];
             memset(f, 0, sizeof(*f));
             f->before_mode = -1;

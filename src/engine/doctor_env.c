@@ -9,7 +9,7 @@
 
 static void add_var(struct doctor_env *e, const char *name, char *value)
 {
-    e->vars = xrealloc(e->vars, (e->count + 1) * sizeof(*e->vars));
+    ALLOC_GROW(e->vars, e->count);
     e->vars[e->count].name = name;
     e->vars[e->count].value = value;
     e->count++;

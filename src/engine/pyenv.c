@@ -479,7 +479,7 @@ static void add_env(struct py_env **out, size_t *count, enum py_env_kind kind, c
             return;
         }
     }
-    *out = xrealloc(*out, (*count + 1) * sizeof(**out));
+    ALLOC_GROW(*out, *count);
     struct py_env *e = &(*out)[*count];
     e->kind = kind;
     e->why = why;

@@ -147,7 +147,7 @@ int cdm_toolkits(cdm_ctx *ctx, struct cdm_toolkit **out, size_t *count)
             seen = !strcmp(v[j].real, real);
         struct toolkit_info info = {0};
         if (!seen && toolkit_in_dir(places[i].dir, places[i].why, &info)) {
-            v = xrealloc(v, (found + 1) * sizeof(*v));
+            ALLOC_GROW(v, found);
             struct cdm_toolkit *t = &v[found++];
             memset(t, 0, sizeof(*t));
             COPY_ARRAY(t->version, info.version);

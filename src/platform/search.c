@@ -8,7 +8,7 @@
 
 void search_add(struct search *s, const char *dir, const char *origin)
 {
-    s->steps = xrealloc(s->steps, (s->count + 1) * sizeof(*s->steps));
+    ALLOC_GROW(s->steps, s->count);
     s->steps[s->count].dir = dir ? xstrdup(dir) : NULL;
     s->steps[s->count].origin = origin;
     s->count++;

@@ -158,7 +158,7 @@ static enum trace_how how_of(const char *text)
 
 static void add_object(struct trace_result *r, char **fields)
 {
-    r->objects = xrealloc(r->objects, (r->count + 1) * sizeof(*r->objects));
+    ALLOC_GROW(r->objects, r->count);
     struct trace_object *o = &r->objects[r->count++];
     o->pid = strtoull(fields[0], NULL, 10);
     o->how = how_of(fields[1]);
