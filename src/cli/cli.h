@@ -8,8 +8,18 @@
 #include "base/util.h"
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
 
 enum cli_exit { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+/* The progress line (common.c): the engine's progress callback gets the struct cli. */
+struct cli_progress {
+    struct timespec start, last;
+    uint64_t first, last_done; /* bytes at the phase's start (a resumed download's) */
+    bool shown, line_open;
+    bool finished; /* this phase's final line is out: later calls at 100% print nothing */
+};
 
 struct cli {
     const char *root;
@@ -23,6 +33,7 @@ struct cli {
     /* The command table (main.c), NULL-terminated, in the order a user meets the commands:
      * help and complete, below it, reach it only through here. */
     const struct cli_command *const *commands;
+    struct cli_progress progress;
 };
 
 /*
@@ -177,7 +188,6 @@ bool cli_stdout_is_terminal(void);
  * own unfinished files; a second one kills as usual. For long writers (install). */
 void cli_catch_interrupts(cdm_ctx *ctx);
 /* The time now, for progress rates (timespec_get is missing from Windows' msvcrt). */
-struct timespec;
 void cli_now(struct timespec *now);
 
 /* common.c: what every command uses. */

@@ -13,16 +13,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Progress on a terminal only: bytes, percent, rate and time left; at most ten updates a
- * second. A phase (a download, then the extraction) starts when done goes back. */
-struct progress {
-    struct timespec start, last;
-    uint64_t first, last_done; /* bytes at the phase's start (a resumed download's) */
-    bool shown, line_open;
-    bool finished; /* this phase's final line is out: later calls at 100% print nothing */
-};
-static struct progress progress_state;
-
 static double seconds_between(const struct timespec *a, const struct timespec *b)
 {
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
@@ -38,10 +28,12 @@ static void format_eta(char *out, size_t size, double seconds)
         snprintf(out, size, "%dm%02ds", (int)seconds / 60, (int)seconds % 60);
 }
 
+/* Progress on a terminal only: bytes, percent, rate and time left; at most ten updates a
+ * second. A phase (a download, then the extraction) starts when done goes back. */
 static void on_progress(void *arg, uint64_t done, uint64_t total)
 {
-    (void)arg;
-    struct progress *p = &progress_state;
+    struct cli *cli = arg;
+    struct cli_progress *p = &cli->progress;
     struct timespec now;
     cli_now(&now);
     if (!p->shown || done < p->last_done) {
@@ -73,18 +65,18 @@ static void on_progress(void *arg, uint64_t done, uint64_t total)
 }
 
 /* A message on its own line, after an unfinished progress line. */
-static void end_progress_line(void)
+static void end_progress_line(struct cli *cli)
 {
-    if (progress_state.line_open)
+    if (cli->progress.line_open)
         fputc('\n', stderr);
-    progress_state.line_open = false;
+    cli->progress.line_open = false;
 }
 
 static void on_warning(void *arg, const char *message)
 {
     struct cli *cli = arg;
     if (!cli->quiet) {
-        end_progress_line();
+        end_progress_line(cli);
         cli_eprintf("cdm: warning: %s\n", message);
     }
 }
@@ -94,7 +86,7 @@ static void on_note(void *arg, const char *message)
 {
     struct cli *cli = arg;
     if (!cli->quiet) {
-        end_progress_line();
+        end_progress_line(cli);
         cli_eprintf("cdm: %s\n", message);
     }
 }
