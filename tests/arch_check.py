@@ -228,7 +228,8 @@ def main():
     check(not blind, "the doctor's layer table is seen: doctor.c -> each layer's file",
           "; ".join(blind))
     for room in ROOMS:
-        inner = {k: {w for w in v if room_of(w) == room} for k, v in graph.items() if room_of(k) == room}
+        inner = {k: {w for w in v if room_of(w) == room}
+                 for k, v in graph.items() if room_of(k) == room}
         cyc = cycles(inner)
         check(not cyc, f"the files of src/{room}/ call each other without a cycle",
               " | ".join(" <-> ".join(c) for c in cyc))
