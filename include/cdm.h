@@ -30,7 +30,8 @@ enum cdm_status {
     CDM_EUNSUPPORTED = -10, /* the platform or file system cannot do it */
     CDM_ECONFIG = -11,      /* malformed configuration file */
     CDM_ENETWORK = -12,     /* a download failed: network, server, TLS or its manifest */
-    CDM_EMISMATCH = -13,    /* versions that do not work together (attach refuses them) */
+    CDM_EMISMATCH = -13,    /* things that do not go together: versions attach refuses, a
+                             * lock or a deploy that names something else */
 };
 
 typedef struct cdm_ctx cdm_ctx;
@@ -61,8 +62,9 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options);
 void cdm_ctx_free(cdm_ctx *ctx);
 
 /* Ask the running operation to stop (Ctrl-C, SIGTERM, a console control event): only sets a
- * flag, so a signal handler may call it. An install stops at its next block of archive,
- * removes its own staging folder and fails saying so; cdm_interrupted then says true. */
+ * flag, so a signal handler may call it. An install (from an archive or another store) stops
+ * at its next block, removes its own staging folder and fails saying so; a download keeps
+ * what came, to resume from; cdm_interrupted then says true. */
 void cdm_interrupt(cdm_ctx *ctx);
 bool cdm_interrupted(const cdm_ctx *ctx);
 
@@ -75,10 +77,11 @@ const char *cdm_link_name(const cdm_ctx *ctx); /* [link] name, default "cuda_lin
 
 /* ---- installs ---------------------------------------------------------------- */
 
-/* Where an install stands. Only a writer holding the store's lock changes it; a reader that
- * finds work interrupted by a kill finishes it first (taking the lock without waiting), so
- * it sees anything but OK only while another cdm is at work, or when a folder was deleted
- * by hand. */
+/* Where an install stands. Only a writer holding the store's lock changes it; a reader
+ * that resolves or lists installs and finds work interrupted by a kill finishes it first
+ * when it can take the lock without waiting (else it reads the store as it is: another cdm
+ * is at work, or this user may not write there), so it sees anything but OK only then, or
+ * when a folder was deleted by hand. */
 enum cdm_install_state {
     CDM_INSTALL_OK,         /* recorded, and its folder is in place */
     CDM_INSTALL_INSTALLING, /* an install or reinstall (--force) is under way */
@@ -380,7 +383,8 @@ void cdm_projects_gone(const char *const *projects, size_t n, bool *gone);
  */
 
 /* What `cdm activate` points a shell at: the project's link and the linked install's
- * folders. Reads the index only (no store scan, no recovery), so a prompt hook can call it. */
+ * folders. Reads the index and stats the install's folder (no store scan; recovery only
+ * when the install is not in place), so a prompt hook can call it. */
 struct cdm_activation {
     char project[4096];   /* the project folder */
     char link_path[4096]; /* <project>/<link name>: paths go through it, so a later

@@ -1,9 +1,12 @@
 /*
  * Functions cdm never calls, as git's banned.h has it: they write without a bound
  * (strcpy, strcat, sprintf, vsprintf, gets), cut short without saying so (strncpy,
- * strncat), or keep hidden state (strtok). Use copy_str, COPY_ARRAY, a struct strbuf,
- * snprintf with its result checked, or xasprintf. A call expands to an undeclared name,
- * so the build fails at the caller.
+ * strncat), keep hidden state (strtok; gmtime, localtime, ctime and asctime return one
+ * static buffer that another thread's call overwrites), or race another process for a
+ * name (mktemp). Use copy_str, COPY_ARRAY, a struct strbuf, snprintf with its result
+ * checked, or xasprintf; gmtime_r and localtime_r with a struct tm of the caller's, and
+ * strftime; a name made with O_EXCL (fs.h's atomic writes) or mkdtemp. A call expands to
+ * an undeclared name, so the build fails at the caller.
  *
  * Included last by base/util.h, after the system headers that declare these functions,
  * so that their declarations are read before the macros exist. A header with inline
@@ -35,5 +38,15 @@
 #define strtok(...) BANNED(strtok)
 #undef strtok_r
 #define strtok_r(...) BANNED(strtok_r)
+#undef gmtime
+#define gmtime(...) BANNED(gmtime)
+#undef localtime
+#define localtime(...) BANNED(localtime)
+#undef ctime
+#define ctime(...) BANNED(ctime)
+#undef asctime
+#define asctime(...) BANNED(asctime)
+#undef mktemp
+#define mktemp(...) BANNED(mktemp)
 
 #endif

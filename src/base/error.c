@@ -15,6 +15,19 @@ static const struct error_state *const_state_of(const cdm_ctx *ctx)
     return (const struct error_state *)(const void *)ctx;
 }
 
+/* cdm.h's accessors live here, beside the state they read, so that the platform's files
+ * can quote an error (link_win32.c) without calling up into the engine. */
+const char *cdm_error_message(const cdm_ctx *ctx)
+{
+    const struct error_state *e = ctx ? const_state_of(ctx) : NULL;
+    return e && e->message ? e->message : "unknown error";
+}
+
+int cdm_error_code(const cdm_ctx *ctx)
+{
+    return ctx ? const_state_of(ctx)->code : CDM_EINVAL;
+}
+
 int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
 {
     struct error_state *e = state_of(ctx);

@@ -1,7 +1,7 @@
 /*
- * Errors and warnings, kept in the context (cdm.h: cdm_error_message). They sit below every
- * other room so that the platform's file system and link calls can say what failed without
- * calling up into the engine.
+ * Errors and warnings, kept in the context; cdm.h's cdm_error_message and cdm_error_code
+ * are defined here too. They sit below every other room so that the platform's file system
+ * and link calls can say, and quote, what failed without calling up into the engine.
  *
  * The context is opaque here: the engine's struct cdm_ctx starts with a struct error_state
  * (checked by a _Static_assert in engine/internal.h), and a pointer to a structure is a

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -34,6 +35,17 @@ void *xrealloc(void *p, size_t n)
     if (!q)
         out_of_memory(n);
     return q;
+}
+
+void *alloc_grow(void *p, size_t nr, size_t size)
+{
+    /* full at 8, 16, 32...: the sizes ALLOC_GROW gave it; a first one holds at least 8 */
+    if (p && nr && (nr < 8 || (nr & (nr - 1))))
+        return p;
+    size_t want = nr < 8 ? 8 : 2 * nr;
+    if (want < nr || want > SIZE_MAX / size)
+        out_of_memory(SIZE_MAX);
+    return xrealloc(p, want * size);
 }
 
 char *xstrdup(const char *s)
@@ -179,7 +191,8 @@ void strv_free(char **v)
     free(v);
 }
 
-bool copy_str(char *dst, size_t size, const char *src)
+/* copy_str and copy_text; without copy_str's attribute, so copy_text may drop the result. */
+static bool copy_bounded(char *dst, size_t size, const char *src)
 {
     size_t n = strlen(src);
     if (n >= size) {
@@ -191,6 +204,16 @@ bool copy_str(char *dst, size_t size, const char *src)
     }
     memcpy(dst, src, n + 1);
     return true;
+}
+
+bool copy_str(char *dst, size_t size, const char *src)
+{
+    return copy_bounded(dst, size, src);
+}
+
+void copy_text(char *dst, size_t size, const char *src)
+{
+    copy_bounded(dst, size, src);
 }
 
 bool str_starts_with(const char *s, const char *prefix)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__MINGW32__)
 /* meson defines __USE_MINGW_ANSI_STDIO: C99 formats (%zu, %lld) on every Windows */
@@ -17,6 +18,12 @@
 #define CDM_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CDM_PRINTF(f, a)
+#endif
+/* A result that must be looked at (a cut-short copy, a failure). */
+#if defined(__GNUC__)
+#define CDM_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define CDM_MUST_CHECK
 #endif
 
 #define CDM_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -28,6 +35,14 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) CDM_PRINTF(1, 2);
+
+/* Room for x[nr] in an array that grows one element at a time (git's ALLOC_GROW): the size
+ * doubles when it is full, so n appends cost n copies in all, not n * n / 2. Unlike git's,
+ * there is no alloc counter: the size is implied by nr (8, then the power of two at or
+ * above it), so the structures keep their one count; the array must start NULL and grow
+ * only through here. */
+#define ALLOC_GROW(x, nr) ((x) = alloc_grow((x), (nr), sizeof(*(x))))
+void *alloc_grow(void *p, size_t nr, size_t size);
 
 struct strbuf {
     char *buf; /* always NUL-terminated once anything was added */
@@ -57,8 +72,14 @@ bool sb_read_command_output(struct strbuf *sb, FILE *f, size_t max);
 /* Free a NULL-terminated array of malloc'd strings and the array (NULL is fine). */
 void strv_free(char **v);
 
-/* Copy with truncation check: false when src did not fit. */
-bool copy_str(char *dst, size_t size, const char *src);
+/* Copy with truncation check: false when src did not fit (dst then holds what did). The
+ * result must be used: a name, path, id or hash cut short names something else. A string
+ * literal or an array that fits by its size goes through COPY_ARRAY instead (checked when
+ * compiled); text only a person reads, where a cut is harmless, through copy_text. */
+bool copy_str(char *dst, size_t size, const char *src) CDM_MUST_CHECK;
+/* Copy, cut short where src does not fit: for text only a person reads (a reason, a
+ * label, a detail), never for what a program reads back. */
+void copy_text(char *dst, size_t size, const char *src);
 
 /* Copy the string in array src (or a string literal) into array dst, which is at least as
  * large, so nothing can be cut short: checked when compiled, and src must not be a

@@ -8,8 +8,18 @@
 #include "base/util.h"
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
 
 enum cli_exit { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
+
+/* The progress line (common.c): the engine's progress callback gets the struct cli. */
+struct cli_progress {
+    struct timespec start, last;
+    uint64_t first, last_done; /* bytes at the phase's start (a resumed download's) */
+    bool shown, line_open;
+    bool finished; /* this phase's final line is out: later calls at 100% print nothing */
+};
 
 struct cli {
     const char *root;
@@ -20,6 +30,10 @@ struct cli {
     cdm_ctx *ctx;       /* opened by cli_ctx */
     char *command_line; /* "cdm install x.zip", shown to a cdm waiting for the store's lock */
     const struct cli_command *command;
+    /* The command table (main.c), NULL-terminated, in the order a user meets the commands:
+     * help and complete, below it, reach it only through here. */
+    const struct cli_command *const *commands;
+    struct cli_progress progress;
 };
 
 /*
@@ -128,9 +142,7 @@ struct cli_command {
                                        * example, printed as written */
 };
 
-/* The command table in the order a user meets the commands (main.c), NULL-terminated,
- * and the options every command takes (taken out of argv before the command's own). */
-extern const struct cli_command *const cli_commands[];
+/* The options every command takes, taken out of argv before the command's own (help.c). */
 extern const struct cli_option cli_global_options[];
 enum cli_global {
     CLI_GLOBAL_ROOT,
@@ -141,7 +153,9 @@ enum cli_global {
     CLI_GLOBAL_VERSION,
     CLI_GLOBAL_HELP,
 };
-const struct cli_command *cli_find_command(const char *name);
+/* The row of commands (struct cli's table) named name, NULL when none is (help.c). */
+const struct cli_command *cli_find_command(const struct cli_command *const *commands,
+                                          const char *name);
 
 /* options.c: the parser. Parse argv (after the command name) against cmd's rows into
  * *out. Returns EXIT_OK or a usage error already printed. */
@@ -154,31 +168,33 @@ int cli_take_options(struct cli *cli, const struct cli_option *options, int *arg
 /* The row arg names ("--name", "--name=VALUE" or "-s"), NULL when none does. */
 const struct cli_option *cli_match_option(const struct cli_option *options, const char *arg);
 
-/* help.c: text generated from the rows. */
-void cli_print_overview(FILE *out);
+/* help.c: text generated from the rows; commands is the table (struct cli's). */
+void cli_print_overview(FILE *out, const struct cli_command *const *commands);
 void cli_print_command_help(FILE *out, const struct cli_command *c);
 void cli_print_usage(FILE *out, const struct cli_command *c);
 /* The man page cdm(1) in scdoc(5) markup: the same rows in another layout. */
-void cli_print_man(FILE *out);
+void cli_print_man(FILE *out, const struct cli_command *const *commands);
+/* Print a usage error for the current command and return EXIT_USAGE. */
+int cli_usage_error(struct cli *cli, const char *fmt, ...) CDM_PRINTF(2, 3);
 
 /* main.c: the whole program, from argv in UTF-8. */
 int cli_main(int argc, char **argv);
-/* main_posix.c / main_win32.c: the real entry point and the terminal. */
+/* main_posix.c / main_win32.c: the real entry point. */
+/* term_posix.c / term_win32.c: the terminal, the clock and interrupts, below every command. */
 bool cli_stderr_is_terminal(void);
+bool cli_stdout_is_terminal(void);
 /* Ctrl-C and SIGTERM (Windows: Ctrl-C, Ctrl-Break, closing the console) from now on ask
  * ctx's operation to stop (cdm_interrupt) instead of killing cdm, so that it removes its
  * own unfinished files; a second one kills as usual. For long writers (install). */
 void cli_catch_interrupts(cdm_ctx *ctx);
 /* The time now, for progress rates (timespec_get is missing from Windows' msvcrt). */
-struct timespec;
 void cli_now(struct timespec *now);
 
+/* common.c: what every command uses. */
 /* Open the core's context once; prints the error and returns NULL on failure. */
 cdm_ctx *cli_ctx(struct cli *cli);
 /* Print the context's error ("cdm: ...") and return the exit code it calls for. */
 int cli_fail(struct cli *cli);
-/* Print a usage error for the current command and return EXIT_USAGE. */
-int cli_usage_error(struct cli *cli, const char *fmt, ...) CDM_PRINTF(2, 3);
 /* A message on stderr unless --quiet. */
 void cli_info(struct cli *cli, const char *fmt, ...) CDM_PRINTF(2, 3);
 

@@ -124,7 +124,7 @@ static void offer_kind(struct cli *cli, const char *current, enum cli_complete k
             offer_str(current, cdm_shell_name(cdm_shell_at(i)));
         break;
     case CLI_COMPLETE_COMMANDS:
-        for (const struct cli_command *const *c = cli_commands; *c; c++)
+        for (const struct cli_command *const *c = cli->commands; *c; c++)
             offer_str(current, (*c)->name);
         break;
     case CLI_COMPLETE_CHOICES:
@@ -204,7 +204,7 @@ static int run_complete(struct cli *cli, const struct cli_args *args)
                 note_store(cli, o, words[++i]);
             }
         } else if (!cmd) {
-            if (!(cmd = cli_find_command(w)))
+            if (!(cmd = cli_find_command(cli->commands, w)))
                 return EXIT_OK; /* not a command: nothing to offer */
         } else {
             const struct cli_arg *a = positional(cmd, pos++, after_dashes);

@@ -4,15 +4,41 @@
  * walk in another markup: NAME from the summary, SYNOPSIS from the usage units, the
  * descriptions' paragraphs (indented lines are examples), OPTIONS from the rows' labels and
  * help, and the global options from cli_global_options.
+ *
+ * Below the command table (main.c) and the commands, which report usage errors here: the
+ * table comes as an argument (struct cli's commands), never by its name. The global
+ * options' rows are here too, the overview's first lines and the parser's (options.c).
  */
 #include "cli.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define WIDTH       79 /* columns of a line of help */
 #define HELP_COLUMN 20 /* where an option's help starts */
+
+/* The options every command takes, in the order the overview lists them. */
+const struct cli_option cli_global_options[] = {
+    [CLI_GLOBAL_ROOT] =
+        CLI_OPT_VALUE("root", "DIR", CLI_COMPLETE_DIRS,
+                      "the store (default: $CDM_ROOT, [store] root, or "
+                      "${XDG_DATA_HOME:-~/.local/share}/cdm; C:\\cudnn_archive on Windows)"),
+    [CLI_GLOBAL_CONFIG] =
+        CLI_OPT_VALUE("config", "FILE", CLI_COMPLETE_FILES,
+                      "the configuration (default: $CDM_CONFIG or the per-user file)"),
+    [CLI_GLOBAL_JSON] = CLI_OPT_FLAG("json", "print one JSON document on stdout"),
+    [CLI_GLOBAL_QUIET] = {.name = "quiet", .short_name = 'q', .help = "no messages or progress"},
+    [CLI_GLOBAL_VERBOSE] = {.name = "verbose", .short_name = 'v', .help = "more messages"},
+    [CLI_GLOBAL_VERSION] = {.name = "version", .help = "print the version", .not_in_usage = true},
+    [CLI_GLOBAL_HELP] = {.name = "help",
+                         .short_name = 'h',
+                         .help = "show this overview, or a command's help after its name",
+                         .not_in_usage = true},
+    CLI_OPT_END,
+};
+
 
 /* Text laid out in lines of at most WIDTH columns; a unit is never broken, and a
  * continuation line starts at indent. */
@@ -139,13 +165,13 @@ static void print_text(FILE *out, struct strbuf *sb)
     sb_free(sb);
 }
 
-void cli_print_overview(FILE *out)
+void cli_print_overview(FILE *out, const struct cli_command *const *commands)
 {
     struct strbuf sb = STRBUF_INIT;
     add_usage_line(&sb, "usage: cdm", NULL, cli_global_options, "<command> [<args>]");
     sb_add(&sb, "\nKeep several cuDNN versions side by side and give each project its own.\n\n"
                 "commands:\n");
-    for (const struct cli_command *const *c = cli_commands; *c; c++)
+    for (const struct cli_command *const *c = commands; *c; c++)
         sb_addf(&sb, "  %-12s %s\n", (*c)->name, (*c)->summary);
     add_options(&sb, "global options", cli_global_options);
     sb_add(&sb, "\n'cdm help COMMAND' describes a command.\n");
@@ -159,6 +185,19 @@ void cli_print_usage(FILE *out, const struct cli_command *c)
     add_usage_line(&sb, prefix, c->args, c->options, NULL);
     free(prefix);
     print_text(out, &sb);
+}
+
+int cli_usage_error(struct cli *cli, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cdm: ", stderr);
+    cli_vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    if (cli->command)
+        cli_print_usage(stderr, cli->command);
+    return EXIT_USAGE;
 }
 
 void cli_print_command_help(FILE *out, const struct cli_command *c)
@@ -259,7 +298,7 @@ static void man_description(struct strbuf *sb, const char *text)
         sb_add(sb, "```\n\n");
 }
 
-void cli_print_man(FILE *out)
+void cli_print_man(FILE *out, const struct cli_command *const *commands)
 {
     struct strbuf sb = STRBUF_INIT;
     sb_addf(&sb,
@@ -274,7 +313,7 @@ void cli_print_man(FILE *out)
                 "# GLOBAL OPTIONS\n\n");
     man_options(&sb, cli_global_options);
     sb_add(&sb, "# COMMANDS\n\n");
-    for (const struct cli_command *const *c = cli_commands; *c; c++) {
+    for (const struct cli_command *const *c = commands; *c; c++) {
         sb_addf(&sb, "## %s\n\n", (*c)->name);
         man_usage(&sb, (*c)->name, (*c)->args, (*c)->options);
         man_str(&sb, (*c)->summary);
@@ -292,19 +331,27 @@ void cli_print_man(FILE *out)
     print_text(out, &sb);
 }
 
+const struct cli_command *cli_find_command(const struct cli_command *const *commands,
+                                          const char *name)
+{
+    for (const struct cli_command *const *c = commands; *c; c++)
+        if (!strcmp((*c)->name, name))
+            return *c;
+    return NULL;
+}
+
 static int cmd_help(struct cli *cli, const struct cli_args *args)
 {
-    (void)cli;
     if (args->given[0]) {
-        cli_print_man(stdout);
+        cli_print_man(stdout, cli->commands);
         return EXIT_OK;
     }
     const char *name = args->pos[0];
     if (!name) {
-        cli_print_overview(stdout);
+        cli_print_overview(stdout, cli->commands);
         return EXIT_OK;
     }
-    const struct cli_command *c = cli_find_command(name);
+    const struct cli_command *c = cli_find_command(cli->commands, name);
     if (!c) {
         cli_eprintf("cdm: no command '%s'; see 'cdm help'\n", name);
         return EXIT_USAGE;

@@ -2,43 +2,6 @@
  * meson, as main_win32.c is on Windows. */
 #include "cli.h"
 
-#include <signal.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-/* The one context a signal handler may reach: a handler gets no argument. */
-static cdm_ctx *interrupt_ctx;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    if (interrupt_ctx)
-        cdm_interrupt(interrupt_ctx);
-}
-
-void cli_catch_interrupts(cdm_ctx *ctx)
-{
-    interrupt_ctx = ctx;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND; /* a second signal kills as usual */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
-
-bool cli_stderr_is_terminal(void)
-{
-    return isatty(STDERR_FILENO) == 1;
-}
-
-void cli_now(struct timespec *now)
-{
-    clock_gettime(CLOCK_MONOTONIC, now);
-}
-
 int main(int argc, char **argv)
 {
     return cli_main(argc, argv);

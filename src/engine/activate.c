@@ -68,16 +68,18 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
 {
     char *state = userstate_dir(ctx);
     struct cdm_project p = {.has_link = true};
-    copy_str(p.path, sizeof(p.path), state);
+    int rc = copy_path(ctx, p.path, sizeof(p.path), state);
     COPY_ARRAY(p.linked_id, c->id);
     free(state);
+    if (rc)
+        return rc;
     if (strcmp(c->root, cdm_root(ctx)))
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot activate the default %s: it is in the store '%s', not in "
                              "'%s'; pass --root %s, or run 'cdm default VERSION'",
                              c->id, c->root, cdm_root(ctx), c->root);
     struct cdm_install_info in;
-    int rc = store_open(ctx, false);
+    rc = store_open(ctx, false);
     if (!rc && db_install_get(ctx, c->id, &in) == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot activate the default %s: it is not installed any more; run "
@@ -152,8 +154,9 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     if (*p.view) {
         /* The folders activation puts on the path lists are the view's (the toolkit's). */
         view_toolkit_version(p.view, out->toolkit, sizeof(out->toolkit));
-        view_dirs(p.target, str_starts_with(in.platform, "windows"), out->lib_dir,
-                  sizeof(out->lib_dir), out->bin_dir, sizeof(out->bin_dir));
+        struct view_dirs d = view_dirs(p.target, str_starts_with(in.platform, "windows"));
+        COPY_ARRAY(out->lib_dir, d.lib);
+        COPY_ARRAY(out->bin_dir, d.bin);
     }
     return CDM_OK;
 }

@@ -17,7 +17,7 @@ const char *env_snapshot_get(void *snapshot, const char *name)
     char *v = fs_getenv(name);
     if (!v)
         return NULL;
-    s->values = xrealloc(s->values, (s->n + 1) * sizeof(*s->values));
+    ALLOC_GROW(s->values, s->n);
     s->values[s->n++] = v;
     return v;
 }

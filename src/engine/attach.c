@@ -68,13 +68,13 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
 
 static void fill_result(struct cdm_attach_result *out, const struct db_attachment *a)
 {
-    copy_str(out->venv, sizeof(out->venv), a->venv);
-    copy_str(out->folder, sizeof(out->folder), a->folder);
-    copy_str(out->target, sizeof(out->target), a->target);
-    copy_str(out->original, sizeof(out->original), a->original);
-    copy_str(out->project, sizeof(out->project), a->project);
-    copy_str(out->install_id, sizeof(out->install_id), a->install_id);
-    copy_str(out->wheel, sizeof(out->wheel), a->wheel);
+    COPY_ARRAY(out->venv, a->venv);
+    COPY_ARRAY(out->folder, a->folder);
+    COPY_ARRAY(out->target, a->target);
+    COPY_ARRAY(out->original, a->original);
+    COPY_ARRAY(out->project, a->project);
+    COPY_ARRAY(out->install_id, a->install_id);
+    COPY_ARRAY(out->wheel, a->wheel);
 }
 
 /* The link target of a project: <project>/<link>/<lib_dir> (bin_dir on Windows). */
@@ -210,10 +210,11 @@ static int keep_first(cdm_ctx *ctx, struct db_attachment *a, const char *name)
     char *wheel_parent = path_dirname(a->folder);
     char *kept_name = xasprintf(".%s.cdm-original-%lld", path_basename(a->folder), a->id);
     char *beside = path_join(wheel_parent, kept_name);
-    copy_str(a->original, sizeof(a->original), beside);
+    rc = copy_path(ctx, a->original, sizeof(a->original), beside);
     free(to);
     to = path_join(a->original, name);
-    rc = db_attach_set_original(ctx, a->id, a->original);
+    if (!rc)
+        rc = db_attach_set_original(ctx, a->id, a->original);
     if (!rc && !(rc = make_kept_dir(ctx, a->original)) && (rc = fs_rename(ctx, from, to)))
         cdm_error_set(ctx, rc, "cannot keep the wheel's files: %s; and %s", first,
                       cdm_error_message(ctx));
@@ -293,10 +294,11 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
                            venv, proj.path, in.id, in.platform, cdm_host_platform());
         goto out;
     }
-    copy_str(out->venv, sizeof(out->venv), venv);
-    copy_str(out->folder, sizeof(out->folder), folder);
-    copy_str(out->project, sizeof(out->project), proj.path);
-    copy_str(out->install_id, sizeof(out->install_id), in.id);
+    if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)) ||
+        (rc = copy_path(ctx, out->folder, sizeof(out->folder), folder)))
+        goto out;
+    COPY_ARRAY(out->project, proj.path);
+    COPY_ARRAY(out->install_id, in.id);
     attach_wheel_text(&dist, out->wheel, sizeof(out->wheel));
 
     /* A record of this folder: current, or overtaken by pip or uv since (then settled
@@ -341,8 +343,8 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
 
     struct py_requirement pin;
     py_framework_requirement(sites, &pin);
-    copy_str(out->framework, sizeof(out->framework), pin.framework);
-    copy_str(out->requirement, sizeof(out->requirement), pin.text);
+    COPY_ARRAY(out->framework, pin.framework);
+    COPY_ARRAY(out->requirement, pin.text);
     char why[512];
     if (!attach_suits(sites, attach_reference(&dist, origin), &in, why, sizeof(why))) {
         if (!req->force) {
@@ -353,7 +355,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
                                pin.text, pin.text[0] ? ")" : "");
             goto out;
         }
-        copy_str(out->overridden, sizeof(out->overridden), why);
+        copy_text(out->overridden, sizeof(out->overridden), why);
     }
     /* the links go through the project's own link, as activation's paths do */
     struct cdm_activation act;
@@ -364,24 +366,25 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         goto out;
     }
     target = project_target(&act);
-    copy_str(out->target, sizeof(out->target), target);
-    if ((rc = check_target_has(ctx, venv, names, target, in.id)))
+    if ((rc = copy_path(ctx, out->target, sizeof(out->target), target)) ||
+        (rc = check_target_has(ctx, venv, names, target, in.id)))
         goto out;
 
     /* the change, in the order recovery expects */
-    copy_str(a->venv, sizeof(a->venv), venv);
-    copy_str(a->folder, sizeof(a->folder), folder);
-    copy_str(a->project, sizeof(a->project), proj.path);
-    copy_str(a->target, sizeof(a->target), target);
-    copy_str(a->install_id, sizeof(a->install_id), in.id);
-    copy_str(a->wheel, sizeof(a->wheel), out->wheel);
-    copy_str(a->state, sizeof(a->state), "attaching");
+    COPY_ARRAY(a->venv, out->venv);
+    COPY_ARRAY(a->folder, out->folder);
+    COPY_ARRAY(a->project, proj.path);
+    COPY_ARRAY(a->target, out->target);
+    COPY_ARRAY(a->install_id, in.id);
+    COPY_ARRAY(a->wheel, out->wheel);
+    COPY_ARRAY(a->state, "attaching");
     if ((rc = db_attach_insert(ctx, a)))
         goto out;
     char *kept_dir = store_attached_dir(ctx, a->id);
-    copy_str(a->original, sizeof(a->original), kept_dir);
+    rc = copy_path(ctx, a->original, sizeof(a->original), kept_dir);
     free(kept_dir);
-    rc = db_attach_set_original(ctx, a->id, a->original);
+    if (!rc)
+        rc = db_attach_set_original(ctx, a->id, a->original);
     fs_crash_point("attach-recorded");
     if (rc || (rc = link_files(ctx, a, names))) {
         /* put back what moved; the record goes once nothing is kept */
@@ -428,7 +431,8 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot detach '%s': no such folder", venv_arg);
         goto out;
     }
-    copy_str(out->venv, sizeof(out->venv), venv);
+    if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)))
+        goto out;
     if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, NULL))) {
         /* pip or uv uninstalled the wheel since the attach: the record is settled all the
          * same, dropping the files cdm kept */
@@ -439,7 +443,8 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
         uninstalled = true;
         rc = CDM_OK;
     }
-    copy_str(out->folder, sizeof(out->folder), folder);
+    if ((rc = copy_path(ctx, out->folder, sizeof(out->folder), folder)))
+        goto out;
     rc = db_attach_current(ctx, folder, a);
     if (rc == CDM_ENOTFOUND) {
         rc = CDM_OK;

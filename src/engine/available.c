@@ -18,15 +18,16 @@ static bool listed(const struct offers *o, const char *name)
     return false;
 }
 
-static void add_offer(struct offers *o, const struct manifest_entry *e, const char *label,
-                      char *where)
+static int add_offer(struct redist *r, struct offers *o, const struct manifest_entry *e,
+                     const char *label, char *where)
 {
     if (o->count == o->cap) {
         o->cap = o->cap ? o->cap * 2 : 16;
         o->v = xrealloc(o->v, o->cap * sizeof(*o->v));
     }
-    redist_offer(&o->v[o->count++], e, label, where);
+    int rc = redist_offer(r, &o->v[o->count++], e, label, where);
     free(where);
+    return rc;
 }
 
 static int offer_order(const void *a, const void *b)
@@ -44,19 +45,21 @@ static int offer_order(const void *a, const void *b)
 }
 
 /* The entries of one manifest that match; a local base only offers what it holds. */
-static void take_manifest(struct redist *r, const struct manifest *m, const char *label,
+static int take_manifest(struct redist *r, const struct manifest *m, const char *label,
                           const struct cdm_available_request *req, const char *platform,
                           const struct version_spec *spec, struct offers *o)
 {
-    for (size_t i = 0; i < m->count; i++) {
+    int rc = CDM_OK;
+    for (size_t i = 0; i < m->count && !rc; i++) {
         const struct manifest_entry *e = &m->entries[i];
         if ((strcmp(platform, "all") && strcmp(e->platform, platform)) ||
             !redist_entry_matches(e, spec, req->cuda) || listed(o, e->name))
             continue;
         char *where = r->dir ? redist_local_archive(r, e) : redist_entry_location(r, e);
         if (where)
-            add_offer(o, e, label, where);
+            rc = add_offer(r, o, e, label, where);
     }
+    return rc;
 }
 
 int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct cdm_offer **out,
@@ -87,7 +90,7 @@ int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct 
             continue;
         }
         if (!rc)
-            take_manifest(&r, &m, *l, req, platform, &spec, &o);
+            rc = take_manifest(&r, &m, *l, req, platform, &spec, &o);
         manifest_free(&m);
     }
     strv_free(labels);

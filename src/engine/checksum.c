@@ -124,9 +124,9 @@ int checksums_find(cdm_ctx *ctx, const char *archive, const char *given, struct 
     return rc;
 }
 
-void checksums_add(struct checksums *c, const char *hex, const char *source)
+void checksums_add(struct checksums *c, const char hex[65], const char *source)
 {
-    copy_str(c->want[c->count].hex, sizeof(c->want[0].hex), hex);
+    memcpy(c->want[c->count].hex, hex, sizeof(c->want[0].hex)); /* as --sha256's, above */
     lower(c->want[c->count].hex);
     keep(c, xstrdup(source));
 }

@@ -16,8 +16,9 @@ struct checksums {
  * <archive>.sha256, a line for it in a SHA256SUMS file in its folder. Fails for a given
  * value that is no SHA-256, or a .sha256 file without one. */
 int checksums_find(cdm_ctx *ctx, const char *archive, const char *given, struct checksums *out);
-/* One more that applies: hex (64 digits) from source (a download's manifest). */
-void checksums_add(struct checksums *c, const char *hex, const char *source);
+/* One more that applies: hex (64 digits and its NUL, a record's sha256 field) from source
+ * (a download's manifest). */
+void checksums_add(struct checksums *c, const char hex[65], const char *source);
 /* CDM_ECHECKSUM, naming the archive and the source, when actual is not every one of them. */
 int checksums_check(cdm_ctx *ctx, const struct checksums *c, const char *archive,
                     const char *actual);

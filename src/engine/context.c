@@ -1,20 +1,10 @@
-/* The context: options, configuration, the store root, the last error. */
+/* The context: options, configuration, the store root (its last error is base/error.c's). */
 #include "db.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-const char *cdm_error_message(const cdm_ctx *ctx)
-{
-    return ctx && ctx->err.message ? ctx->err.message : "unknown error";
-}
-
-int cdm_error_code(const cdm_ctx *ctx)
-{
-    return ctx ? ctx->err.code : CDM_EINVAL;
-}
 
 /* malloc'd; NULL when unset or empty */
 static char *nonempty_env(const char *name)

@@ -117,7 +117,7 @@ static void add(struct cudnn_sublibs *s, const char *base, const char *opener, i
         free(file);
         return;
     }
-    s->v = xrealloc(s->v, (s->count + 1) * sizeof(*s->v));
+    ALLOC_GROW(s->v, s->count);
     s->v[s->count].file = file;
     s->v[s->count].opener = cudnn_lib_file(opener, major, windows);
     s->v[s->count].named = named;

@@ -1,10 +1,11 @@
 /*
  * cdm's two SQLite files and all of cdm's SQL: the store's index (ctx->db: installs and
- * their files, beside the store) and the user's state (ctx->state: each project's link
- * history, attachments; under the user's data folder). db.c opens and migrates both,
- * db_state.c opens the state and moves history an older index kept into it,
- * db_install.c keeps the installs, db_files.c their files, db_generation.c each project's
- * link history, db_attach.c the attachments. Functions that set no message on
+ * their files, deploys, beside the store) and the user's state (ctx->state: each
+ * project's link history, attachments; under the user's data folder). db.c opens and
+ * migrates both, db_state.c opens the state and moves history an older index kept into
+ * it, db_install.c keeps the installs, db_files.c their files, db_generation.c each
+ * project's link history, db_attach.c the attachments (db_attach.h), db_deploy.c the
+ * deploys and the files they replaced (db_deploy.h). Functions that set no message on
  * CDM_ENOTFOUND say so: the caller decides what absence means.
  */
 #ifndef CDM_DB_H
@@ -73,7 +74,8 @@ int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, cons
 
 /* The first column of the one row sql (on db) selects, as a truth value. */
 int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes);
-/* Is an install or a link change recorded as pending (under way, or interrupted)? */
+/* Is an install, a deploy, a link change, an attach or a detach recorded as pending (under
+ * way, or interrupted)? */
 int db_work_pending(cdm_ctx *ctx, bool *pending);
 
 /* ---- db_install.c: installs ------------------------------------------------------- */

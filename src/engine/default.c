@@ -73,16 +73,19 @@ static int default_install(cdm_ctx *ctx, const struct default_choice *c,
     return cdm_resolve(ctx, c->id, 0, in);
 }
 
-static void fill(const cdm_ctx *ctx, const struct default_choice *c, struct cdm_default_result *out)
+static int fill(cdm_ctx *ctx, const struct default_choice *c, struct cdm_default_result *out)
 {
     COPY_ARRAY(out->id, c->id);
-    copy_str(out->root, sizeof(out->root), *c->id ? c->root : "");
+    if (*c->id)
+        COPY_ARRAY(out->root, c->root);
     char *path = *c->id ? path_join(c->root, c->id) : xstrdup("");
-    copy_str(out->path, sizeof(out->path), path);
+    int rc = copy_path(ctx, out->path, sizeof(out->path), path);
     free(path);
     char *file = default_file(ctx);
-    copy_str(out->state, sizeof(out->state), file);
+    if (!rc)
+        rc = copy_path(ctx, out->state, sizeof(out->state), file);
     free(file);
+    return rc;
 }
 
 int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_default_result *out)
@@ -102,7 +105,8 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
         if ((rc = cdm_resolve(ctx, req->spec, req->cuda, &in)))
             return rc;
         have_install = true;
-        copy_str(next.root, sizeof(next.root), cdm_root(ctx));
+        if ((rc = copy_path(ctx, next.root, sizeof(next.root), cdm_root(ctx))))
+            return rc;
         COPY_ARRAY(next.id, in.id);
     }
     if (req->unset)
@@ -138,7 +142,8 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
         return rc;
     out->persist_changed = changed;
     out->changed |= changed;
-    fill(ctx, &next, out);
+    if ((rc = fill(ctx, &next, out)))
+        return rc;
     out->persisted = persisted;
     if (persisted && !applied)
         persist_where(ctx, out->persisted_in, sizeof(out->persisted_in));

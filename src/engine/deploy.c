@@ -70,8 +70,8 @@ static int plan_tree(cdm_ctx *ctx, struct plan *p, const char *src, const char *
         if (k == FS_DIR) {
             rc = plan_tree(ctx, p, src, dest, sub);
         } else if (k == FS_FILE || k == FS_LINK) {
-            p->files = xrealloc(p->files, (p->n + 1) * sizeof(*p->files));
-            p->from = xrealloc(p->from, (p->n + 1) * sizeof(*p->from));
+            ALLOC_GROW(p->files, p->n);
+            ALLOC_GROW(p->from, p->n);
             struct db_deploy_file *f = &p->files[p->n];
             memset(f, 0, sizeof(*f));
             f->before_mode = -1;
@@ -183,9 +183,9 @@ static int keep_before(cdm_ctx *ctx, const char *toolkit, struct plan *p, size_t
         char *target = NULL;
         enum link_kind lk;
         if (k == FS_NONE) {
-            copy_str(f->before_kind, sizeof(f->before_kind), "none");
+            COPY_ARRAY(f->before_kind, "none");
         } else if (k == FS_LINK) {
-            copy_str(f->before_kind, sizeof(f->before_kind), "link");
+            COPY_ARRAY(f->before_kind, "link");
             if (!(rc = link_read(ctx, dest, &lk, &target)) &&
                 (lk != LINK_OURS || !copy_str(f->before_link, sizeof(f->before_link), target)))
                 rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
@@ -194,7 +194,7 @@ static int keep_before(cdm_ctx *ctx, const char *toolkit, struct plan *p, size_t
                                    dest);
             (*replaced)++;
         } else {
-            copy_str(f->before_kind, sizeof(f->before_kind), "file");
+            COPY_ARRAY(f->before_kind, "file");
             f->before_mode = fs_file_mode(dest);
             if (!(rc = deploy_hash(ctx, dest, f->before_sha256)))
                 rc = deploy_keep(ctx, dest, f->before_sha256);
@@ -251,12 +251,14 @@ static int check_pair(cdm_ctx *ctx, const struct cdm_install_info *in,
                          in->id, tk->version, toolkit, why);
 }
 
-static void fill(struct cdm_deploy_result *out, const char *id, const char *toolkit,
-                 const char *version)
+static int fill(cdm_ctx *ctx, struct cdm_deploy_result *out, const char *id, const char *toolkit,
+                const char *version)
 {
-    copy_str(out->install_id, sizeof(out->install_id), id);
-    copy_str(out->toolkit, sizeof(out->toolkit), toolkit);
-    copy_str(out->toolkit_version, sizeof(out->toolkit_version), version);
+    if (!copy_str(out->install_id, sizeof(out->install_id), id) ||
+        !copy_str(out->toolkit_version, sizeof(out->toolkit_version), version))
+        return cdm_error_set(ctx, CDM_EINVAL, "the install id '%s' or the toolkit version '%s' "
+                             "is longer than cdm keeps", id, version);
+    return copy_path(ctx, out->toolkit, sizeof(out->toolkit), toolkit);
 }
 
 int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_deploy_result *out)
@@ -290,7 +292,8 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
                            toolkit);
         goto out;
     }
-    fill(out, in.id, toolkit, tk.version);
+    if ((rc = fill(ctx, out, in.id, toolkit, tk.version)))
+        goto out;
     if ((rc = db_deploy_get(ctx, toolkit, &old)) != CDM_ENOTFOUND) {
         if (!rc && strcmp(old.install_id, in.id))
             rc = cdm_error_set(ctx, CDM_EEXISTS,
@@ -304,10 +307,10 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
         (rc = keep_before(ctx, toolkit, &p, &out->replaced)))
         goto out;
     fs_crash_point("deploy-kept");
-    copy_str(d.toolkit, sizeof(d.toolkit), toolkit);
-    copy_str(d.install_id, sizeof(d.install_id), in.id);
-    copy_str(d.toolkit_version, sizeof(d.toolkit_version), tk.version);
-    copy_str(d.state, sizeof(d.state), "deploying");
+    COPY_ARRAY(d.toolkit, out->toolkit);
+    COPY_ARRAY(d.install_id, in.id);
+    COPY_ARRAY(d.toolkit_version, tk.version);
+    COPY_ARRAY(d.state, "deploying");
     if ((rc = db_deploy_insert(ctx, &d, p.files, p.n)))
         goto out;
     fs_crash_point("deploy-recorded");
@@ -374,13 +377,13 @@ int cdm_deploy_undo(cdm_ctx *ctx, const char *dir, bool force, struct cdm_deploy
     if ((rc = store_open(ctx, true)))
         goto out;
     if ((rc = db_deploy_get(ctx, toolkit, &d)) == CDM_ENOTFOUND) {
-        fill(out, "", toolkit, "");
-        rc = CDM_OK; /* nothing deployed there: nothing to undo */
+        rc = fill(ctx, out, "", toolkit, ""); /* nothing deployed there: nothing to undo */
         goto out;
     }
     if (rc || (rc = db_deploy_files(ctx, d.id, &files, &n)))
         goto out;
-    fill(out, d.install_id, toolkit, d.toolkit_version);
+    if ((rc = fill(ctx, out, d.install_id, toolkit, d.toolkit_version)))
+        goto out;
     for (size_t i = 0; i < n; i++)
         out->replaced += strcmp(files[i].before_kind, "none") != 0;
     out->files = n;

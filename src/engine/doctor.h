@@ -1,9 +1,11 @@
 /*
  * What the doctor's layers share. cdm_doctor (doctor.c) runs the layers in the order of
  * its table; each layer is a file of checks (doctor_store.c, doctor_library.c,
- * doctor_deps.c, doctor_shadow.c, doctor_driver.c, doctor_host.c) that appends results
- * with doctor_add (doctor_report.c) and never prints. Later layers read what earlier ones
- * found in struct doctor. Layers call doctor_report.c, never doctor.c or each other.
+ * doctor_deps.c, doctor_shadow.c, doctor_driver.c, doctor_host.c, doctor_same.c,
+ * doctor_python.c, doctor_run.c) that appends results with doctor_add (doctor_report.c)
+ * and never prints. Later layers read what earlier ones found in struct doctor. Layers
+ * call doctor_report.c and doctor_env.c, never doctor.c or each other: doctor.c calls
+ * them through its table, so a call back would be a cycle (tests/arch_check.py).
  *
  * A new layer is a file that defines a struct doctor_layer (its checks in order) and a
  * row in doctor.c's table; what it learns for later layers goes into struct doctor. It

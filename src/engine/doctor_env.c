@@ -9,7 +9,7 @@
 
 static void add_var(struct doctor_env *e, const char *name, char *value)
 {
-    e->vars = xrealloc(e->vars, (e->count + 1) * sizeof(*e->vars));
+    ALLOC_GROW(e->vars, e->count);
     e->vars[e->count].name = name;
     e->vars[e->count].value = value;
     e->count++;
@@ -32,7 +32,7 @@ static void compute(struct doctor *d, struct doctor_env *e)
                      "the project uses %s, not the %s examined", d->project.linked_id,
                      d->install.id);
         else
-            copy_str(e->activation, sizeof(e->activation),
+            copy_text(e->activation, sizeof(e->activation),
                      d->have_project ? cdm_error_message(d->ctx) : "no project to activate");
     } else {
         struct activation_target t;
@@ -42,7 +42,7 @@ static void compute(struct doctor *d, struct doctor_env *e)
         e->redirect = act.redirect != CDM_REDIRECT_NO;
         char *entry = activation_entry(pf, &t);
         if (e->activated)
-            copy_str(e->activation, sizeof(e->activation), entry);
+            copy_text(e->activation, sizeof(e->activation), entry);
         else
             snprintf(e->activation, sizeof(e->activation), "'%s' holds '%c', which %s cannot carry",
                      entry, pf->list_sep, pf->path_var);

@@ -16,7 +16,7 @@ void doctor_add(struct doctor *d, const char *name, enum cdm_check_status status
                 const char *detail_fmt, ...)
 {
     struct cdm_doctor_report *r = d->report;
-    r->checks = xrealloc(r->checks, (r->count + 1) * sizeof(*r->checks));
+    ALLOC_GROW(r->checks, r->count);
     struct cdm_check *c = &r->checks[r->count++];
     struct strbuf sb = STRBUF_INIT;
     va_list ap;

@@ -156,7 +156,7 @@ static void add_loaded(struct doctor *d, const struct trace_result *r, size_t in
             return; /* another process loaded the same file: once is enough */
     struct lib_origin origin;
     lib_origin(d->ctx, o->real_path[0] ? o->real_path : o->path, &origin);
-    rep->loaded = xrealloc(rep->loaded, (rep->loaded_count + 1) * sizeof(*rep->loaded));
+    ALLOC_GROW(rep->loaded, rep->loaded_count);
     struct cdm_loaded *l = &rep->loaded[rep->loaded_count++];
     l->path = xstrdup(o->path);
     l->real_path = xstrdup(o->real_path[0] ? o->real_path : o->path);

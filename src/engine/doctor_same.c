@@ -33,7 +33,7 @@ static struct need *need_of(struct need **v, size_t *n, const char *name)
     for (size_t i = 0; i < *n; i++)
         if (!strcmp((*v)[i].name, name))
             return &(*v)[i];
-    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    ALLOC_GROW(*v, *n);
     struct need *x = &(*v)[(*n)++];
     memset(x, 0, sizeof(*x));
     x->name = xstrdup(name);

@@ -77,9 +77,10 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
                            req->sha256, e->name, pick.manifest_url, e->sha256);
         goto out;
     }
-    copy_str(out->name, sizeof(out->name), e->name);
-    copy_str(out->sha256, sizeof(out->sha256), e->sha256);
-    copy_str(out->source, sizeof(out->source), pick.manifest_url);
+    COPY_ARRAY(out->name, e->name);
+    COPY_ARRAY(out->sha256, e->sha256);
+    if ((rc = copy_path(ctx, out->source, sizeof(out->source), pick.manifest_url)))
+        goto out;
     out->official = r.official;
     if (done_already(ctx, e, req->force, out, &rc))
         goto out;
@@ -232,8 +233,10 @@ int cdm_fetch(cdm_ctx *ctx, const struct cdm_fetch_request *req, struct cdm_fetc
         goto out;
     const struct manifest_entry *e = pick.entry;
     char *url = redist_entry_location(&r, e);
-    redist_offer(&result->offer, e, pick.label, url);
+    rc = redist_offer(&r, &result->offer, e, pick.label, url);
     free(url);
+    if (rc)
+        goto out;
     dest = path_join(folder, e->name);
     char *manifest_name = xasprintf("redistrib_%s.json", pick.label);
     manifest = path_join(folder, manifest_name);
@@ -245,9 +248,8 @@ int cdm_fetch(cdm_ctx *ctx, const struct cdm_fetch_request *req, struct cdm_fetc
          (rc = fs_atomic_write_whole(ctx, manifest, sb_str(&pick.raw), pick.raw.len))) ||
         (rc = note_checksum(ctx, folder, e->name, e->sha256)))
         goto out;
-    copy_str(result->path, sizeof(result->path), dest);
-    if (has_manifest)
-        copy_str(result->manifest, sizeof(result->manifest), manifest);
+    if (!(rc = copy_path(ctx, result->path, sizeof(result->path), dest)) && has_manifest)
+        rc = copy_path(ctx, result->manifest, sizeof(result->manifest), manifest);
 out:
     free(dest);
     free(manifest);

@@ -159,7 +159,7 @@ size_t fw_check(char *const *sites, const struct cdm_install_info *in, struct fw
             found = py_find_dist(sites[s], rules[r].dist, true, &dist);
         if (!found || !in_range(dist.version, rules[r].from, rules[r].upto))
             continue;
-        *out = xrealloc(*out, (n + 1) * sizeof(**out));
+        ALLOC_GROW(*out, n);
         struct fw_verdict *v = &(*out)[n++];
         memset(v, 0, sizeof(*v));
         snprintf(v->framework, sizeof(v->framework), "%s %s", dist.name, dist.version);

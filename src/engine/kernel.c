@@ -24,10 +24,11 @@ static bool host_windows(void)
     return str_starts_with(cdm_host_platform(), "windows");
 }
 
-/* Jupyter's kernel names: letters, digits, '.', '_', '-' (jupyter_client's pattern). */
-static bool kernel_name_valid(const char *name)
+/* Jupyter's kernel names: letters, digits, '.', '_', '-' (jupyter_client's pattern), and
+ * short enough for out (a result's name), where a valid one is copied. */
+static bool take_kernel_name(const char *name, char *out, size_t size)
 {
-    if (!*name || strlen(name) >= 128)
+    if (!*name || !copy_str(out, size, name))
         return false;
     for (const char *p = name; *p; p++)
         if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
@@ -143,16 +144,14 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
     }
     COPY_ARRAY(out->project, act.project);
     COPY_ARRAY(out->install_id, act.id);
-    if (req->name && !kernel_name_valid(req->name)) {
+    if (req->name && !take_kernel_name(req->name, out->name, sizeof(out->name))) {
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "'%s' cannot name a Jupyter kernel: use letters, digits, '.', '_' "
                            "and '-'",
                            req->name);
         goto out;
     }
-    if (req->name)
-        copy_str(out->name, sizeof(out->name), req->name);
-    else
+    if (!req->name)
         default_name(act.project, out->name, sizeof(out->name));
     python = req->python ? fs_absolute(req->python) : find_python(act.project);
     if (!python || fs_kind(python) == FS_NONE) {
@@ -164,13 +163,15 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
                                                                  "project and no python3 on PATH");
         goto out;
     }
-    copy_str(out->python, sizeof(out->python), python);
+    if ((rc = copy_path(ctx, out->python, sizeof(out->python), python)))
+        goto out;
     snprintf(out->display_name, sizeof(out->display_name), "Python (%s, cuDNN %s)",
              path_basename(act.project), act.id);
     char *kernels = kernels_dir(req->prefix);
     dir = path_join(kernels, out->name);
     free(kernels);
-    copy_str(out->path, sizeof(out->path), dir);
+    if ((rc = copy_path(ctx, out->path, sizeof(out->path), dir)))
+        goto out;
     enum fs_kind kind = fs_kind(dir);
     if (kind != FS_NONE && !written_by_cdm(ctx, dir)) {
         rc = cdm_error_set(ctx, CDM_EEXISTS,
@@ -199,15 +200,13 @@ int cdm_kernel_remove(cdm_ctx *ctx, const char *name, const char *prefix,
                       struct cdm_kernel_result *out)
 {
     memset(out, 0, sizeof(*out));
-    if (!kernel_name_valid(name))
+    if (!take_kernel_name(name, out->name, sizeof(out->name)))
         return cdm_error_set(ctx, CDM_EINVAL, "'%s' is not a Jupyter kernel name", name);
-    copy_str(out->name, sizeof(out->name), name);
     char *kernels = kernels_dir(prefix);
     char *dir = path_join(kernels, name);
     free(kernels);
-    copy_str(out->path, sizeof(out->path), dir);
-    int rc = CDM_OK;
-    enum fs_kind kind = fs_kind(dir);
+    int rc = copy_path(ctx, out->path, sizeof(out->path), dir);
+    enum fs_kind kind = rc ? FS_NONE : fs_kind(dir);
     if (kind == FS_NONE)
         ; /* nothing to remove */
     else if (!written_by_cdm(ctx, dir))

@@ -9,7 +9,8 @@
 
 struct lib_origin {
     char install_id[64]; /* the store's install that holds the file; "" outside the store */
-    char folder[4096];   /* the folder the file really is in (links resolved) */
+    char folder[4096];   /* the folder the file really is in (links resolved); cut short,
+                          * with nothing else known, when its name is longer */
     char version[64];    /* "9.19.0.56", "9.19.0"; "" when unknown */
     char source[512];    /* what the version was read from, for people */
 };

@@ -213,8 +213,8 @@ static int dry_finish(cdm_ctx *ctx, const char *path, bool changed, const char *
 {
     int rc = finish(ctx, path, changed, result);
     result->dry_run = true;
-    if (!rc)
-        copy_str(result->now.project.linked_id, sizeof(result->now.project.linked_id), id);
+    if (!rc && !copy_str(result->now.project.linked_id, sizeof(result->now.project.linked_id), id))
+        rc = cdm_error_set(ctx, CDM_EINVAL, "the install id '%s' is longer than cdm keeps", id);
     return rc;
 }
 

@@ -36,6 +36,7 @@ struct lock {
     char version[32];
     int cuda;
     struct lock_entry entries[16];
+    int long_line; /* the line of a value longer than its field, 0 when none */
     size_t count;
 };
 
@@ -46,19 +47,29 @@ static struct lock_entry *entry_for(struct lock *l, const char *platform, bool a
             return &l->entries[i];
     if (!add || l->count == CDM_ARRAY_LEN(l->entries))
         return NULL;
-    struct lock_entry *e = &l->entries[l->count++];
+    struct lock_entry *e = &l->entries[l->count];
     memset(e, 0, sizeof(*e));
-    copy_str(e->platform, sizeof(e->platform), platform);
+    if (!copy_str(e->platform, sizeof(e->platform), platform))
+        return NULL; /* no platform has so long a name: passed over, as a 17th one is */
+    l->count++;
     return e;
+}
+
+/* A value into its field; one that does not fit stops the reading (lock_read names it). */
+static int keep_value(struct lock *l, char *field, size_t size, const char *value, int line)
+{
+    if (copy_str(field, size, value))
+        return 0;
+    l->long_line = line;
+    return 1;
 }
 
 static int on_value(void *arg, const char *section, const char *name, const char *value, int line)
 {
-    (void)line;
     struct lock *l = arg;
     if (!strcmp(section, "cudnn")) {
         if (!strcmp(name, "version"))
-            copy_str(l->version, sizeof(l->version), value);
+            return keep_value(l, l->version, sizeof(l->version), value, line);
         else if (!strcmp(name, "cuda"))
             l->cuda = atoi(value);
         return 0;
@@ -67,11 +78,11 @@ static int on_value(void *arg, const char *section, const char *name, const char
     if (!e)
         return 0;
     if (!strcmp(name, "archive"))
-        copy_str(e->archive, sizeof(e->archive), value);
+        return keep_value(l, e->archive, sizeof(e->archive), value, line);
     else if (!strcmp(name, "size"))
         e->size = strtoull(value, NULL, 10);
     else if (!strcmp(name, "sha256"))
-        copy_str(e->sha256, sizeof(e->sha256), value);
+        return keep_value(l, e->sha256, sizeof(e->sha256), value, line);
     return 0;
 }
 
@@ -101,7 +112,12 @@ static int lock_read(cdm_ctx *ctx, const char *project, struct lock *l)
     int got = inifile_read(f, on_value, l, &bad_line);
     fclose(f);
     struct version v;
-    if (got || !version_parse(l->version, &v) || v.count != 4 || l->cuda <= 0)
+    if (l->long_line)
+        rc = cdm_error_set(ctx, CDM_ECONFIG,
+                           "cannot read '%s': the value on line %d is longer than any a lock "
+                           "holds; write it again with 'cdm lock'",
+                           path, l->long_line);
+    else if (got || !version_parse(l->version, &v) || v.count != 4 || l->cuda <= 0)
         rc = cdm_error_set(ctx, CDM_ECONFIG,
                            "cannot read '%s'%s: it names no full cuDNN version and CUDA major "
                            "([cudnn] version, cuda); write it again with 'cdm lock'",
@@ -152,9 +168,9 @@ static int offer_for(cdm_ctx *ctx, const struct lock *l, const char *platform,
                            "check the platform's name ('cdm available %s --platform all')",
                            l->version, platform, l->cuda, l->version);
     if (found) {
-        copy_str(e->archive, sizeof(e->archive), found->name);
+        COPY_ARRAY(e->archive, found->name);
         e->size = found->size;
-        copy_str(e->sha256, sizeof(e->sha256), found->sha256);
+        COPY_ARRAY(e->sha256, found->sha256);
     }
     free(v);
     return rc;
@@ -170,7 +186,8 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
         return rc;
     COPY_ARRAY(out->project, p.path);
     char *path = lock_path(p.path);
-    copy_str(out->path, sizeof(out->path), path);
+    if ((rc = copy_path(ctx, out->path, sizeof(out->path), path)))
+        goto out;
     const char *id = *p.linked_id ? p.linked_id : p.pinned_id;
     struct cdm_install_info in;
     if (!*id || db_install_get(ctx, id, &in) != CDM_OK) {
@@ -204,16 +221,19 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
     COPY_ARRAY(l.version, in.version);
     /* this machine: the bytes that were installed */
     struct lock_entry *e = entry_for(&l, in.platform, true);
-    copy_str(e->archive, sizeof(e->archive), in.archive_name);
+    COPY_ARRAY(e->archive, in.archive_name);
     e->size = in.archive_size;
     COPY_ARRAY(e->sha256, in.sha256);
     for (size_t i = 0; !rc && i < req->nplatforms; i++) {
         if (!strcmp(req->platforms[i], in.platform))
             continue;
         struct lock_entry *other = entry_for(&l, req->platforms[i], true);
-        if (!other)
+        if (!other && l.count == CDM_ARRAY_LEN(l.entries))
             rc = cdm_error_set(ctx, CDM_EINVAL, "cannot lock more than %zu platforms",
                                CDM_ARRAY_LEN(l.entries));
+        else if (!other)
+            rc = cdm_error_set(ctx, CDM_EINVAL, "'%s' is no platform; see 'cdm available "
+                               "--platform all'", req->platforms[i]);
         else
             rc = offer_for(ctx, &l, req->platforms[i], other);
     }
@@ -245,7 +265,10 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
         return rc;
     COPY_ARRAY(out->project, p.path);
     char *path = lock_path(p.path);
-    copy_str(out->path, sizeof(out->path), path);
+    if ((rc = copy_path(ctx, out->path, sizeof(out->path), path))) {
+        free(path);
+        return rc;
+    }
     const struct lock_entry *e = entry_for(&l, cdm_host_platform(), false);
     if (!e) {
         rc = cdm_error_set(ctx, CDM_EMISMATCH,

@@ -96,18 +96,18 @@ static void read_archive(const cJSON *archive, const char *component_version, co
 {
     const char *rel = string_of(archive, "relative_path");
     if (!rel || !copy_str(e->relative_path, sizeof(e->relative_path), rel)) {
-        copy_str(e->problem, sizeof(e->problem), "it has no usable relative_path");
+        COPY_ARRAY(e->problem, "it has no usable relative_path");
         return;
     }
     struct archive_name an;
     if (!copy_str(e->name, sizeof(e->name), path_basename(e->relative_path)))
-        copy_str(e->problem, sizeof(e->problem), "its file name is too long");
+        COPY_ARRAY(e->problem, "its file name is too long");
     else if (!manifest_path_safe(rel))
         snprintf(e->problem, sizeof(e->problem), "its relative_path '%.100s' is unsafe", rel);
     else if (!sha256_of(archive, e->sha256))
-        copy_str(e->problem, sizeof(e->problem), "its sha256 is not 64 hex digits");
+        COPY_ARRAY(e->problem, "its sha256 is not 64 hex digits");
     else if (!size_of(archive, &e->size))
-        copy_str(e->problem, sizeof(e->problem), "its size is not a number of bytes");
+        COPY_ARRAY(e->problem, "its size is not a number of bytes");
     else if (!archive_name_parse(e->name, &an))
         snprintf(e->problem, sizeof(e->problem), "'%.100s' is not a cuDNN archive name", e->name);
     else if (strcmp(an.platform, e->platform))
@@ -144,16 +144,20 @@ static void read_platform(struct manifest *m, size_t *cap, const cJSON *platform
         if (!cuda || !cJSON_IsObject(item))
             continue; /* a key of a kind not known yet: not an archive cdm can name */
         memset(&e, 0, sizeof(e));
-        copy_str(e.platform, sizeof(e.platform), platform->string);
-        copy_str(e.variant, sizeof(e.variant), item->string);
         e.cuda = cuda;
-        read_archive(item, component_version, item->string, &e);
+        if (!copy_str(e.platform, sizeof(e.platform), platform->string) ||
+            !copy_str(e.variant, sizeof(e.variant), item->string))
+            COPY_ARRAY(e.problem, "its platform or variant key is too long");
+        else
+            read_archive(item, component_version, item->string, &e);
         add_entry(m, cap, &e);
     }
     if (flat) {
         memset(&e, 0, sizeof(e));
-        copy_str(e.platform, sizeof(e.platform), platform->string);
-        read_archive(platform, component_version, "", &e);
+        if (!copy_str(e.platform, sizeof(e.platform), platform->string))
+            COPY_ARRAY(e.problem, "its platform key is too long");
+        else
+            read_archive(platform, component_version, "", &e);
         add_entry(m, cap, &e);
     }
 }
@@ -173,8 +177,12 @@ int manifest_parse(cdm_ctx *ctx, const char *text, size_t len, const char *compo
     }
     const char *label = string_of(root, "release_label");
     const char *date = string_of(root, "release_date");
-    copy_str(out->label, sizeof(out->label), label ? label : "");
-    copy_str(out->release_date, sizeof(out->release_date), date ? date : "");
+    if (!copy_str(out->label, sizeof(out->label), label ? label : "")) {
+        rc = cdm_error_set(ctx, CDM_ENETWORK, "cannot read manifest '%s': its release_label is "
+                           "longer than any NVIDIA writes", source);
+        goto out;
+    }
+    copy_text(out->release_date, sizeof(out->release_date), date ? date : "");
     const cJSON *comp = cJSON_GetObjectItemCaseSensitive(root, component);
     if (!cJSON_IsObject(comp)) {
         rc = cdm_error_set(ctx, CDM_ENETWORK, "manifest '%s' lists no '%s' component", source,
@@ -182,7 +190,11 @@ int manifest_parse(cdm_ctx *ctx, const char *text, size_t len, const char *compo
         goto out;
     }
     const char *version = string_of(comp, "version");
-    copy_str(out->version, sizeof(out->version), version ? version : "");
+    if (!copy_str(out->version, sizeof(out->version), version ? version : "")) {
+        rc = cdm_error_set(ctx, CDM_ENETWORK, "cannot read manifest '%s': the version of '%s' "
+                           "is longer than any NVIDIA writes", source, component);
+        goto out;
+    }
     size_t cap = 0;
     for (const cJSON *item = comp->child; item; item = item->next)
         if (cJSON_IsObject(item)) /* the other keys are strings and the cuda_variant array */

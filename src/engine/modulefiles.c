@@ -109,7 +109,8 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
         rc = db_install_list(ctx, &v, &n);
     if (!rc)
         rc = fs_mkdir_p(ctx, dir);
-    copy_str(out->dir, sizeof(out->dir), dir);
+    if (!rc)
+        rc = copy_path(ctx, out->dir, sizeof(out->dir), dir);
     const struct cdm_install_info *newest = NULL;
     for (size_t i = 0; i < n && !rc; i++) {
         if (v[i].state != CDM_INSTALL_OK || strcmp(v[i].platform, cdm_host_platform()))
@@ -131,7 +132,7 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
                                "set ModulesVersion \"%s\"\n",
                                newest->id);
         rc = write_marked(ctx, path, text, &out->written);
-        copy_str(out->default_id, sizeof(out->default_id), newest->id);
+        COPY_ARRAY(out->default_id, newest->id);
         free(text);
         free(path);
     }

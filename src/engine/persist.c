@@ -38,7 +38,7 @@ void persist_where(const cdm_ctx *ctx, char *out, size_t size)
     if (fs_read_file(path, 64 * 1024, &text))
         where = userstate_get(sb_str(&text), "where");
     free(path);
-    copy_str(out, size, where ? where : "");
+    copy_text(out, size, where ? where : ""); /* where the default is kept, for people */
     free(where);
     sb_free(&text);
 }
@@ -305,7 +305,7 @@ static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char
     bool cuda_x, cudnn_x, path_x;
     struct strbuf list = STRBUF_INIT;
     int rc;
-    copy_str(where, size, "HKCU\\Environment");
+    copy_text(where, size, "HKCU\\Environment");
     if ((rc = userenv_reg_get(ctx, "CUDA_PATH", &cuda, &cuda_x)) ||
         (rc = userenv_reg_get(ctx, "CUDNN_PATH", &cudnn, &cudnn_x)) ||
         (rc = userenv_reg_get(ctx, "PATH", &path, &path_x)))

@@ -260,10 +260,10 @@ static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct 
             *build = '\0';
             const char *version = strrchr(stem, '-') + 1;
             memset(dist, 0, sizeof(*dist));
-            copy_str(dist->name, sizeof(dist->name), "cudnn");
+            COPY_ARRAY(dist->name, "cudnn");
             found = copy_str(dist->version, sizeof(dist->version), version);
             char *path = path_join(meta, *e);
-            copy_str(dist->path, sizeof(dist->path), path);
+            found = found && copy_str(dist->path, sizeof(dist->path), path);
             free(path);
         }
         free(stem);
@@ -479,7 +479,7 @@ static void add_env(struct py_env **out, size_t *count, enum py_env_kind kind, c
             return;
         }
     }
-    *out = xrealloc(*out, (*count + 1) * sizeof(**out));
+    ALLOC_GROW(*out, *count);
     struct py_env *e = &(*out)[*count];
     e->kind = kind;
     e->why = why;

@@ -104,18 +104,28 @@ char *redist_local_archive(const struct redist *r, const struct manifest_entry *
     return NULL;
 }
 
-void redist_offer(struct cdm_offer *o, const struct manifest_entry *e, const char *label,
-                  const char *url)
+/* A label a record cannot keep whole; the listings' labels are shorter (redist_labels_in). */
+static int long_label(struct redist *r, const char *label)
+{
+    return cdm_error_set(r->ctx, CDM_EINVAL,
+                         "cannot name the manifest 'redistrib_%s.json': its label is longer "
+                         "than cdm keeps",
+                         label);
+}
+
+int redist_offer(struct redist *r, struct cdm_offer *o, const struct manifest_entry *e,
+                 const char *label, const char *url)
 {
     memset(o, 0, sizeof(*o));
-    copy_str(o->version, sizeof(o->version), e->version);
+    COPY_ARRAY(o->version, e->version);
     o->cuda = e->cuda;
-    copy_str(o->platform, sizeof(o->platform), e->platform);
-    copy_str(o->name, sizeof(o->name), e->name);
+    COPY_ARRAY(o->platform, e->platform);
+    COPY_ARRAY(o->name, e->name);
     o->size = e->size;
-    copy_str(o->sha256, sizeof(o->sha256), e->sha256);
-    copy_str(o->url, sizeof(o->url), url);
-    copy_str(o->label, sizeof(o->label), label);
+    COPY_ARRAY(o->sha256, e->sha256);
+    if (!copy_str(o->label, sizeof(o->label), label))
+        return long_label(r, label);
+    return copy_path(r->ctx, o->url, sizeof(o->url), url);
 }
 
 /* ---- small files: manifests and listings ---------------------------------------------- */
@@ -306,8 +316,8 @@ int redist_manifest(struct redist *r, const char *label, struct manifest *m, str
     int rc = read_small(r, rel, text);
     if (!rc)
         rc = manifest_parse(r->ctx, text->buf ? text->buf : "", text->len, "cudnn", url, m);
-    if (!rc && !m->label[0])
-        copy_str(m->label, sizeof(m->label), label);
+    if (!rc && !m->label[0] && !copy_str(m->label, sizeof(m->label), label))
+        rc = long_label(r, label);
     if (!rc && where)
         *where = url;
     else
@@ -432,8 +442,8 @@ static void legacy_manifest(const struct legacy_list *list, const char *version,
 {
     memset(m, 0, sizeof(*m));
     m->entries = xcalloc(list->count, sizeof(*m->entries));
-    copy_str(m->label, sizeof(m->label), version);
-    copy_str(m->version, sizeof(m->version), version);
+    snprintf(m->label, sizeof(m->label), "%s", version); /* version_format's, under 32 */
+    snprintf(m->version, sizeof(m->version), "%s", version);
     for (size_t i = 0; i < list->count; i++) {
         const struct official_legacy *a = &list->items[i];
         struct archive_name an;
@@ -441,14 +451,17 @@ static void legacy_manifest(const struct legacy_list *list, const char *version,
         if (!archive_name_parse(a->name, &an) || !version_format(&an.version, v, sizeof(v)) ||
             strcmp(v, version))
             continue;
-        struct manifest_entry *e = &m->entries[m->count++];
+        struct manifest_entry *e = &m->entries[m->count];
+        /* a name parsed as an archive's fits its field; a hash is 64 characters */
+        if (!copy_str(e->name, sizeof(e->name), a->name) ||
+            !copy_str(e->sha256, sizeof(e->sha256), a->sha256))
+            continue;
         COPY_ARRAY(e->platform, an.platform);
         e->cuda = an.cuda_major;
         COPY_ARRAY(e->version, v);
         snprintf(e->relative_path, sizeof(e->relative_path), "%s/%s", a->folder, a->name);
-        copy_str(e->name, sizeof(e->name), a->name);
-        copy_str(e->sha256, sizeof(e->sha256), a->sha256);
         e->legacy = true;
+        m->count++;
     }
 }
 
@@ -518,7 +531,8 @@ int redist_find(struct redist *r, const char *spec_text, int cuda, const char *p
         note_variants(&s, &out->manifest, platform);
         rc = pick_in(r, &out->manifest, where, &spec, platform, &s, &out->entry);
         if (rc == CDM_OK) {
-            copy_str(out->label, sizeof(out->label), *l);
+            if (!copy_str(out->label, sizeof(out->label), *l))
+                rc = long_label(r, *l);
             out->manifest_url = where;
             break;
         }

@@ -35,9 +35,10 @@ char *redist_entry_location(const struct redist *r, const struct manifest_entry 
  * the base folder (what 'cdm fetch --into' writes). NULL when neither is there. */
 char *redist_local_archive(const struct redist *r, const struct manifest_entry *e);
 
-/* An entry as the public API shows it, found at url (a URL, or a local base's path). */
-void redist_offer(struct cdm_offer *o, const struct manifest_entry *e, const char *label,
-                  const char *url);
+/* An entry as the public API shows it, found at url (a URL, or a local base's path);
+ * fails (in r's context) when label or url is longer than an offer keeps. */
+int redist_offer(struct redist *r, struct cdm_offer *o, const struct manifest_entry *e,
+                 const char *label, const char *url);
 
 /* The labels of the redistrib_<label>.json names in a folder listing (HTML or plain
  * names), each once, newest first; with equal versions a release label (9.27.0) comes

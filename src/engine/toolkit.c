@@ -147,11 +147,11 @@ int cdm_toolkits(cdm_ctx *ctx, struct cdm_toolkit **out, size_t *count)
             seen = !strcmp(v[j].real, real);
         struct toolkit_info info = {0};
         if (!seen && toolkit_in_dir(places[i].dir, places[i].why, &info)) {
-            v = xrealloc(v, (found + 1) * sizeof(*v));
+            ALLOC_GROW(v, found);
             struct cdm_toolkit *t = &v[found++];
             memset(t, 0, sizeof(*t));
             COPY_ARRAY(t->version, info.version);
-            copy_str(t->source, sizeof(t->source), info.from ? info.from : "");
+            copy_text(t->source, sizeof(t->source), info.from ? info.from : "");
             if (!copy_str(t->found_by, sizeof(t->found_by), places[i].why))
                 COPY_ARRAY(t->found_by, "?");
             if ((rc = copy_path(ctx, t->path, sizeof(t->path), places[i].dir)) == CDM_OK)
@@ -185,7 +185,7 @@ static int toolkit_of_dir(cdm_ctx *ctx, const char *dir, struct cdm_toolkit *out
                            dir);
     if (!rc) {
         COPY_ARRAY(out->version, info.version);
-        copy_str(out->source, sizeof(out->source), info.from ? info.from : "");
+        copy_text(out->source, sizeof(out->source), info.from ? info.from : "");
         COPY_ARRAY(out->found_by, "--toolkit");
         if (!(rc = copy_path(ctx, out->path, sizeof(out->path), dir)))
             rc = copy_path(ctx, out->real, sizeof(out->real), real);

@@ -90,7 +90,7 @@ static int collect_regular(void *arg, const struct db_file *f)
     struct verify *v = arg;
     if (f->link_target || !f->sha256)
         return CDM_OK;
-    v->hashed = xrealloc(v->hashed, (v->nhashed + 1) * sizeof(*v->hashed));
+    ALLOC_GROW(v->hashed, v->nhashed);
     v->hashed[v->nhashed++] = (struct file_hash){.path = path_join(v->dir, f->path)};
     return CDM_OK;
 }

@@ -46,16 +46,22 @@ static bool has_dir(const char *top, const char *rel)
     return dir;
 }
 
-void view_dirs(const char *dir, bool windows, char *lib, size_t lib_size, char *bin,
-               size_t bin_size)
+struct view_dirs view_dirs(const char *dir, bool windows)
 {
     /* Windows toolkits keep import libraries in lib\x64 and, from CUDA 13, DLLs in
      * bin\x64; Linux ones have lib64 (a link to targets/<arch>/lib), lib in some. */
-    const char *l = windows ? (has_dir(dir, "lib/x64") ? "lib/x64" : "lib")
-                            : (has_dir(dir, "lib64") ? "lib64" : "lib");
-    const char *b = windows && has_dir(dir, "bin/x64") ? "bin/x64" : "bin";
-    copy_str(lib, lib_size, l);
-    copy_str(bin, bin_size, b);
+    struct view_dirs d;
+    if (windows && has_dir(dir, "lib/x64"))
+        COPY_ARRAY(d.lib, "lib/x64");
+    else if (!windows && has_dir(dir, "lib64"))
+        COPY_ARRAY(d.lib, "lib64");
+    else
+        COPY_ARRAY(d.lib, "lib");
+    if (windows && has_dir(dir, "bin/x64"))
+        COPY_ARRAY(d.bin, "bin/x64");
+    else
+        COPY_ARRAY(d.bin, "bin");
+    return d;
 }
 
 /* A link at path to target, a folder or a file. */
@@ -169,14 +175,13 @@ struct mapping {
  * program folder; n set to how many. */
 static size_t mappings(const struct cdm_install_info *in, const char *tk, struct mapping m[3])
 {
-    char lib[32], bin[16];
-    view_dirs(tk, str_starts_with(in->platform, "windows"), lib, sizeof(lib), bin, sizeof(bin));
+    struct view_dirs d = view_dirs(tk, str_starts_with(in->platform, "windows"));
     COPY_ARRAY(m[0].src, in->include_dir);
     COPY_ARRAY(m[0].dst, "include");
     COPY_ARRAY(m[1].src, in->lib_dir);
-    COPY_ARRAY(m[1].dst, lib);
+    COPY_ARRAY(m[1].dst, d.lib);
     COPY_ARRAY(m[2].src, in->bin_dir);
-    COPY_ARRAY(m[2].dst, bin);
+    COPY_ARRAY(m[2].dst, d.bin);
     return *in->bin_dir ? 3 : 2;
 }
 

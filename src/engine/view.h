@@ -27,8 +27,10 @@ void view_toolkit_version(const char *name, char *out, size_t size);
 /* The folders of a toolkit (or of a view of it, which has the same) where the libraries
  * and the programs are, relative, '/' separated: lib64, lib or lib/x64; bin or bin/x64.
  * windows: the install is a Windows one. */
-void view_dirs(const char *dir, bool windows, char *lib, size_t lib_size, char *bin,
-               size_t bin_size);
+struct view_dirs {
+    char lib[8], bin[8]; /* sized for the longest, lib/x64 and bin/x64: COPY_ARRAY takes them */
+};
+struct view_dirs view_dirs(const char *dir, bool windows);
 
 /* Make the view name of install in over the toolkit in tk_real unless it is there. */
 int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,

@@ -1,4 +1,5 @@
-/* What elf.c and pe.c share: detection and freeing. */
+/* What elf.c and pe.c share: detection and freeing. Below both: choosing between them
+ * by the file's magic is search.c's (bin_read_imports). */
 #include "binfmt.h"
 #include "base/util.h"
 
@@ -15,19 +16,6 @@ enum bin_format bin_detect(FILE *f)
     if (m[0] == 'M' && m[1] == 'Z')
         return BIN_PE;
     return BIN_UNKNOWN;
-}
-
-const char *bin_read_imports(FILE *f, struct bin_imports *out)
-{
-    switch (bin_detect(f)) {
-    case BIN_ELF:
-        return elf_read_imports(f, out);
-    case BIN_PE:
-        return pe_read_imports(f, out);
-    default:
-        memset(out, 0, sizeof(*out));
-        return "neither an ELF nor a PE file";
-    }
 }
 
 void bin_imports_free(struct bin_imports *im)

@@ -29,7 +29,7 @@ enum bin_format bin_detect(FILE *f);
 /* Fill *out from f. NULL on success, else why the file cannot be read (a static string). */
 const char *elf_read_imports(FILE *f, struct bin_imports *out);
 const char *pe_read_imports(FILE *f, struct bin_imports *out);
-/* Either of the above, by the file's magic. */
+/* Either of the above, by the file's magic (search.c, above both readers). */
 const char *bin_read_imports(FILE *f, struct bin_imports *out);
 void bin_imports_free(struct bin_imports *im);
 

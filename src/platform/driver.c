@@ -57,11 +57,12 @@ static void ask_nvml(struct driver_info *out, struct loader_lib *nvml)
     else if ((rc = ((nvml_init_fn)init)()) != 0)
         snprintf(out->error, sizeof(out->error), "nvmlInit_v2 failed with NVML error %d", rc);
     else {
-        if ((rc = ((nvml_version_fn)get)(version, sizeof(version))) == 0)
-            copy_str(out->version, sizeof(out->version), version);
-        else
+        if ((rc = ((nvml_version_fn)get)(version, sizeof(version))) != 0)
             snprintf(out->error, sizeof(out->error),
                      "nvmlSystemGetDriverVersion failed with NVML error %d", rc);
+        else if (!copy_str(out->version, sizeof(out->version), version))
+            snprintf(out->error, sizeof(out->error),
+                     "NVML's driver version '%s' is longer than any cdm knows", version);
         if (shut)
             ((nvml_init_fn)shut)();
     }

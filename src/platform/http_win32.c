@@ -94,7 +94,7 @@ static enum http_failure fail(struct http_result *r, enum http_failure kind, DWO
 {
     char *why = win_error_text(e);
     r->failure = kind;
-    copy_str(r->detail, sizeof(r->detail), why);
+    copy_text(r->detail, sizeof(r->detail), why);
     free(why);
     return kind;
 }
@@ -286,7 +286,7 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
     if (!WinHttpCrackUrl(url, 0, 0, &uc) ||
         (uc.nScheme != INTERNET_SCHEME_HTTP && uc.nScheme != INTERNET_SCHEME_HTTPS)) {
         kind = r->failure = HTTP_BAD_URL;
-        copy_str(r->detail, sizeof(r->detail), "not an http:// or https:// URL");
+        COPY_ARRAY(r->detail, "not an http:// or https:// URL");
         goto out;
     }
     bool https = uc.nScheme == INTERNET_SCHEME_HTTPS;

@@ -133,7 +133,7 @@ static void fact_known(struct host_fact *f, const char *value)
     if (!copy_str(f->value, sizeof(f->value), value)) {
         f->state = HOST_FACT_UNKNOWN;
         f->value[0] = '\0';
-        copy_str(f->why, sizeof(f->why), "the value is longer than any cdm knows");
+        COPY_ARRAY(f->why, "the value is longer than any cdm knows");
     }
 }
 
@@ -141,7 +141,7 @@ static void fact_unknown(struct host_fact *f, DWORD error)
 {
     char *why = win_error_text(error);
     f->state = HOST_FACT_UNKNOWN;
-    copy_str(f->why, sizeof(f->why), why);
+    copy_text(f->why, sizeof(f->why), why);
     free(why);
 }
 

@@ -8,7 +8,7 @@
 
 void search_add(struct search *s, const char *dir, const char *origin)
 {
-    s->steps = xrealloc(s->steps, (s->count + 1) * sizeof(*s->steps));
+    ALLOC_GROW(s->steps, s->count);
     s->steps[s->count].dir = dir ? xstrdup(dir) : NULL;
     s->steps[s->count].origin = origin;
     s->count++;
@@ -60,6 +60,21 @@ void search_free(struct search *s)
     free(s->steps);
     ldcache_free(&s->cache);
     memset(s, 0, sizeof(*s));
+}
+
+/* The reader the file's magic names (binfmt.h); here rather than in bin_common.c,
+ * which the readers use: the dispatcher above them keeps the files without a cycle. */
+const char *bin_read_imports(FILE *f, struct bin_imports *out)
+{
+    switch (bin_detect(f)) {
+    case BIN_ELF:
+        return elf_read_imports(f, out);
+    case BIN_PE:
+        return pe_read_imports(f, out);
+    default:
+        memset(out, 0, sizeof(*out));
+        return "neither an ELF nor a PE file";
+    }
 }
 
 const char *loader_read_imports(const char *path, struct bin_imports *out)

@@ -6,7 +6,7 @@
 
 void toolkit_place_add(struct toolkit_place **v, size_t *n, char *dir, char *why)
 {
-    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    ALLOC_GROW(*v, *n);
     (*v)[(*n)++] = (struct toolkit_place){dir, why};
 }
 

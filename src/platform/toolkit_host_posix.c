@@ -29,7 +29,7 @@ size_t toolkit_host_places(struct toolkit_place **out)
     size_t count = 0;
     for (struct dirent *e; d && (e = readdir(d));) {
         if (str_starts_with(e->d_name, "cuda-")) {
-            names = xrealloc(names, (count + 1) * sizeof(*names));
+            ALLOC_GROW(names, count);
             names[count++] = xstrdup(e->d_name);
         }
     }

@@ -230,7 +230,7 @@ static void take_line(const struct connection *c, char *msg, struct trace_result
     }
     for (size_t i = 0; i < n; i++)
         unescape(fields[i]);
-    r->objects = xrealloc(r->objects, (r->count + 1) * sizeof(*r->objects));
+    ALLOC_GROW(r->objects, r->count);
     struct trace_object *o = &r->objects[r->count++];
     o->pid = strtoull(fields[0], NULL, 10);
     o->how = how_of(fields[1]);
@@ -261,7 +261,7 @@ static void accept_connections(struct trace_channel *ch, struct trace_result *r)
             close(fd);
             continue;
         }
-        ch->conns = xrealloc(ch->conns, (ch->count + 1) * sizeof(*ch->conns));
+        ALLOC_GROW(ch->conns, ch->count);
         ch->conns[ch->count++] = (struct connection){.fd = fd, .pid = cred.pid};
     }
 }

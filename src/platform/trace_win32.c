@@ -125,7 +125,7 @@ static wchar_t *find_program(const char *name, const wchar_t *path)
 
 static void add_object(struct trace_result *r, DWORD pid, enum trace_how how, char *path)
 {
-    r->objects = xrealloc(r->objects, (r->count + 1) * sizeof(*r->objects));
+    ALLOC_GROW(r->objects, r->count);
     struct trace_object *o = &r->objects[r->count++];
     o->pid = pid;
     o->how = how;
@@ -180,7 +180,7 @@ static void watch(DWORD main_pid, struct trace_result *out)
             for (size_t i = 0; i < nbreaks && !seen; i++)
                 seen = first_break[i] == ev.dwProcessId;
             if (ev.u.Exception.ExceptionRecord.ExceptionCode == EXCEPTION_BREAKPOINT && !seen) {
-                first_break = xrealloc(first_break, (nbreaks + 1) * sizeof(*first_break));
+                ALLOC_GROW(first_break, nbreaks);
                 first_break[nbreaks++] = ev.dwProcessId;
             } else {
                 how = DBG_EXCEPTION_NOT_HANDLED;

@@ -55,6 +55,12 @@ run_cdm link "$SCRATCH/tampered"
 expect_rc 1 "a lock whose SHA-256 is not the archive's is refused"
 expect_err "cannot install what .*cudnn.lock' names" "naming the lock"
 check "nothing was installed" test -z "$(ls "$CDM_ROOT" 2>/dev/null | grep -v '^\.\|cdm.db\|downloads')"
+# a value longer than the lock's field is refused, not cut short into another name
+clone longname
+sed -i "0,/^archive = .*/s//archive = $(printf 'x%.0s' $(seq 300)).zip/" "$SCRATCH/longname/cudnn.lock"
+run_cdm link "$SCRATCH/longname"
+expect_rc 1 "a lock with an archive name longer than any is refused"
+expect_err "cannot read '.*longname/cudnn.lock': the value on line [0-9]+ is longer" "naming the file and the line"
 
 # the project moves away from its lock
 export CDM_ROOT=$SCRATCH/store HOME=$SCRATCH/home

@@ -33,7 +33,7 @@ static const struct cdm_check *find(const struct cdm_doctor_report *r, const cha
 static struct host_fact known(const char *value)
 {
     struct host_fact f = {HOST_FACT_KNOWN, "", ""};
-    copy_str(f.value, sizeof(f.value), value);
+    copy_text(f.value, sizeof(f.value), value); /* a fact as the report shows it */
     return f;
 }
 

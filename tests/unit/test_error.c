@@ -51,6 +51,26 @@ int main(void)
     sb_free(&sb);
     ok(path_within("/s/9.1", "/s") && path_within("/s", "/s/") && !path_within("/store2", "/store"),
        "path_within: the folder itself and below it, not a name that only begins the same");
+    /* ALLOC_GROW: the room for x[nr] every time, a new block only when the old one is full */
+    long *grown = NULL;
+    size_t ngrown = 0;
+    for (long i = 0; i < 5000; i++) {
+        ALLOC_GROW(grown, ngrown);
+        grown[ngrown++] = i * 7;
+    }
+    bool all = true;
+    for (size_t i = 0; i < ngrown; i++)
+        all = all && grown[i] == (long)i * 7;
+    ok(all && ngrown == 5000, "ALLOC_GROW: 5000 elements appended one at a time, each kept");
+    /* while a block has room it is given back untouched (a realloc of this one, which
+     * malloc never gave, would abort): n appends make log n blocks, not n */
+    static char not_from_malloc[1];
+    bool kept = true;
+    for (size_t nr = 1; nr < 5000; nr++)
+        if (nr < 8 || (nr & (nr - 1)))
+            kept = kept && alloc_grow(not_from_malloc, nr, sizeof(long)) == not_from_malloc;
+    ok(kept, "ALLOC_GROW: no new block while the last one has room");
+    free(grown);
 
     cdm_ctx_free(ctx);
     ok(cdm_error_code(NULL) == CDM_EINVAL && !strcmp(cdm_error_message(NULL), "unknown error"),
