@@ -8,9 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target)
+/* One look at path, then its target. *changed: it stopped being a link in between (another
+ * cdm switched or removed it), and nothing was set. */
+static int link_read_once(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target,
+                          bool *changed)
 {
-    *target = NULL;
+    *changed = false;
     switch (fs_kind(path)) {
     case FS_NONE:
         *kind = LINK_NONE;
@@ -28,6 +31,11 @@ int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **targe
         if (n < 0) {
             int e = errno;
             free(buf);
+            sb_free(&sb);
+            if (e == ENOENT || e == EINVAL) {
+                *changed = true;
+                return CDM_OK;
+            }
             return cdm_error_set(ctx, CDM_EIO, "cannot read link '%s': %s", path, strerror(e));
         }
         if ((size_t)n < size) {
@@ -40,6 +48,20 @@ int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **targe
     *kind = LINK_OURS;
     *target = sb_detach(&sb);
     return CDM_OK;
+}
+
+int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target)
+{
+    *target = NULL;
+    /* Another cdm may switch or remove the link between the look and the read: then what is
+     * there afterwards is read (a few times at most; each change is one rename or unlink). */
+    bool changed = true;
+    int rc = CDM_OK;
+    for (int tries = 0; !rc && changed && tries < 4; tries++)
+        rc = link_read_once(ctx, path, kind, target, &changed);
+    if (!rc && changed)
+        rc = cdm_error_set(ctx, CDM_EIO, "cannot read link '%s': it keeps changing", path);
+    return rc;
 }
 
 static int refuse_foreign(cdm_ctx *ctx, const char *path)
