@@ -17,6 +17,8 @@
 #define DEFAULT_LOW_SPEED_TIME 60
 #define DEFAULT_FETCH_RETRIES  3
 #define DEFAULT_RETRY_WAIT     1
+/* scanners have held a fresh tree for tens of seconds (volta-cli/volta#781) */
+#define DEFAULT_WINDOWS_RETRY 60
 
 struct parse_state {
     cdm_ctx *ctx;
@@ -243,6 +245,10 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         if (!parse_bool(value, !strcmp(name, "redirect") ? &c->activate_redirect
                                                          : &c->activate_build_paths))
             return bad_value(ps, line, section, name, value, "give true or false");
+    } else if (!strcmp(section, "windows") && !strcmp(name, "retry_seconds")) {
+        if (!parse_count(value, 0, 3600, &c->windows_retry_seconds))
+            return bad_value(ps, line, section, name, value,
+                             "give a whole number of seconds up to 3600 (0: fail at once)");
     } else if (!strcmp(section, "link") && !strcmp(name, "name")) {
         const char *why = config_link_name_problem(value);
         if (why) {
@@ -302,6 +308,7 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
     c->fetch_low_speed_time = DEFAULT_LOW_SPEED_TIME;
     c->fetch_retries = DEFAULT_FETCH_RETRIES;
     c->fetch_retry_wait = DEFAULT_RETRY_WAIT;
+    c->windows_retry_seconds = DEFAULT_WINDOWS_RETRY;
     /* the usual way to say "no config": read nothing, refuse nothing */
     if (explicit_path && (!strcmp(explicit_path, "/dev/null") || !strcmp(explicit_path, "NUL")))
         return CDM_OK;

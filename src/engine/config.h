@@ -30,6 +30,8 @@ struct cdm_config {
     bool activate_build_paths;         /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH,
                                         * LIBRARY_PATH too */
     bool activate_redirect;            /* [activate] redirect: LD_AUDIT with cdm-audit.so */
+    unsigned windows_retry_seconds;    /* [windows] retry_seconds: how long a rename or delete
+                                        * waits for a scanner to close the file (0: none) */
 };
 
 /* Fill config from the file at explicit_path (which must exist), or from the per-user

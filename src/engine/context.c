@@ -32,6 +32,7 @@ int cdm_ctx_new(cdm_ctx **out, const struct cdm_options *options)
     free(env_config);
     if (rc)
         return rc;
+    fs_set_retry_ms(ctx->config.windows_retry_seconds * 1000);
     char *env_root = ctx->options.root ? NULL : nonempty_env("CDM_ROOT");
     ctx->root =
         store_root_choose(ctx->options.root ? ctx->options.root : env_root, ctx->config.root);

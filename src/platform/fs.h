@@ -27,6 +27,12 @@ void fs_kinds(const char *const *paths, size_t n, enum fs_kind *kinds);
 int fs_mkdir(cdm_ctx *ctx, const char *path); /* one level; an existing folder is fine */
 int fs_mkdir_p(cdm_ctx *ctx, const char *path);
 int fs_rename(cdm_ctx *ctx, const char *from, const char *to);
+/* How long, in ms, a rename or delete (fs_rename, fs_remove_tree, fs_remove_file, the
+ * project link's) waits for another program to close the file it holds: on Windows,
+ * antivirus scanners, the Search indexer and sync clients briefly open fresh files without
+ * sharing deletion (fs_wait_win32.h); 0 fails at once. 60 s unless set; the engine sets it
+ * once, before any file work. Nothing on POSIX, where an open file blocks neither. */
+void fs_set_retry_ms(unsigned ms);
 /* Delete a tree we created. Links and junctions inside are removed, never entered; folders
  * without write bits (an install's) get their owner's back first, files the read-only
  * attribute taken off on Windows. */

@@ -398,6 +398,11 @@ uint64_t fs_process_id(void)
     return (uint64_t)getpid();
 }
 
+void fs_set_retry_ms(unsigned ms)
+{
+    (void)ms; /* an open file blocks no rename or delete here: nothing to wait for */
+}
+
 void fs_sleep_ms(unsigned ms)
 {
     struct timespec t = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};

@@ -4,6 +4,7 @@
  * paths past MAX_PATH work and no component is reinterpreted (a trailing dot, "CON").
  */
 #include "fs.h"
+#include "fs_wait_win32.h"
 #include "win32_util.h"
 
 #include <stdio.h>
@@ -15,18 +16,6 @@
 /* A name surrogate reparse point (junction, symbolic link) stands for another path:
  * cdm treats it as a link. Other reparse points (cloud files, dedup) hold data. */
 #define NAME_SURROGATE_BIT 0x20000000UL
-
-/* Antivirus and indexers briefly open fresh files, which makes a rename or delete fail
- * with "access denied" or "sharing violation"; retrying for about a second is what
- * git for Windows and libuv do too. */
-#define RETRIES  10
-#define RETRY_MS 100
-
-static bool transient(DWORD e)
-{
-    return e == ERROR_ACCESS_DENIED || e == ERROR_SHARING_VIOLATION || e == ERROR_LOCK_VIOLATION ||
-           e == ERROR_DIR_NOT_EMPTY;
-}
 
 static int not_found_or(DWORD e, int code)
 {
@@ -88,16 +77,13 @@ int fs_mkdir_p(cdm_ctx *ctx, const char *path)
     return rc ? rc : fs_mkdir(ctx, path);
 }
 
-static DWORD move_with_retry(const wchar_t *from, const wchar_t *to, DWORD flags)
+/* A denial of a rename is for good where the destination is read-only or a folder (a
+ * file never replaces one); else it may be a holder of either name (fs_wait_win32.h). */
+static bool rename_denial_may_pass(const wchar_t *to)
 {
-    for (int i = 0;; i++) {
-        if (MoveFileExW(from, to, flags))
-            return 0;
-        DWORD e = GetLastError();
-        if (!transient(e) || i == RETRIES)
-            return e;
-        Sleep(RETRY_MS);
-    }
+    DWORD attr = GetFileAttributesW(to);
+    return attr == INVALID_FILE_ATTRIBUTES ||
+           !(attr & (FILE_ATTRIBUTE_READONLY | FILE_ATTRIBUTE_DIRECTORY));
 }
 
 int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
@@ -105,48 +91,54 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
     wchar_t *wf = win_path(from), *wt = win_path(to);
     /* REPLACE_EXISTING gives files rename(2)'s meaning; a folder never replaces one. */
     DWORD flags = MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH;
-    if (fs_kind(from) == FS_DIR && fs_kind(to) != FS_NONE)
+    bool folder = fs_kind(from) == FS_DIR;
+    if (folder && fs_kind(to) != FS_NONE)
         flags = MOVEFILE_WRITE_THROUGH;
-    DWORD e = move_with_retry(wf, wt, flags);
+    /* on NTFS a folder cannot be renamed while a file inside it is open */
+    struct win_wait ww = WIN_WAIT_INIT(ctx, from, folder);
+    int rc = CDM_OK;
+    while (!MoveFileExW(wf, wt, flags)) {
+        DWORD e = GetLastError(); /* before rename_denial_may_pass sets another */
+        if (!win_wait_again(&ww, e, rename_denial_may_pass(wt))) {
+            rc = win_wait_fail(&ww, "cannot rename '%s' to '%s': %s", from, to);
+            break;
+        }
+    }
     free(wf);
     free(wt);
-    if (!e)
-        return CDM_OK;
-    char *why = win_error_text(e);
-    int rc = cdm_error_set(ctx, CDM_EIO, "cannot rename '%s' to '%s': %s", from, to, why);
-    free(why);
     return rc;
 }
 
-static DWORD delete_file_w(const wchar_t *w, DWORD attr)
+/* Delete the file w (shown), its read-only attribute taken off first: the store's files
+ * carry it (fs_seal_win32.c), and a deletion cdm decided on is not refused for it. A
+ * denial is for good only where the attribute stayed. */
+static int delete_file_w(cdm_ctx *ctx, const wchar_t *w, DWORD attr, const char *what,
+                         const char *shown)
 {
     if (attr & FILE_ATTRIBUTE_READONLY)
         SetFileAttributesW(w, attr & ~(DWORD)FILE_ATTRIBUTE_READONLY);
-    for (int i = 0;; i++) {
-        if (DeleteFileW(w))
-            return 0;
+    struct win_wait ww = WIN_WAIT_INIT(ctx, shown, false);
+    while (!DeleteFileW(w)) {
         DWORD e = GetLastError();
         if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
-            return 0;
-        if (!transient(e) || i == RETRIES)
-            return e;
-        Sleep(RETRY_MS);
+            return CDM_OK; /* a pending deletion that completed while we waited */
+        if (!win_wait_again(&ww, e, !win_read_only(w)))
+            return win_wait_fail(&ww, what, shown, NULL);
     }
+    return CDM_OK;
 }
 
-static DWORD remove_dir_w(const wchar_t *w)
+static int remove_dir_w(cdm_ctx *ctx, const wchar_t *w, const char *what, const char *shown)
 {
-    for (int i = 0;; i++) {
-        if (RemoveDirectoryW(w))
-            return 0;
+    struct win_wait ww = WIN_WAIT_INIT(ctx, shown, true);
+    while (!RemoveDirectoryW(w)) {
         DWORD e = GetLastError();
         if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
-            return 0;
-        /* a child still "delete pending" because someone holds it open */
-        if (!transient(e) || i == RETRIES)
-            return e;
-        Sleep(RETRY_MS);
+            return CDM_OK;
+        if (!win_wait_again(&ww, e, !win_read_only(w)))
+            return win_wait_fail(&ww, what, shown, NULL);
     }
+    return CDM_OK;
 }
 
 static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
@@ -160,14 +152,12 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
     }
     /* Any reparse point is removed as itself: RemoveDirectoryW on a junction deletes the
      * junction, never what it points to. Entering it has wiped real data in other tools. */
-    if (attr & FILE_ATTRIBUTE_REPARSE_POINT) {
-        DWORD e = (attr & FILE_ATTRIBUTE_DIRECTORY) ? remove_dir_w(w) : delete_file_w(w, attr);
-        return e ? win_fail(ctx, CDM_EIO, e, "cannot delete link '%s': %s", shown, NULL) : CDM_OK;
-    }
-    if (!(attr & FILE_ATTRIBUTE_DIRECTORY)) {
-        DWORD e = delete_file_w(w, attr);
-        return e ? win_fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", shown, NULL) : CDM_OK;
-    }
+    if (attr & FILE_ATTRIBUTE_REPARSE_POINT)
+        return (attr & FILE_ATTRIBUTE_DIRECTORY)
+                   ? remove_dir_w(ctx, w, "cannot delete link '%s': %s", shown)
+                   : delete_file_w(ctx, w, attr, "cannot delete link '%s': %s", shown);
+    if (!(attr & FILE_ATTRIBUTE_DIRECTORY))
+        return delete_file_w(ctx, w, attr, "cannot delete '%s': %s", shown);
     size_t n = wcslen(w);
     wchar_t *pattern = xmalloc((n + 3) * sizeof(wchar_t));
     memcpy(pattern, w, n * sizeof(wchar_t));
@@ -201,8 +191,7 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
         if (rc)
             return rc;
     }
-    DWORD e = remove_dir_w(w);
-    return e ? win_fail(ctx, CDM_EIO, e, "cannot delete folder '%s': %s", shown, NULL) : CDM_OK;
+    return remove_dir_w(ctx, w, "cannot delete folder '%s': %s", shown);
 }
 
 int fs_remove_tree(cdm_ctx *ctx, const char *path)
@@ -217,9 +206,11 @@ int fs_remove_file(cdm_ctx *ctx, const char *path)
 {
     wchar_t *w = win_path(path);
     DWORD attr = GetFileAttributesW(w);
-    DWORD e = attr == INVALID_FILE_ATTRIBUTES ? 0 : delete_file_w(w, attr);
+    int rc = attr == INVALID_FILE_ATTRIBUTES
+                 ? CDM_OK
+                 : delete_file_w(ctx, w, attr, "cannot delete '%s': %s", path);
     free(w);
-    return e ? win_fail(ctx, CDM_EIO, e, "cannot delete '%s': %s", path, NULL) : CDM_OK;
+    return rc;
 }
 
 int fs_sync_written(cdm_ctx *ctx, const char *dir)

@@ -5,6 +5,7 @@
  * in place, so its name never disappears.
  */
 #include "fs.h"
+#include "fs_wait_win32.h"
 #include "junction.h"
 #include "link.h"
 #include "win32_util.h"
@@ -136,6 +137,18 @@ static bool on_mapped_drive(const char *target)
     return GetDriveTypeW(root) == DRIVE_REMOTE;
 }
 
+/* Move the junction made at from to its name: a scanner or an indexer may hold either for
+ * a moment (fs_wait_win32.h). */
+static int move_in(cdm_ctx *ctx, const wchar_t *from, const wchar_t *to, const char *path)
+{
+    struct win_wait ww = WIN_WAIT_INIT(ctx, path, false);
+    while (!MoveFileExW(from, to, MOVEFILE_WRITE_THROUGH))
+        if (!win_wait_again(&ww, GetLastError(), true))
+            return ww.held ? win_wait_fail(&ww, "cannot put link in place '%s': %s", path, NULL)
+                           : fail(ctx, ww.last, "put link in place", path);
+    return CDM_OK;
+}
+
 int link_set(cdm_ctx *ctx, const char *path, const char *target)
 {
     unsigned char *buf = NULL;
@@ -168,8 +181,7 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
         rc = fail(ctx, GetLastError(), "create link", tmp);
     } else if ((rc = set_reparse(ctx, wtmp, path, buf, size))) {
         RemoveDirectoryW(wtmp); /* still the empty folder we made */
-    } else if (!MoveFileExW(wtmp, w, MOVEFILE_WRITE_THROUGH)) {
-        rc = fail(ctx, GetLastError(), "put link in place", path);
+    } else if ((rc = move_in(ctx, wtmp, w, path))) {
         RemoveDirectoryW(wtmp); /* a junction: this removes the link, never its target */
     }
 out:
@@ -195,8 +207,17 @@ int link_remove(cdm_ctx *ctx, const char *path)
                              path);
     wchar_t *w = wide(path);
     /* RemoveDirectoryW on a junction removes the junction, never what it points to. */
-    if (!w || !RemoveDirectoryW(w))
-        rc = fail(ctx, w ? GetLastError() : ERROR_INVALID_NAME, "remove link", path);
+    struct win_wait ww = WIN_WAIT_INIT(ctx, path, false);
+    if (!w)
+        rc = fail(ctx, ERROR_INVALID_NAME, "remove link", path);
+    while (w && !RemoveDirectoryW(w)) {
+        DWORD e = GetLastError(); /* before win_read_only sets another */
+        if (!win_wait_again(&ww, e, !win_read_only(w))) {
+            rc = ww.held ? win_wait_fail(&ww, "cannot remove link '%s': %s", path, NULL)
+                         : fail(ctx, ww.last, "remove link", path);
+            break;
+        }
+    }
     free(w);
     return rc;
 }

@@ -102,11 +102,28 @@ name = cuda_link
 [activate]
 build_paths = false           ; true: CMAKE_PREFIX_PATH, CPATH, LIBRARY_PATH too
 redirect = false              ; true (Linux): every cuDNN load from the install, LD_AUDIT
+
+[windows]
+retry_seconds = 60            ; how long a rename or delete waits for a program holding the
+                              ;   file open (an antivirus scanner); 0: fail at once
 EOF
 run_cdm install 9.1
 expect_rc 0 "the README's config works as written: a version found in the continued sources line"
 check "in the root it names, the comment cut off" test -d "$SCRATCH/data/cudnn/$id"
 
+
+# [windows] retry_seconds: whole seconds, 0 to 3600, read on every platform (a config may be
+# shared), used by Windows alone
+for v in -1 3601 soon 1.5; do
+  printf '[windows]\nretry_seconds = %s\n' "$v" >"$CDM_CONFIG"
+  run_cdm list
+  expect_rc 1 "[windows] retry_seconds = $v is refused"
+  expect_err "line 2: \[windows\] retry_seconds = '$v': give a whole number of seconds up to 3600" \
+    "naming the line and what to give"
+done
+printf '[windows]\nretry_seconds = 0\n' >"$CDM_CONFIG"
+run_cdm list
+expect_rc 0 "[windows] retry_seconds = 0 is read"
 
 # [activate]: a yes or no, anything else named with its file and line
 printf '[activate]\nbuild_paths = yes\nredirect = maybe\n' >"$CDM_CONFIG"
