@@ -286,6 +286,11 @@ char *path_dirname(const char *path)
         return xstrdup(".");
     if (last == path)
         return xstrdup("/");
+    /* "C:\x" lies in the drive's root "C:\", as "/x" in "/": a bare "C:" is the drive's
+     * current folder to Windows, and its own dirname "." the process's, so walks upwards
+     * (a git work tree, a project) went on into wherever cdm was started. */
+    if (last == path + 2 && path[1] == ':' && isalpha((unsigned char)path[0]))
+        return xstrndup(path, 3);
     return xstrndup(path, (size_t)(last - path));
 }
 

@@ -110,7 +110,8 @@ bool str_starts_with_icase(const char *s, const char *prefix);
 char *path_join(const char *a, const char *b);
 /* The last component (points into path). */
 const char *path_basename(const char *path);
-/* Everything before the last separator, malloc'd ("." when there is none). */
+/* Everything before the last separator, malloc'd ("." when there is none); a root keeps its
+ * separator ("/", "C:\\"), so walking upwards ends at the root. */
 char *path_dirname(const char *path);
 /* path is dir itself or below it, by their text (give both canonical, or both as given). */
 bool path_within(const char *path, const char *dir);

@@ -66,6 +66,15 @@ int main(void)
        "roots");
     ok(!win_is_root("C:\\x") && !win_is_root("\\\\srv\\share\\x") && !win_is_root("x"),
        "not roots");
+    /* A walk upwards (git_worktree_of, project_nearest) stops where dirname gives the path
+     * back: at "C:\\", never going on to "C:" (the drive's current folder) and ".". */
+    char *up = path_dirname("C:\\x"), *top = path_dirname("C:\\"), *mid = path_dirname("C:\\x\\y");
+    is_str(up, "C:\\", "the folder above 'C:\\x' is the drive's root");
+    is_str(top, "C:\\", "and the root's is the root itself");
+    is_str(mid, "C:\\x", "below the root, the text before the last separator");
+    free(up);
+    free(top);
+    free(mid);
     char *root = fs_default_root();
     is_str(root, "C:\\cudnn_archive", "the default store");
     free(root);
