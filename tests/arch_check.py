@@ -53,29 +53,44 @@ def includes(path):
         return re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read(), re.M)
 
 
+def engine_rooms(src):
+    """The engine's rooms, lowest first, as src/engine/meson.build lists them."""
+    path = os.path.join(src, "engine", "meson.build")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"^engine_rooms\s*=\s*\[(.*?)\]", f.read(), re.M | re.S)
+    return re.findall(r"'([^']+)'", m.group(1)) if m else []
+
+
 def resolve_include(src, rel, inc):
-    """The src/-relative file an include names, or 'cdm.h' for the public header."""
+    """The src/-relative file an include names, or 'cdm.h' for the public header. The
+    engine's rooms are on its include path (src/engine/meson.build), so a header of the
+    engine is found by its name alone from any room."""
     if inc == "cdm.h":
         return "cdm.h"
-    here = os.path.join(os.path.dirname(rel), inc)
-    if os.path.exists(os.path.join(src, here)):
-        return os.path.normpath(here)
-    if os.path.exists(os.path.join(src, inc)):
-        return os.path.normpath(inc)
+    dirs = [os.path.dirname(rel), ""]
+    dirs += ["engine"] + [os.path.join("engine", r) for r in engine_rooms(src)]
+    for d in dirs:
+        here = os.path.join(d, inc)
+        if os.path.exists(os.path.join(src, here)):
+            return os.path.normpath(here)
     return None
 
 
-def objects_symbols(build, nm="nm"):
-    """{src-relative .c file: (defined, undefined)} from the objects meson built."""
+def objects_symbols(build, sources, nm="nm"):
+    """{src-relative .c file: (defined, undefined)} from the objects meson built; meson
+    names an object after its source's path with '_' for '/' (src_engine_core_config.c.o)."""
+    by_name = {"src_" + rel.replace("/", "_"): rel for rel in sources if rel.endswith(".c")}
     objects = {}
     for sub in os.listdir(build):
         if not sub.endswith(".p"):
             continue
         d = os.path.join(build, sub)
         for o in os.listdir(d):
-            m = re.match(r"src_(base|platform|engine|cli)_(.+\.c)\.o(bj)?$", o)
-            if m:
-                objects[os.path.join(d, o)] = m.group(1) + "/" + m.group(2)
+            m = re.match(r"(.+\.c)\.o(bj)?$", o)
+            if m and m.group(1) in by_name and room_of(by_name[m.group(1)]):
+                objects[os.path.join(d, o)] = by_name[m.group(1)]
     table = {rel: (set(), set()) for rel in objects.values()}
     if not objects:
         return table
@@ -131,12 +146,11 @@ def cycles(graph):
     return out
 
 
-def layer_table(src):
+def layer_table(src, doctor):
     """The layers doctor.c's table names (&doctor_X_layer), in its order."""
-    path = os.path.join(src, "engine", "doctor.c")
-    if not os.path.exists(path):
+    if doctor is None:
         return []
-    with open(path, encoding="utf-8") as f:
+    with open(os.path.join(src, doctor), encoding="utf-8") as f:
         m = re.search(r"\blayers\[\]\s*=\s*\{(.*?)\};", f.read(), re.S)
     return re.findall(r"&(\w+)", m.group(1)) if m else []
 
@@ -200,7 +214,7 @@ def main():
         if not ci:
             results[-1] = (True, f"the call checks # SKIP {nm} not found", "")
         return report()
-    table = objects_symbols(build, nm)
+    table = objects_symbols(build, files, nm)
     owner = {}
     for rel, (defined, _) in table.items():
         for s in defined:
@@ -222,9 +236,12 @@ def main():
     # The doctor runs its layers through a table of pointers: each row must be an arrow
     # from doctor.c to the layer's file, or a layer calling back into doctor.c would close
     # a circle this check cannot see.
-    layers = layer_table(src)
+    doctor = next((f for f in files if f.startswith("engine/")
+                   and os.path.basename(f) == "doctor.c"), None)
+    layers = layer_table(src, doctor)
+    check(doctor and layers, "the doctor's layer table is found", "no engine/**/doctor.c with layers[]")
     blind = [f"{s} ({owner.get(s, 'not in any object')})" for s in layers
-             if owner.get(s) not in graph.get("engine/doctor.c", set())]
+             if owner.get(s) not in graph.get(doctor, set())]
     check(not blind, "the doctor's layer table is seen: doctor.c -> each layer's file",
           "; ".join(blind))
     for room in ROOMS:
