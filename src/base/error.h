@@ -4,7 +4,7 @@
  * and link calls can say, and quote, what failed without calling up into the engine.
  *
  * The context is opaque here: the engine's struct cdm_ctx starts with a struct error_state
- * (checked by a _Static_assert in engine/internal.h), and a pointer to a structure is a
+ * (checked by a _Static_assert in engine/core/internal.h), and a pointer to a structure is a
  * pointer to its first member, so these functions reach the state through the context
  * pointer alone.
  */

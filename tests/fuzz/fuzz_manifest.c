@@ -5,7 +5,7 @@
  * SHA-256, a four-part version), and the labels are versions, each once. */
 #include "engine/manifest.h"
 #include "engine/redist.h"
-#include "engine/version.h"
+#include "engine/core/version.h"
 
 #include <stdint.h>
 #include <stdlib.h>

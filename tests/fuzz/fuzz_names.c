@@ -1,7 +1,7 @@
 /* libFuzzer: the parsers of names and versions: NVIDIA's archive names, versions, version
  * specs, an entry's path and a link's target. */
 #include "engine/entry_check.h"
-#include "engine/version.h"
+#include "engine/core/version.h"
 
 #include <stdint.h>
 #include <stdlib.h>

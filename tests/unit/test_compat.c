@@ -1,7 +1,7 @@
 /* The compatibility tables of CUDNN_FACTS.md section 6 and the version encodings. */
 #include "engine/compat.h"
 #include "tap.h"
-#include "engine/version.h"
+#include "engine/core/version.h"
 
 int main(void)
 {

@@ -1,5 +1,5 @@
 /* Errors and warnings in the context (base/error.c), reached through the context pointer. */
-#include "engine/internal.h"
+#include "engine/core/internal.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * Windows, create-never-follows, rename, locks, and a recursive delete that never enters
  * a link. Run with a scratch folder as argv[1].
  */
-#include "engine/internal.h"
+#include "engine/core/internal.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "tap.h"

@@ -6,7 +6,7 @@
  * end answered at once, and which errors count. Windows only; run with a scratch folder
  * as argv[1].
  */
-#include "engine/internal.h"
+#include "engine/core/internal.h"
 #include "platform/fs.h"
 #include "platform/fs_wait_win32.h"
 #include "platform/win32_util.h"

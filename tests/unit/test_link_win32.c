@@ -2,7 +2,7 @@
  * in, read back, retarget in place, refuse real folders, remove without touching the target.
  * Where junctions cannot be made (stock Wine 8, a volume without reparse points) the tests
  * check that cdm refuses clearly and leaves nothing behind. */
-#include "engine/internal.h"
+#include "engine/core/internal.h"
 #include "platform/link.h"
 #include "tap.h"
 #include "testenv.h"

@@ -3,7 +3,7 @@
  * with status 3.
  *   test_trace CHILD LIBDIR LIBNAME LIBPATH PATHVAR
  * LIBDIR holds LIBNAME and goes on PATHVAR (LD_LIBRARY_PATH, or PATH on Windows). */
-#include "engine/internal.h"
+#include "engine/core/internal.h"
 #include "platform/fs.h"
 #include "platform/trace.h"
 #include "tap.h"

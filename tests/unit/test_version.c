@@ -1,6 +1,6 @@
 #include "engine/official.h"
 #include "tap.h"
-#include "engine/version.h"
+#include "engine/core/version.h"
 
 static void versions(void)
 {

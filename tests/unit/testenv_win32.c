@@ -1,5 +1,5 @@
 #include "testenv.h"
-#include "engine/internal.h"
+#include "engine/core/internal.h"
 #include "platform/fs.h"
 #include "platform/link.h"
 #include "platform/win32_util.h"
