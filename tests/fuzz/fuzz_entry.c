@@ -1,6 +1,6 @@
 /* libFuzzer: the per-entry checks of an archive (entry_check.c) on a sequence of entries,
  * one a line: a kind digit (enum entry_kind), the name, a tab, a link's target. */
-#include "engine/entry_check.h"
+#include "engine/extract/entry_check.h"
 #include "fuzz_lines.h"
 
 static bool entry(void *arg, char *line, const char *target)

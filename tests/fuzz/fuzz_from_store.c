@@ -1,7 +1,7 @@
 /* libFuzzer: the checks on another store's rows (install --from-store reads them from that
  * store's index, entry_check_row), one row a line: 'f' (a file), 'l' (a link) or anything
  * else (a folder), the path, a tab, a link's target. */
-#include "engine/entry_check.h"
+#include "engine/extract/entry_check.h"
 #include "fuzz_lines.h"
 
 static bool row(void *arg, char *line, const char *target)

@@ -1,5 +1,5 @@
 /* libFuzzer: reading the version from a cuDNN header (header.c, a small preprocessor). */
-#include "engine/header.h"
+#include "engine/extract/header.h"
 
 #include <stdint.h>
 

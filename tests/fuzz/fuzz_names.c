@@ -1,6 +1,6 @@
 /* libFuzzer: the parsers of names and versions: NVIDIA's archive names, versions, version
  * specs, an entry's path and a link's target. */
-#include "engine/entry_check.h"
+#include "engine/extract/entry_check.h"
 #include "engine/core/version.h"
 
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* The checks on archive entries (entry_check.c), one archive's entries at a time. */
-#include "engine/entry_check.h"
+#include "engine/extract/entry_check.h"
 #include "tap.h"
 
 /* A fresh checker that has seen the top folder "top/". */

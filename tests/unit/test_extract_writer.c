@@ -1,10 +1,10 @@
 /*
- * The writer thread of an extraction (engine/extract_writer.c): files handed over block by
+ * The writer thread of an extraction (engine/extract/extract_writer.c): files handed over block by
  * block come out whole, with the hashes a single thread computes, in the order given; the
  * archive's bytes are hashed in order; a failure to write stops the reader and names the
  * file. Run with a scratch folder as argv[1].
  */
-#include "engine/extract_writer.h"
+#include "engine/extract/extract_writer.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
 #include "tap.h"

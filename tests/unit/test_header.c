@@ -1,5 +1,5 @@
 /* The version a header gives, as the compiler would see it (header.c). */
-#include "engine/header.h"
+#include "engine/extract/header.h"
 #include "tap.h"
 
 #include <string.h>

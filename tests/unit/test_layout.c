@@ -1,5 +1,5 @@
-#include "engine/cdm_archive.h"
-#include "engine/entry_check.h"
+#include "engine/extract/cdm_archive.h"
+#include "engine/extract/entry_check.h"
 #include "tap.h"
 
 static void entry_paths(void)
