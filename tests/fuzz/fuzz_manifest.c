@@ -3,8 +3,8 @@
  * sanitizers, what the parsers promise is checked: an entry without a problem is one
  * install could download as named (a safe relative path ending in its name, a lower-case
  * SHA-256, a four-part version), and the labels are versions, each once. */
-#include "engine/manifest.h"
-#include "engine/redist.h"
+#include "engine/fetch/manifest.h"
+#include "engine/fetch/redist.h"
 #include "engine/core/version.h"
 
 #include <stdint.h>

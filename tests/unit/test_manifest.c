@@ -3,8 +3,8 @@
  * [fetch] base (redist.c): the real 8.9.7 manifest (argv[1]), and each shape seen in
  * NVIDIA's files, written here in the real schema.
  */
-#include "engine/manifest.h"
-#include "engine/redist.h"
+#include "engine/fetch/manifest.h"
+#include "engine/fetch/redist.h"
 #include "tap.h"
 
 #include <stdlib.h>

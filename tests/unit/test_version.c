@@ -1,4 +1,4 @@
-#include "engine/official.h"
+#include "engine/fetch/official.h"
 #include "tap.h"
 #include "engine/core/version.h"
 
