@@ -1,4 +1,4 @@
-# The frameworks' rules (src/engine/frameworks.c), read from an environment's dist-info and
+# The frameworks' rules (src/engine/pyenv/frameworks.c), read from an environment's dist-info and
 # applied by cdm attach, by a switch of a project with the environment attached, and by
 # the doctor: torch's build minor, JAX's known-bad 9.10.0, ONNX Runtime's major,
 # CTranslate2's fixed major by its version, TensorRT's feature-only 8.9.7.
