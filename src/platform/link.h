@@ -26,7 +26,7 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target);
 /* Remove the link at path, never its target. Refuses anything that is not a link. */
 int link_remove(cdm_ctx *ctx, const char *path);
 
-/* A new link at path to target, a folder (dir) or a file, for a view (engine/view.h): a
+/* A new link at path to target, a folder (dir) or a file, for a view (engine/toolkit/view.h): a
  * symbolic link on POSIX; on Windows a junction for a folder, and for a file a hard link
  * where the volume and the rights allow, else a file symbolic link where Developer Mode
  * allows, else CDM_EUNSUPPORTED saying why neither could be made. */

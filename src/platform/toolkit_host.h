@@ -1,6 +1,6 @@
 /*
  * Where a CUDA toolkit may be installed on this system: facts only (folders and how they
- * were found); engine/toolkit.c reads each one's version and decides.
+ * were found); engine/toolkit/toolkit.c reads each one's version and decides.
  */
 #ifndef CDM_TOOLKIT_HOST_H
 #define CDM_TOOLKIT_HOST_H

@@ -1,5 +1,5 @@
 /* The compatibility tables of CUDNN_FACTS.md section 6 and the version encodings. */
-#include "engine/compat.h"
+#include "engine/toolkit/compat.h"
 #include "tap.h"
 #include "engine/core/version.h"
 
