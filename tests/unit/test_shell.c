@@ -1,5 +1,5 @@
 /* Shell emitters and activation plans: golden text per shell and case. */
-#include "engine/shell.h"
+#include "engine/activation/shell.h"
 #include "tap.h"
 
 #include <stdlib.h>
