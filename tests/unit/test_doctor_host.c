@@ -1,6 +1,6 @@
 /* The host layer of the doctor judges the platform's facts: Windows' junctions, long paths
  * and execution policy, decided here from given facts on any platform. */
-#include "engine/doctor.h"
+#include "engine/doctor/doctor.h"
 #include "tap.h"
 
 #include <stdlib.h>
