@@ -3,9 +3,11 @@
 
 Rooms, lowest first: base, platform, engine, cli (src/README.md). A file may include and
 call only its own room and the rooms below it, except the few upward calls listed in
-ALLOWED_UP. No files call each other in a circle, in any room or across rooms. The front
-end includes nothing of the engine but include/cdm.h (base/, the strings and allocation
-below everything, it may use). No source file is above 600 lines, and no `#ifdef _WIN32`
+ALLOWED_UP. The engine is in rooms of its own, one folder each, ordered by the list
+engine_rooms in src/engine/meson.build (lowest first), which the same rule holds for: every
+engine file is in one of them, and they call each other without a cycle. No files call
+each other in a circle, in any room or across rooms. The front end includes nothing of the
+engine but include/cdm.h (base/, the strings and allocation below everything, it may use). No source file is above 600 lines, and no `#ifdef _WIN32`
 stands outside src/platform/.
 
 The call graph comes from the compiled objects (nm: the symbols each object defines and
@@ -39,6 +41,12 @@ def check(ok, name, detail=""):
 def room_of(rel):
     top = rel.split("/")[0]
     return top if top in ROOMS else None
+
+
+def subroom_of(rel, rooms):
+    """The engine's room of a file (engine/ROOM/...), or None."""
+    parts = rel.split("/")
+    return parts[1] if parts[0] == "engine" and len(parts) > 2 and parts[1] in rooms else None
 
 
 def source_files(src):
@@ -171,6 +179,25 @@ def main():
             bad = re.findall(r"^\s*#\s*(?:if|ifdef|ifndef|elif).*\b_WIN32\b.*$", text, re.M)
             check(not bad, f"src/{rel} has no _WIN32 conditional", "; ".join(bad))
 
+    # The engine's rooms: every file in one, each built by its own meson.build, captioned in
+    # src/README.md; header names unique across them, as they are included by name alone.
+    rooms = engine_rooms(src)
+    check(bool(rooms), "src/engine/meson.build lists the engine's rooms (engine_rooms)")
+    with open(os.path.join(src, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    for r in rooms:
+        check(os.path.exists(os.path.join(src, "engine", r, "meson.build")),
+              f"src/engine/{r}/ is built by its own meson.build")
+        check(f"`engine/{r}/`" in readme, f"src/README.md has a line for src/engine/{r}/")
+    loose = [f for f in files if f.startswith("engine/") and not subroom_of(f, rooms)]
+    check(not loose, "every file of src/engine/ is in one of its rooms", " ".join(loose))
+    seen_h = {}
+    for f in files:
+        if subroom_of(f, rooms) and f.endswith(".h"):
+            seen_h.setdefault(os.path.basename(f), []).append(f)
+    twice = [" and ".join(v) for v in seen_h.values() if len(v) > 1]
+    check(not twice, "no two rooms of the engine hold a header of one name", "; ".join(twice))
+
     # Includes: own room or lower; the front end only cdm.h of the engine.
     for rel in files:
         mine = room_of(rel)
@@ -184,6 +211,11 @@ def main():
             else:
                 ok = ROOMS.index(theirs) <= ROOMS.index(mine)
             check(ok, f"src/{rel} includes nothing above its room", f'includes "{inc}" ({theirs})')
+            a, b = subroom_of(rel, rooms), subroom_of(target, rooms)
+            if a and b:
+                check(rooms.index(b) <= rooms.index(a),
+                      f"src/{rel} includes nothing above its room of the engine",
+                      f'includes "{inc}" (engine/{b}, above engine/{a})')
 
     # Every source file reaches base/banned.h through its includes (base/util.h has it).
     graph_inc = {}
@@ -220,7 +252,7 @@ def main():
         for s in defined:
             owner[s] = rel
     graph = {}
-    up = []
+    up, up_engine = [], []
     for rel, (_, needed) in sorted(table.items()):
         for s in needed:
             callee = owner.get(s)
@@ -230,16 +262,22 @@ def main():
             a, b = ROOMS.index(room_of(rel)), ROOMS.index(room_of(callee))
             if b > a and (rel, callee) not in ALLOWED_UP:
                 up.append(f"{rel} -> {callee} ({s})")
+            a, b = subroom_of(rel, rooms), subroom_of(callee, rooms)
+            if a and b and rooms.index(b) > rooms.index(a):
+                up_engine.append(f"{rel} -> {callee} ({s})")
     check(len(table) > 0, "the objects were found", build)
     check(len(owner) > 0, "the objects' symbols were read", f"{nm} printed none")
     check(not up, "no call from a lower room to a higher one", "; ".join(sorted(set(up))))
+    check(not up_engine, "no call from a lower room of the engine to a higher one ("
+          + " < ".join(rooms) + ")", "; ".join(sorted(set(up_engine))))
     # The doctor runs its layers through a table of pointers: each row must be an arrow
     # from doctor.c to the layer's file, or a layer calling back into doctor.c would close
     # a circle this check cannot see.
     doctor = next((f for f in files if f.startswith("engine/")
                    and os.path.basename(f) == "doctor.c"), None)
     layers = layer_table(src, doctor)
-    check(doctor and layers, "the doctor's layer table is found", "no engine/**/doctor.c with layers[]")
+    check(doctor and layers, "the doctor's layer table is found",
+          "no engine/**/doctor.c with layers[]")
     blind = [f"{s} ({owner.get(s, 'not in any object')})" for s in layers
              if owner.get(s) not in graph.get(doctor, set())]
     check(not blind, "the doctor's layer table is seen: doctor.c -> each layer's file",
@@ -250,6 +288,15 @@ def main():
         cyc = cycles(inner)
         check(not cyc, f"the files of src/{room}/ call each other without a cycle",
               " | ".join(" <-> ".join(c) for c in cyc))
+    between = {}
+    for k, v in graph.items():
+        for w in v:
+            a, b = subroom_of(k, rooms), subroom_of(w, rooms)
+            if a and b and a != b:
+                between.setdefault(a, set()).add(b)
+    cyc = cycles(between)
+    check(not cyc, "the rooms of src/engine/ call each other without a cycle",
+          " | ".join(" <-> ".join(c) for c in cyc))
     cyc = [c for c in cycles(graph) if len({room_of(f) for f in c}) > 1]
     check(not cyc, "no cycle runs across rooms", " | ".join(" <-> ".join(c) for c in cyc))
     front = {k: v for k, v in graph.items() if room_of(k) == "cli"}
