@@ -105,6 +105,14 @@ static void check_project(struct doctor *d)
         fix = xasprintf("move '%s' away, then run 'cdm link %s'", p->link_path, p->path);
         doctor_add(d, "project.link", CDM_CHECK_FAIL, fix,
                    "'%s' is a real file or folder, not a link cdm made", p->link_path);
+    } else if (*p->no_link) {
+        fix = xasprintf("put the project on an NTFS volume, or let this user make symbolic "
+                        "links (Developer Mode), then run 'cdm link %s'",
+                        p->path);
+        doctor_add(d, "project.link", CDM_CHECK_WARN, fix,
+                   "the project has no link: %s; activation points at the store directly ('%s', "
+                   "%s)",
+                   p->no_link, p->target, p->linked_id);
     } else if (!p->has_link) {
         fix = xasprintf("run 'cdm link %s%s%s'", p->path, p->has_pin ? "" : " ",
                         p->has_pin ? "" : "VERSION");
