@@ -26,6 +26,7 @@
 #include "toolkit.h"
 #include "view.h"
 #include "platform/fs.h"
+#include "platform/fs_volume.h"
 #include "platform/link.h"
 #include "version.h"
 
@@ -318,6 +319,20 @@ static bool still_no_link(cdm_ctx *ctx, const struct cdm_project *p, const char 
     return none;
 }
 
+/* Sync clients (OneDrive, and the others that use cloud placeholders) do not follow a
+ * junction as a link: they may upload the store through it, or delete through it, and a
+ * placeholder's files vanish offline. Said at each link change, and by the doctor. */
+static void warn_cloud(cdm_ctx *ctx, const char *project)
+{
+    char *why = fs_cloud_sync(project);
+    if (why)
+        cdm_warn(ctx, "'%s' is %s: sync clients do not follow junctions and may upload or "
+                      "delete the store's files through the link, and cloud placeholders make "
+                      "files vanish offline; move the project out of the synced folder",
+                 project, why);
+    free(why);
+}
+
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
@@ -419,6 +434,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         free(old_root);
         return dry_finish(ctx, p.path, true, in.id, result);
     }
+    warn_cloud(ctx, p.path);
     /* The old name is only ours to remove when the history says cdm made it. */
     rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact);
     dest_free(&d);

@@ -1,6 +1,7 @@
 # cdm link where junctions cannot be made: a directory symbolic link where one can be made,
 # else a project without a link whose pin and history record the install and whose
-# activation points at the store's folder itself.
+# activation points at the store's folder itself. And the warning for a project inside a
+# OneDrive folder.
 #
 # Where the project lives: on a FAT file system (an image made by mkfs.vfat, mounted with
 # fusefat; Wine reaches it through Z:), which refuses junctions and symbolic links alike,
@@ -111,6 +112,22 @@ else
   check "is settled as made by the next cdm" sh -c 'printf "%s" "$1" | grep -q "^id          9.1.0.70-cuda12"' _ "$OUT"
   check "which writes the pin" test "$(tr -d '\r\n' <"$base/killed/.cudnn-version")" = 9.1.0.70-cuda12
 fi
+
+# OneDrive: the variable its client sets names a folder above the project.
+sync="$SCRATCH/OneDrive - Contoso"
+mkdir -p "$sync/work/p"
+export OneDriveCommercial
+OneDriveCommercial=$(wpath "$sync")
+run_cdm link "$(wpath "$sync/work/p")" 8.8.0
+expect_rc 0 "cdm link of a project under %OneDriveCommercial%"
+expect_err "is inside the OneDrive folder '.*OneDrive - Contoso' \(%OneDriveCommercial%\): sync clients do not follow junctions and may upload or delete" \
+  "warns that the sync client may upload or delete through the link"
+run_cdm doctor "$(wpath "$sync/work/p")"
+check "and the doctor says so" sh -c 'printf "%s" "$1" | grep -q "the project is inside the OneDrive folder"' _ "$OUT$ERR"
+mkdir -p "$SCRATCH/elsewhere"
+run_cdm link "$(wpath "$SCRATCH/elsewhere")" 8.8.0
+check "a project outside that folder gets no such warning" sh -c '! printf "%s" "$1" | grep -q OneDrive' _ "$ERR"
+unset OneDriveCommercial
 
 # cdm's own directory symbolic links, where this Wine makes them (with the junction
 # patches): read, switched and removed as cdm's links; a relative one is not cdm's.
