@@ -235,10 +235,9 @@ static int make_new(cdm_ctx *ctx, const wchar_t *wtmp, const char *tmp, const ch
     if (!CreateDirectoryW(wtmp, NULL))
         return fail(ctx, GetLastError(), "create link", tmp);
     DWORD e = try_reparse(wtmp, buf, size);
-    RemoveDirectoryW(wtmp); /* a junction or still the empty folder: never a target */
     if (!e)
-        return CreateDirectoryW(wtmp, NULL) ? set_reparse(ctx, wtmp, path, buf, size)
-                                            : fail(ctx, GetLastError(), "create link", tmp);
+        return CDM_OK;
+    RemoveDirectoryW(wtmp); /* still the empty folder we made */
     /* Any refusal on the empty folder just made is the volume's (FAT answers "invalid
      * function", shares and Wine 8 "not supported"): a symbolic link may still be made. */
     char *sym = make_symlink(ctx, wtmp, tmp, norm);
