@@ -25,7 +25,8 @@ fat_mount() {
   truncate -s 32M "$SCRATCH/fat.img" && mkfs.vfat "$SCRATCH/fat.img" >/dev/null 2>&1 &&
     mkdir -p "$fat" && fusefat -o rw+ "$SCRATCH/fat.img" "$fat" >/dev/null 2>&1 ||
     { why="fusefat cannot mount a FAT image here"; return 1; }
-  trap 'fusermount -u "$fat" 2>/dev/null' EXIT
+  # lazily: the wineserver may still hold a folder there open; then the scratch folder goes
+  trap 'fusermount -u -z "$fat" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 }
 
 if fat_mount; then
