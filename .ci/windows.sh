@@ -5,7 +5,8 @@
 # failure; the results are in build-win/meson-logs/testlog.json for counting.
 #
 # Needs (Debian 12): gcc-mingw-w64-x86-64 libz-mingw-w64-dev wine wine64 meson
-# ninja-build pkg-config python3 libarchive-dev libarchive-tools tcl make;
+# ninja-build pkg-config python3 libarchive-dev libarchive-tools tcl make dosfstools
+# fusefat;
 # ccache is used when present (its files go to $CDM_DEPS_CACHE/ccache).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,8 +63,9 @@ wineserver -p 60 2>/dev/null
 wine cmd /c exit >/dev/null 2>&1
 meson test -C build-win --print-errorlogs --timeout-multiplier 3 || exit 1
 
-# The refusal where junctions cannot be made: the junction tests again under stock Wine
-# (a few seconds), with the stock prefix and server. Results in meson-logs/stocklog.json.
+# Where junctions cannot be made (cdm goes on without a link): the junction tests again
+# under stock Wine (a few seconds), with the stock prefix and server. Results in
+# meson-logs/stocklog.json.
 rm -f build-win/meson-logs/stocklog.json
 if [ "${prefix_name}" != wineprefix ] && [ -x /usr/bin/wine ]; then
   stock_prefix=$CDM_DEPS_CACHE/wineprefix
@@ -72,7 +74,7 @@ if [ "${prefix_name}" != wineprefix ] && [ -x /usr/bin/wine ]; then
       { tail -20 /tmp/cdm-ci-wineboot-stock.log; echo "windows: stock wineboot failed"; exit 1; }
   fi
   WINEPREFIX=$stock_prefix /usr/bin/wineserver -p 60 </dev/null >/dev/null 2>&1
-  python3 tests/win/stock_wine.py build-win /usr/bin/wine "$stock_prefix" link_win32 fs win_link ||
+  python3 tests/win/stock_wine.py build-win /usr/bin/wine "$stock_prefix" link_win32 fs win_link win_fallback ||
     exit 1
 fi
 

@@ -233,6 +233,11 @@ struct cdm_project {
     bool has_pin;
     char pinned_id[64]; /* the install id in the pin file */
     char view[192];     /* the view the link points to (see toolkits), "" for the install */
+    char no_link[512];  /* why the project has no link although its current generation names
+                         * an install: no kind of link can be made in its folder (Windows: a
+                         * FAT or exFAT volume, a share, no right to make symbolic links).
+                         * linked_id, target and view then come from that generation, target
+                         * the store's folder itself, where activation points. "" otherwise */
 };
 
 /* Read the project in folder dir (which must exist). */
@@ -279,6 +284,7 @@ struct cdm_generation {
     char toolkit[64];        /* the CUDA toolkit's version recorded with it, "" for none */
     char toolkit_path[4096]; /* its folder, links resolved */
     char view[192];          /* the view the link points to, "" for the install itself */
+    char no_link[512];       /* why no link could be made for it ("" when one was) */
 };
 
 /* What a project uses, read from the file system and compared with the index. */

@@ -31,6 +31,7 @@ void cli_json_which(struct json *j, const struct cdm_which_info *w)
     kv_string_or_null(j, "toolkit", w->toolkit);
     kv_string_or_null(j, "toolkit_path", w->toolkit_path);
     kv_string_or_null(j, "view", p->view);
+    kv_string_or_null(j, "no_link", p->no_link);
     json_kv_bool(j, "gone", w->gone);
 }
 
@@ -83,7 +84,11 @@ void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
         json_print(&j, stdout);
     } else {
         cli_printf("project     %s%s\n", p->path, w->gone ? " (gone)" : "");
-        cli_printf("link        %s\n", p->link_path);
+        if (*p->no_link)
+            cli_printf("link        none (%s); activation points at the target itself\n",
+                       p->no_link);
+        else
+            cli_printf("link        %s\n", p->link_path);
         cli_printf("target      %s\n", *p->target ? p->target : "-");
         cli_printf("id          %s\n", *p->linked_id ? p->linked_id : "-");
         cli_printf("version     %s\n", *w->version ? w->version : "-");
@@ -120,6 +125,11 @@ void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const ch
         cli_info(cli, "would change '%s' from %s to %s; changed nothing (--dry-run)\n",
                  w->project.link_path, *r->previous_id ? r->previous_id : "no link",
                  *w->project.linked_id ? w->project.linked_id : "no link");
+    else if (*w->project.no_link && *w->project.linked_id)
+        cli_info(cli, "%s '%s' -> %s %swithout a link; activation points at '%s' (generation "
+                      "%lld)\n",
+                 r->changed ? "recorded" : "already", w->project.path, w->project.linked_id,
+                 r->changed ? "" : "recorded ", w->project.target, w->generation);
     else if (!r->changed && *w->project.linked_id)
         cli_info(cli, "'%s' -> %s already; nothing to do\n", w->project.link_path,
                  w->project.linked_id);

@@ -14,4 +14,11 @@
  * cannot be told: a guess must not change how a local index is written. */
 bool fs_volume_is_network(const char *path, char *kind, size_t kind_size);
 
+/* Whether path lies in a folder a cloud sync client keeps (Windows: below a folder that
+ * %OneDrive%, %OneDriveCommercial% or %OneDriveConsumer% names, or a cloud placeholder on
+ * the way: a reparse tag IO_REPARSE_TAG_CLOUD_*, or the attributes "recall on open / on
+ * data access"): then how, as "inside the OneDrive folder 'C:\Users\a\OneDrive'
+ * (%OneDrive%)" (malloc'd); NULL when not, or on POSIX, where cdm knows no such client. */
+char *fs_cloud_sync(const char *path);
+
 #endif

@@ -137,3 +137,9 @@ bool fs_volume_is_network(const char *path, char *kind, size_t kind_size)
     return false;
 #endif
 }
+
+char *fs_cloud_sync(const char *path)
+{
+    (void)path; /* no sync client here keeps placeholders cdm could tell */
+    return NULL;
+}

@@ -8,6 +8,9 @@
 
 #define HEADER_SIZE 8u  /* tag, data length, reserved */
 #define NAMES_AT    16u /* the four u16 name fields come first */
+/* A symbolic link's buffer has a u32 of flags after them; bit 0: a relative target. */
+#define SYMLINK_NAMES_AT         20u
+#define SYMLINK_FLAG_RELATIVE_BIT 1u
 static const char substitute_prefix[] = "\\??\\";
 
 static bool is_sep(char c)
@@ -217,6 +220,36 @@ bad:
     return NULL;
 }
 
+/* The substitute name of a buffer whose names start at names_at (16 for a junction, 20 for
+ * a symbolic link, whose flags come first), UTF-8; NULL when the buffer is inconsistent. */
+static char *substitute_name(const unsigned char *buf, size_t size, size_t names_at)
+{
+    size_t data = get16(buf + 4);
+    if (size < names_at || HEADER_SIZE + data > size || HEADER_SIZE + data < names_at)
+        return NULL;
+    size_t names = HEADER_SIZE + data - names_at;
+    size_t off = get16(buf + 8), len = get16(buf + 10);
+    if (off % 2 || len % 2 || off + len > names)
+        return NULL;
+    return utf16_to_utf8(buf + names_at + off, len);
+}
+
+/* A symbolic link: its target only when it is absolute ("\??\X:\..."), the one form a
+ * directory symbolic link that cdm makes has (a relative one is never cdm's). */
+static enum junction_kind symlink_parse(const unsigned char *buf, size_t size, char **target)
+{
+    if (size < SYMLINK_NAMES_AT || get32(buf + NAMES_AT) & SYMLINK_FLAG_RELATIVE_BIT)
+        return JUNCTION_SYMLINK;
+    char *sub = substitute_name(buf, size, SYMLINK_NAMES_AT);
+    if (sub && str_starts_with(sub, substitute_prefix)) {
+        const char *rest = sub + strlen(substitute_prefix);
+        if (is_drive_letter(rest[0]) && rest[1] == ':' && is_sep(rest[2]))
+            *target = xstrdup(rest);
+    }
+    free(sub);
+    return JUNCTION_SYMLINK;
+}
+
 enum junction_kind junction_parse(const unsigned char *buf, size_t size, char **target)
 {
     *target = NULL;
@@ -224,17 +257,10 @@ enum junction_kind junction_parse(const unsigned char *buf, size_t size, char **
         return JUNCTION_INVALID;
     uint32_t tag = get32(buf);
     if (tag == JUNCTION_TAG_SYMLINK)
-        return JUNCTION_SYMLINK;
+        return symlink_parse(buf, size, target);
     if (tag != JUNCTION_TAG_MOUNT_POINT)
         return JUNCTION_OTHER;
-    size_t data = get16(buf + 4);
-    if (size < NAMES_AT || HEADER_SIZE + data > size || data < NAMES_AT - HEADER_SIZE)
-        return JUNCTION_INVALID;
-    size_t names = HEADER_SIZE + data - NAMES_AT;
-    size_t off = get16(buf + 8), len = get16(buf + 10);
-    if (off % 2 || len % 2 || off + len > names)
-        return JUNCTION_INVALID;
-    char *sub = utf16_to_utf8(buf + NAMES_AT + off, len);
+    char *sub = substitute_name(buf, size, NAMES_AT);
     if (!sub)
         return JUNCTION_INVALID;
     enum junction_kind kind = JUNCTION_OTHER;

@@ -30,13 +30,14 @@ const char *junction_build(const char *target, unsigned char **buf, size_t *size
 enum junction_kind {
     JUNCTION_OURS,    /* a junction to a folder path: *target is set */
     JUNCTION_VOLUME,  /* a junction to "\??\Volume{GUID}": a volume mount point */
-    JUNCTION_SYMLINK, /* a symbolic link */
+    JUNCTION_SYMLINK, /* a symbolic link: *target is set when it is absolute with a drive */
     JUNCTION_OTHER,   /* another reparse tag, or a substitute name cdm does not make */
     JUNCTION_INVALID, /* a truncated or inconsistent buffer */
 };
 
-/* Read a buffer from FSCTL_GET_REPARSE_POINT. For JUNCTION_OURS, *target (malloc'd UTF-8)
- * is the path without "\??\"; otherwise *target is NULL. */
+/* Read a buffer from FSCTL_GET_REPARSE_POINT. For JUNCTION_OURS, and JUNCTION_SYMLINK to
+ * an absolute "X:\..." path (the directory symbolic links cdm makes where junctions cannot
+ * be), *target (malloc'd UTF-8) is the path without "\??\"; otherwise *target is NULL. */
 enum junction_kind junction_parse(const unsigned char *buf, size_t size, char **target);
 
 #endif

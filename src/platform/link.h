@@ -10,7 +10,8 @@
 
 enum link_kind {
     LINK_NONE,    /* nothing at that path */
-    LINK_OURS,    /* a symbolic link (POSIX) or a junction (Windows): target is filled */
+    LINK_OURS,    /* a symbolic link (POSIX), a junction or an absolute directory symbolic
+                   * link (Windows): target is filled */
     LINK_FOREIGN, /* a real folder or file, or a kind of link cdm does not make */
 };
 
@@ -22,6 +23,12 @@ int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **targe
  * path holds anything that is not a link. A new link is made at <path>.cdm-<pid>.tmp
  * first; a kill can leave it (the engine's project_clean_leftovers removes it). */
 int link_set(cdm_ctx *ctx, const char *path, const char *target);
+
+/* link_set, where *none tells that no kind of link can be made at path: on Windows the
+ * volume or the user's rights refuse both a junction and a directory symbolic link (the
+ * error then says "junctions and symbolic links cannot be made on 'X:\' (FAT32) (...)").
+ * POSIX never sets it. A directory symbolic link made there reads back as LINK_OURS. */
+int link_set_or_none(cdm_ctx *ctx, const char *path, const char *target, bool *none);
 
 /* Remove the link at path, never its target. Refuses anything that is not a link. */
 int link_remove(cdm_ctx *ctx, const char *path);

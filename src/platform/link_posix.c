@@ -101,6 +101,12 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
     return rc;
 }
 
+int link_set_or_none(cdm_ctx *ctx, const char *path, const char *target, bool *none)
+{
+    *none = false; /* a symbolic link can always be tried; its failure is an error */
+    return link_set(ctx, path, target);
+}
+
 int link_remove(cdm_ctx *ctx, const char *path)
 {
     enum link_kind kind;

@@ -3,6 +3,13 @@
  * administrator rights. The buffer comes from junction.c; this file only makes the calls.
  * A new junction is made at a temporary name and moved in; an existing one is retargeted
  * in place, so its name never disappears.
+ *
+ * Where the volume refuses junctions (FAT, exFAT, many network shares, stock Wine) a
+ * directory symbolic link is made instead, which works where the user may make one
+ * (Developer Mode, or SeCreateSymbolicLinkPrivilege). One that stands is switched by a new
+ * one made beside it, the old one removed, the new one moved in: a moment without a link,
+ * since Windows renames no folder over another. Where neither can be made, link_set_or_none
+ * says so, and the engine keeps the project without a link.
  */
 #include "fs.h"
 #include "fs_wait_win32.h"
@@ -22,6 +29,9 @@
 #endif
 #ifndef FSCTL_GET_REPARSE_POINT
 #define FSCTL_GET_REPARSE_POINT 0x000900A8
+#endif
+#ifndef SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE
+#define SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE 0x2
 #endif
 #ifndef ERROR_NOT_A_REPARSE_POINT
 #define ERROR_NOT_A_REPARSE_POINT 4390L
@@ -60,9 +70,13 @@ static HANDLE open_reparse(const wchar_t *path, DWORD access)
                        NULL);
 }
 
-int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target)
+/* What is at path: *jk the reparse point's kind (JUNCTION_OTHER for a real file or
+ * folder), *kind as link_read gives it. */
+static int read_kind(cdm_ctx *ctx, const char *path, enum link_kind *kind, enum junction_kind *jk,
+                     char **target)
 {
     *target = NULL;
+    *jk = JUNCTION_OTHER;
     wchar_t *w = wide(path);
     if (!w)
         return cdm_error_set(ctx, CDM_EINVAL, "cannot read link '%s': not valid UTF-8", path);
@@ -97,26 +111,40 @@ int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **targe
     } else if (!ok) {
         rc = fail(ctx, e, "read link", path);
     } else {
-        /* Symbolic links and volume mount points are not what cdm makes: not ours. */
-        *kind = junction_parse(buf, got, target) == JUNCTION_OURS ? LINK_OURS : LINK_FOREIGN;
+        /* A junction to a folder, or a directory symbolic link to an absolute folder (the
+         * fallback's), is read alike; volume mount points and relative links are not ours. */
+        *jk = junction_parse(buf, got, target);
+        *kind = *target ? LINK_OURS : LINK_FOREIGN;
     }
     free(buf);
     return rc;
 }
 
-/* Write the junction buffer into an existing empty folder or junction. */
-static int set_reparse(cdm_ctx *ctx, const wchar_t *w, const char *path, const unsigned char *buf,
-                       size_t size)
+int link_read(cdm_ctx *ctx, const char *path, enum link_kind *kind, char **target)
+{
+    enum junction_kind jk;
+    return read_kind(ctx, path, kind, &jk, target);
+}
+
+/* Write the junction buffer into an existing empty folder or junction: 0, or the error. */
+static DWORD try_reparse(const wchar_t *w, const unsigned char *buf, size_t size)
 {
     HANDLE h = open_reparse(w, GENERIC_WRITE);
     if (h == INVALID_HANDLE_VALUE)
-        return fail(ctx, GetLastError(), "open link", path);
+        return GetLastError();
     DWORD unused = 0;
     BOOL ok = DeviceIoControl(h, FSCTL_SET_REPARSE_POINT, (void *)buf, (DWORD)size, NULL, 0,
                               &unused, NULL);
-    DWORD e = GetLastError();
+    DWORD e = ok ? 0 : GetLastError();
     CloseHandle(h);
-    return ok ? CDM_OK : fail(ctx, e, "make junction", path);
+    return e;
+}
+
+static int set_reparse(cdm_ctx *ctx, const wchar_t *w, const char *path, const unsigned char *buf,
+                       size_t size)
+{
+    DWORD e = try_reparse(w, buf, size);
+    return e ? fail(ctx, e, "make junction", path) : CDM_OK;
 }
 
 static int refuse_foreign(cdm_ctx *ctx, const char *path)
@@ -149,8 +177,108 @@ static int move_in(cdm_ctx *ctx, const wchar_t *from, const wchar_t *to, const c
     return CDM_OK;
 }
 
-int link_set(cdm_ctx *ctx, const char *path, const char *target)
+/* A directory symbolic link at wtmp (tmp) to norm, a normalised absolute folder; NULL, or
+ * why not (malloc'd). It is read back: Wine 8 reports one made and makes nothing. */
+static char *make_symlink(cdm_ctx *ctx, const wchar_t *wtmp, const char *tmp, const char *norm)
 {
+    wchar_t *wt = wide(norm);
+    BOOLEAN ok = CreateSymbolicLinkW(wtmp, wt,
+                                     SYMBOLIC_LINK_FLAG_DIRECTORY |
+                                         SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE);
+    DWORD e = GetLastError();
+    if (!ok && e == ERROR_INVALID_PARAMETER) { /* Windows before 10 1703 knows no such flag */
+        ok = CreateSymbolicLinkW(wtmp, wt, SYMBOLIC_LINK_FLAG_DIRECTORY);
+        e = GetLastError();
+    }
+    free(wt);
+    if (!ok && e == ERROR_PRIVILEGE_NOT_HELD)
+        return xstrdup("this user may not make one (Developer Mode is off and the right to "
+                       "create symbolic links is not held)");
+    if (!ok)
+        return win_error_text(e);
+    enum link_kind kind;
+    enum junction_kind jk;
+    char *got = NULL;
+    int rc = read_kind(ctx, tmp, &kind, &jk, &got);
+    bool right = !rc && jk == JUNCTION_SYMLINK && got &&
+                 CompareStringA(LOCALE_INVARIANT, NORM_IGNORECASE, got, -1, norm, -1) == CSTR_EQUAL;
+    free(got);
+    if (right)
+        return NULL;
+    if (!rc && jk == JUNCTION_SYMLINK)
+        RemoveDirectoryW(wtmp); /* a link leading elsewhere: it goes, never its target */
+    return xstrdup(!rc && kind == LINK_NONE ? "the system reported one made, but none is there"
+                                            : "what the system made does not lead there");
+}
+
+/* The volume that holds w, for messages: "'X:\' (FAT32)"; malloc'd. */
+static char *volume_name(const wchar_t *w)
+{
+    wchar_t root[MAX_PATH + 1], fs[MAX_PATH + 1];
+    if (!GetVolumePathNameW(w, root, MAX_PATH))
+        return xstrdup("this volume");
+    char *r = win_narrow(root);
+    char *f = GetVolumeInformationW(root, NULL, 0, NULL, NULL, NULL, fs, MAX_PATH) && fs[0]
+                  ? win_narrow(fs)
+                  : NULL;
+    char *name = f ? xasprintf("'%s' (%s)", r, f) : xasprintf("'%s'", r);
+    free(f);
+    free(r);
+    return name;
+}
+
+/* A new link at tmp (wtmp), for path: a junction in a new empty folder, else a directory
+ * symbolic link. *none: neither can be made there, and the error says why. */
+static int make_new(cdm_ctx *ctx, const wchar_t *wtmp, const char *tmp, const char *path,
+                    const char *norm, const unsigned char *buf, size_t size, bool *none)
+{
+    if (!CreateDirectoryW(wtmp, NULL))
+        return fail(ctx, GetLastError(), "create link", tmp);
+    DWORD e = try_reparse(wtmp, buf, size);
+    if (!e)
+        return CDM_OK;
+    RemoveDirectoryW(wtmp); /* still the empty folder we made */
+    /* Any refusal on the empty folder just made is the volume's (FAT answers "invalid
+     * function", shares and Wine 8 "not supported"): a symbolic link may still be made. */
+    char *sym = make_symlink(ctx, wtmp, tmp, norm);
+    if (!sym)
+        return CDM_OK;
+    char *junction = e == ERROR_NOT_SUPPORTED || e == ERROR_INVALID_FUNCTION
+                         ? xstrdup("the file system does not support them")
+                         : win_error_text(e);
+    char *dir = path_dirname(path);
+    wchar_t *wdir = wide(dir);
+    char *vol = volume_name(wdir);
+    *none = true;
+    int rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                           "junctions and symbolic links cannot be made on %s (a junction: %s; "
+                           "a symbolic link: %s)",
+                           vol, junction, sym);
+    free(vol);
+    free(wdir);
+    free(dir);
+    free(junction);
+    free(sym);
+    return rc;
+}
+
+/* Remove the junction or directory symbolic link w (path): RemoveDirectoryW removes the
+ * link, never what it leads to. */
+static int remove_dir_link(cdm_ctx *ctx, const wchar_t *w, const char *path)
+{
+    struct win_wait ww = WIN_WAIT_INIT(ctx, path, false);
+    while (!RemoveDirectoryW(w)) {
+        DWORD e = GetLastError(); /* before win_read_only sets another */
+        if (!win_wait_again(&ww, e, !win_read_only(w)))
+            return ww.held ? win_wait_fail(&ww, "cannot remove link '%s': %s", path, NULL)
+                           : fail(ctx, ww.last, "remove link", path);
+    }
+    return CDM_OK;
+}
+
+int link_set_or_none(cdm_ctx *ctx, const char *path, const char *target, bool *none)
+{
+    *none = false;
     unsigned char *buf = NULL;
     size_t size = 0;
     const char *why = on_mapped_drive(target)
@@ -164,9 +292,12 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
                              "--from-store STORE VERSION', STORE the folder that holds it) and "
                              "link that",
                              path, target, why);
+    char *norm = NULL;
+    junction_normalise(target, &norm); /* junction_build took it */
     enum link_kind kind;
+    enum junction_kind jk;
     char *old = NULL;
-    int rc = link_read(ctx, path, &kind, &old);
+    int rc = read_kind(ctx, path, &kind, &jk, &old);
     free(old);
     wchar_t *w = wide(path);
     char *tmp = xasprintf("%s.cdm-%lu.tmp", path, (unsigned long)GetCurrentProcessId());
@@ -175,21 +306,30 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
         goto out;
     if (kind == LINK_FOREIGN) {
         rc = refuse_foreign(ctx, path);
-    } else if (kind == LINK_OURS) {
+    } else if (kind == LINK_OURS && jk == JUNCTION_OURS) {
         rc = set_reparse(ctx, w, path, buf, size); /* retarget in place */
-    } else if (!CreateDirectoryW(wtmp, NULL)) {
-        rc = fail(ctx, GetLastError(), "create link", tmp);
-    } else if ((rc = set_reparse(ctx, wtmp, path, buf, size))) {
-        RemoveDirectoryW(wtmp); /* still the empty folder we made */
-    } else if ((rc = move_in(ctx, wtmp, w, path))) {
-        RemoveDirectoryW(wtmp); /* a junction: this removes the link, never its target */
+    } else if (!(rc = make_new(ctx, wtmp, tmp, path, norm, buf, size, none))) {
+        /* our symbolic link goes first: Windows moves no folder over another */
+        if (kind == LINK_OURS)
+            rc = remove_dir_link(ctx, w, path);
+        if (!rc)
+            rc = move_in(ctx, wtmp, w, path);
+        if (rc)
+            RemoveDirectoryW(wtmp); /* a link: this removes the link, never its target */
     }
 out:
     free(wtmp);
     free(tmp);
     free(w);
     free(buf);
+    free(norm);
     return rc;
+}
+
+int link_set(cdm_ctx *ctx, const char *path, const char *target)
+{
+    bool none;
+    return link_set_or_none(ctx, path, target, &none);
 }
 
 int link_remove(cdm_ctx *ctx, const char *path)
@@ -202,22 +342,11 @@ int link_remove(cdm_ctx *ctx, const char *path)
         return rc;
     if (kind == LINK_FOREIGN)
         return cdm_error_set(ctx, CDM_EEXISTS,
-                             "cannot unlink '%s': it is not a junction cdm made; it was left "
-                             "alone",
+                             "cannot unlink '%s': it is not a junction or symbolic link cdm "
+                             "made; it was left alone",
                              path);
     wchar_t *w = wide(path);
-    /* RemoveDirectoryW on a junction removes the junction, never what it points to. */
-    struct win_wait ww = WIN_WAIT_INIT(ctx, path, false);
-    if (!w)
-        rc = fail(ctx, ERROR_INVALID_NAME, "remove link", path);
-    while (w && !RemoveDirectoryW(w)) {
-        DWORD e = GetLastError(); /* before win_read_only sets another */
-        if (!win_wait_again(&ww, e, !win_read_only(w))) {
-            rc = ww.held ? win_wait_fail(&ww, "cannot remove link '%s': %s", path, NULL)
-                         : fail(ctx, ww.last, "remove link", path);
-            break;
-        }
-    }
+    rc = w ? remove_dir_link(ctx, w, path) : fail(ctx, ERROR_INVALID_NAME, "remove link", path);
     free(w);
     return rc;
 }

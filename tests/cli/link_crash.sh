@@ -29,7 +29,7 @@ expect_rc 0 "start linked to 9.1"
 # ---- crashes at each step, made by hand in the index ----------------------------------------
 # 1. killed after recording the generation, before switching: the change did not happen.
 n=$(sql "SELECT MAX(generation) FROM generations")
-sql "INSERT INTO generations VALUES ('$P', $((n + 1)), '$B', 'link', 'cuda_link', 0, 'pending', '$CDM_ROOT')" >/dev/null
+sql "INSERT INTO generations (project, generation, install_id, action, link_name, time, state, store) VALUES ('$P', $((n + 1)), '$B', 'link', 'cuda_link', 0, 'pending', '$CDM_ROOT')" >/dev/null
 ln -s "$CDM_ROOT/$B" "$P/cuda_link.cdm-4242.tmp"
 echo mine >"$P/cuda_link.cdm-1.tmp.txt"
 run_cdm which "$P" --json
@@ -45,7 +45,7 @@ check "the link and the index agree" consistent
 check "gc found nothing left to do" test "$(json 'd["removed"]')" -eq 0
 
 # 2. killed after the switch, before marking the generation done: the change happened.
-sql "INSERT INTO generations VALUES ('$P', $((n + 1)), '$B', 'link', 'cuda_link', 0, 'pending', '$CDM_ROOT')" >/dev/null
+sql "INSERT INTO generations (project, generation, install_id, action, link_name, time, state, store) VALUES ('$P', $((n + 1)), '$B', 'link', 'cuda_link', 0, 'pending', '$CDM_ROOT')" >/dev/null
 ln -sfn "$CDM_ROOT/$B" "$P/cuda_link"
 run_cdm link "$P" 9.2 --json
 expect_rc 0 "the next link after a crash past the switch"
@@ -55,7 +55,7 @@ check "the pin was brought up to date" test "$(cat "$P/.cudnn-version")" = "$B"
 check "the link and the index agree" consistent
 
 # 3. an unlink killed before removing the link: did not happen.
-sql "INSERT INTO generations VALUES ('$P', $((n + 2)), NULL, 'unlink', 'cuda_link', 0, 'pending', '$CDM_ROOT')" >/dev/null
+sql "INSERT INTO generations (project, generation, install_id, action, link_name, time, state, store) VALUES ('$P', $((n + 2)), NULL, 'unlink', 'cuda_link', 0, 'pending', '$CDM_ROOT')" >/dev/null
 run_cdm gc
 check "a pending unlink whose link is still there is dropped" \
   test "$(sql "SELECT COUNT(*) FROM generations WHERE generation = $((n + 2))")" -eq 0

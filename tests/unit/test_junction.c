@@ -215,6 +215,45 @@ static void test_parse(void)
     ok(t == NULL, "with no target");
 }
 
+/* A directory symbolic link's buffer as CreateSymbolicLinkW writes it: a junction's names
+ * with the tag 0xA000000C and a u32 of flags before them. */
+static unsigned char *symlink_buffer(const char *target, unsigned flags, size_t *size)
+{
+    unsigned char *j = NULL;
+    size_t n = 0;
+    junction_build(target, &j, &n);
+    unsigned char *b = xcalloc(1, n + 4);
+    memcpy(b, j, 16);
+    memcpy(b + 20, j + 16, n - 16);
+    b[0] = 0x0c;
+    size_t data = (size_t)(j[4] | j[5] << 8) + 4;
+    b[4] = (unsigned char)(data & 0xff), b[5] = (unsigned char)(data >> 8);
+    b[16] = (unsigned char)flags;
+    free(j);
+    *size = n + 4;
+    return b;
+}
+
+/* The directory symbolic links cdm makes where junctions cannot be made are read back to
+ * their target; relative ones (never cdm's) and cut ones are not. */
+static void test_symlink(void)
+{
+    char *t = NULL;
+    size_t n = 0;
+    unsigned char *b = symlink_buffer("C:\\cudnn_archive\\9.1.0.70-cuda12", 0, &n);
+    is_int(junction_parse(b, n, &t), JUNCTION_SYMLINK, "a directory symbolic link parses");
+    is_str(t, "C:\\cudnn_archive\\9.1.0.70-cuda12", "to its absolute target");
+    free(t);
+    t = NULL;
+    is_int(junction_parse(b, n - 40, &t), JUNCTION_SYMLINK, "a cut one is still a symlink");
+    ok(t == NULL, "with no target");
+    free(b);
+    b = symlink_buffer("C:\\cudnn_archive\\9.1.0.70-cuda12", 1, &n);
+    is_int(junction_parse(b, n, &t), JUNCTION_SYMLINK, "a relative symbolic link parses");
+    ok(t == NULL, "with no target: cdm never makes one");
+    free(b);
+}
+
 int main(void)
 {
     test_exact();
@@ -222,5 +261,6 @@ int main(void)
     test_refused();
     test_long();
     test_parse();
+    test_symlink();
     return tap_done();
 }

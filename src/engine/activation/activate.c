@@ -135,7 +135,9 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     }
     if (rc)
         return rc;
-    if (!p.has_link)
+    /* Without a link because none can be made there, activation points at the store's
+     * folder itself, as the default's does (link_path the folder). */
+    if (!p.has_link && !*p.no_link)
         return no_link(ctx, &p);
     if (!*p.linked_id)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
@@ -146,7 +148,10 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     if ((rc = store_open(ctx, false)) || (rc = installed(ctx, &p, &in)))
         return rc;
     COPY_ARRAY(out->project, p.path);
-    COPY_ARRAY(out->link_path, p.link_path);
+    if (*p.no_link)
+        COPY_ARRAY(out->link_path, p.target);
+    else
+        COPY_ARRAY(out->link_path, p.link_path);
     COPY_ARRAY(out->target, p.target);
     COPY_ARRAY(out->id, in.id);
     COPY_ARRAY(out->bin_dir, in.bin_dir);

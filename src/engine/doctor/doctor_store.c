@@ -4,6 +4,7 @@
 #include "doctor.h"
 #include "store_paths.h"
 #include "platform/fs.h"
+#include "platform/fs_volume.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,14 @@ static void check_project(struct doctor *d)
         fix = xasprintf("move '%s' away, then run 'cdm link %s'", p->link_path, p->path);
         doctor_add(d, "project.link", CDM_CHECK_FAIL, fix,
                    "'%s' is a real file or folder, not a link cdm made", p->link_path);
+    } else if (*p->no_link) {
+        fix = xasprintf("put the project on an NTFS volume, or let this user make symbolic "
+                        "links (Developer Mode), then run 'cdm link %s'",
+                        p->path);
+        doctor_add(d, "project.link", CDM_CHECK_WARN, fix,
+                   "the project has no link: %s; activation points at the store directly ('%s', "
+                   "%s)",
+                   p->no_link, p->target, p->linked_id);
     } else if (!p->has_link) {
         fix = xasprintf("run 'cdm link %s%s%s'", p->path, p->has_pin ? "" : " ",
                         p->has_pin ? "" : "VERSION");
@@ -168,6 +177,16 @@ static void check_project(struct doctor *d)
                    gen_id);
     }
     free(fix);
+    /* Said only where it applies: POSIX knows no such folder, and its report stays as it was */
+    char *sync = fs_cloud_sync(p->path);
+    if (sync)
+        doctor_add(d, "project.sync", CDM_CHECK_WARN,
+                   "move the project out of the synced folder (or the store's files may be "
+                   "uploaded or deleted through its link)",
+                   "the project is %s: sync clients do not follow junctions and may upload or "
+                   "delete through them, and cloud placeholders make files vanish offline",
+                   sync);
+    free(sync);
 }
 
 static const doctor_check_fn checks[] = {check_index, check_leftovers, check_installs,

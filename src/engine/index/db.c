@@ -157,6 +157,10 @@ static const char *const state_migrations[] = {
     ");",
     /* 3: as the index's step 8 */
     READABLE_FROM(3),
+    /* 4: why a generation has no link although it names an install (no kind of link can be
+     * made in the project's folder); NULL when it has one. An older cdm leaves it NULL and
+     * sees such a project as one whose link was removed by hand. */
+    "ALTER TABLE generations ADD COLUMN no_link TEXT;",
 };
 
 struct schema {

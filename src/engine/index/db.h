@@ -141,6 +141,10 @@ int db_generation_set_view(cdm_ctx *ctx, const char *project, long long number,
 int db_view_toolkit(cdm_ctx *ctx, const char *name, char **toolkit);
 /* The views a project's current generation, or a pending one, points to (strv_free). */
 int db_views_in_use(cdm_ctx *ctx, char ***names);
+/* Record why pending generation number has no link: none can be made in the project's
+ * folder (platform/link.h's link_set_or_none); its install is used without one. */
+int db_generation_set_no_link(cdm_ctx *ctx, const char *project, long long number,
+                              const char *why);
 /* Mark a pending generation "ok", or delete it (state NULL). */
 int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state);
 
@@ -150,7 +154,8 @@ struct db_generation_ref {
     long long number;
     char *install_id; /* NULL when it links nothing */
     char *link_name;
-    char *view; /* NULL when the link leads to the install itself */
+    char *view;   /* NULL when the link leads to the install itself */
+    bool no_link; /* the project has no link (db_generation_set_no_link) */
 };
 /* Call fn for each generation of a kind, the whole list read first, so fn may change the
  * table; stops at the first failure fn returns. */

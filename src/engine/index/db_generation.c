@@ -8,7 +8,7 @@
 
 #define GEN_COLUMNS                                                                                \
     "g.generation, g.install_id, g.action, g.link_name, g.time, t.toolkit_version, t.toolkit, "    \
-    "t.view"
+    "t.view, g.no_link"
 /* A generation with its toolkit, when it recorded one. */
 #define GEN_FROM                                                                                   \
     "generations g LEFT JOIN generation_toolkits t ON t.project = g.project AND "                  \
@@ -31,6 +31,7 @@ static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     fits &= db_column_text(st, 5, g->toolkit, sizeof(g->toolkit));
     fits &= db_column_text(st, 6, g->toolkit_path, sizeof(g->toolkit_path));
     fits &= db_column_text(st, 7, g->view, sizeof(g->view));
+    fits &= db_column_text(st, 8, g->no_link, sizeof(g->no_link));
     if (!fits)
         return cdm_error_set(ctx, CDM_EDB,
                              "state '%s': generation %lld has a value too long for cdm; check "
@@ -178,34 +179,46 @@ int db_views_in_use(cdm_ctx *ctx, char ***names)
     return rc ? rc : db_collect_strings(ctx, st, names);
 }
 
-int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state)
+/* One statement on generation number of project (?1, ?2), with value as ?3 when given. */
+static int on_generation(cdm_ctx *ctx, const char *sql, const char *project, long long number,
+                         const char *value)
 {
     sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key_on(ctx, ctx->state, sql, project, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 2, number);
+    if (value)
+        sqlite3_bind_text(st, 3, value, -1, SQLITE_TRANSIENT);
+    return db_run(ctx, st, "cannot update a generation");
+}
+
+int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state)
+{
     /* A dropped change's toolkit goes with it: the next change reuses its number. */
     int rc = state ? CDM_OK
-                   : db_prepare_key_on(ctx, ctx->state,
-                                       "DELETE FROM generation_toolkits WHERE project = ?1 AND "
-                                       "generation = ?2",
-                                       project, &st);
-    if (!rc && !state) {
-        sqlite3_bind_int64(st, 2, number);
-        rc = db_run(ctx, st, "cannot update a generation");
-    }
+                   : on_generation(ctx,
+                                   "DELETE FROM generation_toolkits WHERE project = ?1 AND "
+                                   "generation = ?2",
+                                   project, number, NULL);
     if (rc)
         return rc;
-    rc = db_prepare_on(ctx, ctx->state,
-                       state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
-                               "generation = ?2"
-                             : "DELETE FROM generations WHERE project = ?1 AND "
-                               "generation = ?2",
-                       &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, project, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, number);
-    if (state)
-        sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
-    return db_run(ctx, st, "cannot update a generation");
+    return on_generation(ctx,
+                         state ? "UPDATE generations SET state = ?3 WHERE project = ?1 AND "
+                                 "generation = ?2"
+                               : "DELETE FROM generations WHERE project = ?1 AND generation = ?2",
+                         project, number, state);
+}
+
+int db_generation_set_no_link(cdm_ctx *ctx, const char *project, long long number,
+                              const char *why)
+{
+    char cut[512];
+    copy_text(cut, sizeof(cut), why); /* a message for people: cut to what the row keeps */
+    return on_generation(ctx,
+                         "UPDATE generations SET no_link = ?3 WHERE project = ?1 AND "
+                         "generation = ?2",
+                         project, number, cut);
 }
 
 struct ref_list {
@@ -245,6 +258,7 @@ static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generati
         l.v[l.n].link_name = xstrdup((const char *)sqlite3_column_text(st, 3));
         const char *view = (const char *)sqlite3_column_text(st, 4);
         l.v[l.n].view = view ? xstrdup(view) : NULL;
+        l.v[l.n].no_link = sqlite3_column_type(st, 5) != SQLITE_NULL;
         l.n++;
     }
     sqlite3_finalize(st);
@@ -260,7 +274,7 @@ int db_generation_each_pending(cdm_ctx *ctx, db_generation_fn fn, void *arg)
 {
     return each_ref(
         ctx,
-        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view FROM " GEN_FROM
+        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view, g.no_link FROM " GEN_FROM
         " WHERE g.state = 'pending' ORDER BY g.project, g.generation",
         "cannot read pending generations", fn, arg);
 }
@@ -269,7 +283,7 @@ int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg
 {
     return each_ref(
         ctx,
-        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view FROM " GEN_FROM
+        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view, g.no_link FROM " GEN_FROM
         " WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
         "AND " GEN_IS_CURRENT " ORDER BY g.project",
         "cannot read the projects", fn, arg);

@@ -7,6 +7,12 @@
  *
  * A kill at any point leaves the old link or the new one, and the next writer settles the
  * pending generation by what it finds on disk (recover.c).
+ *
+ * Where no kind of link can be made in the project's folder (Windows: a FAT or exFAT
+ * volume, a share, no right to make symbolic links; platform/link.h), the project goes on
+ * without one: the generation records why, the pin is written as always, and activation
+ * points at the store's folder itself. Switching, rolling back and unlinking such a project
+ * change only its record and its pin; a link of the old name cdm made is still removed.
  */
 #include "links.h"
 #include "attach.h"
@@ -20,6 +26,7 @@
 #include "toolkit.h"
 #include "view.h"
 #include "platform/fs.h"
+#include "platform/fs_volume.h"
 #include "platform/link.h"
 #include "version.h"
 
@@ -77,8 +84,18 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
         return rc;
     fs_crash_point("link-recorded");
     char *link_path = path_join(p->path, link_name);
-    rc = in ? link_set(ctx, link_path, d->path) : link_remove(ctx, link_path);
+    bool none = false;
+    rc = in ? link_set_or_none(ctx, link_path, d->path, &none) : link_remove(ctx, link_path);
     free(link_path);
+    if (rc && none) {
+        char *why = xstrdup(cdm_error_message(ctx));
+        rc = db_generation_set_no_link(ctx, p->path, number, why);
+        if (!rc)
+            cdm_warn(ctx, "%s: the project has no link; activation points at the store directly "
+                          "('%s')",
+                     why, d->path);
+        free(why);
+    }
     if (rc) {
         struct saved_error saved = error_save(ctx);
         db_generation_settle(ctx, p->path, number, NULL);
@@ -287,6 +304,35 @@ static int refuse_nested(cdm_ctx *ctx, const struct cdm_project *p, const char *
     return rc;
 }
 
+/* A project recorded without a link, linked again to the same install: whether a link
+ * still cannot be made (else it is made now, and the change is recorded as any other). */
+static bool still_no_link(cdm_ctx *ctx, const struct cdm_project *p, const char *name,
+                          const struct dest *d, bool dry_run)
+{
+    if (dry_run)
+        return true;
+    char *link_path = path_join(p->path, name);
+    bool none = false;
+    if (link_set_or_none(ctx, link_path, d->path, &none) != CDM_OK && !none)
+        none = false; /* another failure: the change below meets it again and says it */
+    free(link_path);
+    return none;
+}
+
+/* Sync clients (OneDrive, and the others that use cloud placeholders) do not follow a
+ * junction as a link: they may upload the store through it, or delete through it, and a
+ * placeholder's files vanish offline. Said at each link change, and by the doctor. */
+static void warn_cloud(cdm_ctx *ctx, const char *project)
+{
+    char *why = fs_cloud_sync(project);
+    if (why)
+        cdm_warn(ctx, "'%s' is %s: sync clients do not follow junctions and may upload or "
+                      "delete the store's files through the link, and cloud placeholders make "
+                      "files vanish offline; move the project out of the synced folder",
+                 project, why);
+    free(why);
+}
+
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
@@ -357,9 +403,12 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     } else if (!rc) {
         rc = make_dest(ctx, &in, &tk, NULL, &d);
     }
-    bool same = !rc && kind == LINK_OURS && fs_same_path(target, d.path) && has_cur &&
-                !strcmp(cur.install_id, in.id) && !strcmp(cur.link_name, name) &&
-                !strcmp(cur.view, d.view ? d.view : "") && !strcmp(cur.toolkit_path, tk.real);
+    bool same_record = !rc && has_cur && !strcmp(cur.install_id, in.id) &&
+                       !strcmp(cur.link_name, name) && !strcmp(cur.view, d.view ? d.view : "") &&
+                       !strcmp(cur.toolkit_path, tk.real);
+    bool same = same_record && ((kind == LINK_OURS && fs_same_path(target, d.path)) ||
+                                (kind == LINK_NONE && *cur.no_link &&
+                                 still_no_link(ctx, &p, name, &d, req->dry_run)));
     bool created = !rc && kind == LINK_NONE;
     /* where the link led: the attached environments' hard links name its files */
     char *old_root = !rc && kind == LINK_OURS ? target : NULL;
@@ -385,6 +434,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         free(old_root);
         return dry_finish(ctx, p.path, true, in.id, result);
     }
+    warn_cloud(ctx, p.path);
     /* The old name is only ours to remove when the history says cdm made it. */
     rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact);
     dest_free(&d);

@@ -55,6 +55,26 @@ static int project_link_name(cdm_ctx *ctx, struct cdm_project *p)
     return CDM_OK;
 }
 
+/* A project without a link whose current generation was recorded so, because no kind of
+ * link can be made in its folder: the install (or view) that generation names, used in
+ * place (activation points at the store's folder itself). */
+static int project_no_link(cdm_ctx *ctx, struct cdm_project *p)
+{
+    struct cdm_generation cur;
+    if (db_open_read(ctx) != CDM_OK || db_generation_get(ctx, p->path, 0, &cur) != CDM_OK ||
+        !*cur.no_link || !*cur.install_id)
+        return CDM_OK;
+    char *target = *cur.view ? store_view_path(ctx, cur.view) : store_install_path(ctx, cur.install_id);
+    int rc = copy_path(ctx, p->target, sizeof(p->target), target);
+    free(target);
+    if (!rc) {
+        COPY_ARRAY(p->linked_id, cur.install_id);
+        COPY_ARRAY(p->view, cur.view);
+        COPY_ARRAY(p->no_link, cur.no_link);
+    }
+    return rc;
+}
+
 int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
 {
     memset(out, 0, sizeof(*out));
@@ -87,6 +107,8 @@ int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
         if (rc)
             return rc;
     }
+    if (kind == LINK_NONE && (rc = project_no_link(ctx, out)))
+        return rc;
     out->has_pin = read_pin(ctx, out->path, out->pinned_id, sizeof(out->pinned_id));
     return CDM_OK;
 }

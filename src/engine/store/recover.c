@@ -53,6 +53,9 @@ static bool pending_happened(cdm_ctx *ctx, const struct db_generation_ref *g)
         happened = kind == LINK_OURS && (!strcmp(target, view) || fs_same_path(target, view));
         free(view);
     }
+    /* recorded without a link once none could be made: the record is the change */
+    if (g->install_id && g->no_link)
+        happened = kind == LINK_NONE;
     free(target);
     free(link_path);
     return happened;
