@@ -161,6 +161,8 @@ bool fs_read_file(const char *path, size_t max, struct strbuf *out);
 int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *out);
 /* Two paths lead to the same existing file or folder (links resolved). */
 bool fs_same_path(const char *a, const char *b);
+/* A folder, or a link that leads to one (links followed to the end). */
+bool fs_is_dir_followed(const char *path);
 /* An environment variable in UTF-8, malloc'd; NULL when unset. */
 char *fs_getenv(const char *name);
 

@@ -23,6 +23,17 @@ bool fs_same_path(const char *a, const char *b)
     return same;
 }
 
+bool fs_is_dir_followed(const char *path)
+{
+    enum fs_kind k = fs_kind(path);
+    if (k != FS_LINK)
+        return k == FS_DIR;
+    char *real = fs_realpath(path);
+    bool dir = real && fs_kind(real) == FS_DIR;
+    free(real);
+    return dir;
+}
+
 struct fs_atomic {
     struct fs_file *file;
     char *path, *tmp;

@@ -35,20 +35,12 @@ static void plan_free(struct plan *p)
     free(p->files);
 }
 
-static bool is_dir(const char *path)
-{
-    char *real = fs_realpath(path);
-    bool dir = real && fs_kind(real) == FS_DIR;
-    free(real);
-    return dir;
-}
-
 /* The toolkit's folder for a kind of file: the first of the candidates it has. */
 static const char *toolkit_sub(const char *toolkit, const char *const *candidates)
 {
     for (const char *const *c = candidates; *c; c++) {
         char *p = path_join(toolkit, *c);
-        bool found = is_dir(p);
+        bool found = fs_is_dir_followed(p);
         free(p);
         if (found)
             return *c;

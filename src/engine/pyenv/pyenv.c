@@ -35,19 +35,6 @@ static char **list_names(const char *dir)
     return names;
 }
 
-static bool is_dir(const char *path)
-{
-    enum fs_kind k = fs_kind(path);
-    if (k == FS_DIR)
-        return true;
-    if (k != FS_LINK)
-        return false;
-    char *real = fs_realpath(path);
-    bool dir = real && fs_kind(real) == FS_DIR;
-    free(real);
-    return dir;
-}
-
 static void add_unique(char ***v, size_t *n, char *path)
 {
     char *real = fs_realpath(path);
@@ -73,7 +60,7 @@ static void sites_of(const char *prefix, char ***v, size_t *n)
     const char *const direct[] = {"Lib/site-packages", "lib/python3/dist-packages"};
     for (size_t i = 0; i < CDM_ARRAY_LEN(direct); i++) {
         char *p = path_join(prefix, direct[i]);
-        if (is_dir(p))
+        if (fs_is_dir_followed(p))
             add_unique(v, n, p);
         else
             free(p);
@@ -81,7 +68,7 @@ static void sites_of(const char *prefix, char ***v, size_t *n)
     const char *const libs[] = {"lib", "local/lib"};
     for (size_t l = 0; l < CDM_ARRAY_LEN(libs); l++) {
         char *lib = path_join(prefix, libs[l]);
-        char **names = is_dir(lib) ? list_names(lib) : NULL;
+        char **names = fs_is_dir_followed(lib) ? list_names(lib) : NULL;
         if (names) {
             for (char **e = names; *e; e++) {
                 if (!str_starts_with(*e, "python3"))
@@ -91,7 +78,7 @@ static void sites_of(const char *prefix, char ***v, size_t *n)
                     char *py = path_join(lib, *e);
                     char *p = path_join(py, kinds[k]);
                     free(py);
-                    if (is_dir(p))
+                    if (fs_is_dir_followed(p))
                         add_unique(v, n, p);
                     else
                         free(p);
@@ -231,7 +218,7 @@ bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dis
 static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
 {
     char *lib = path_join(site, "torch\\lib");
-    char **names = is_dir(lib) ? list_names(lib) : NULL;
+    char **names = fs_is_dir_followed(lib) ? list_names(lib) : NULL;
     bool found = false;
     for (char **e = names; e && *e && !found; e++)
         found = str_starts_with_icase(*e, "cudnn") && str_ends_with_icase(*e, ".dll");
@@ -248,7 +235,7 @@ static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
 static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct py_dist *dist)
 {
     char *meta = path_join(prefix, "conda-meta");
-    char **names = is_dir(meta) ? list_names(meta) : NULL;
+    char **names = fs_is_dir_followed(meta) ? list_names(meta) : NULL;
     bool found = false;
     for (char **e = names; e && *e && !found; e++) {
         if (!str_starts_with(*e, "cudnn-") || !str_ends_with(*e, ".json"))
@@ -496,16 +483,16 @@ void py_envs_find(const char *project, struct py_env **out, size_t *count)
                                              {"venv", "venv in the project"}};
     for (size_t i = 0; project && i < CDM_ARRAY_LEN(folders); i++) {
         char *p = path_join(project, folders[i][0]);
-        if (is_dir(p) && looks_like_env(p))
+        if (fs_is_dir_followed(p) && looks_like_env(p))
             add_env(out, count, PY_VENV, p, folders[i][1]);
         free(p);
     }
     char *venv = fs_getenv("VIRTUAL_ENV");
-    if (venv && *venv && is_dir(venv))
+    if (venv && *venv && fs_is_dir_followed(venv))
         add_env(out, count, PY_VENV, venv, "VIRTUAL_ENV");
     free(venv);
     char *conda = fs_getenv("CONDA_PREFIX");
-    if (conda && *conda && is_dir(conda))
+    if (conda && *conda && fs_is_dir_followed(conda))
         add_env(out, count, PY_CONDA, conda, "CONDA_PREFIX");
     free(conda);
 }

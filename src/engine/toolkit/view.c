@@ -29,19 +29,10 @@ void view_toolkit_version(const char *name, char *out, size_t size)
         snprintf(out, size, "%.*s", (int)(dash - v - strlen("+cuda")), v + strlen("+cuda"));
 }
 
-/* A folder, or a link to one. */
-static bool is_dir(const char *path)
-{
-    char *real = fs_realpath(path);
-    bool dir = real && fs_kind(real) == FS_DIR;
-    free(real);
-    return dir;
-}
-
 static bool has_dir(const char *top, const char *rel)
 {
     char *path = path_join(top, rel);
-    bool dir = is_dir(path);
+    bool dir = fs_is_dir_followed(path);
     free(path);
     return dir;
 }
@@ -67,7 +58,7 @@ struct view_dirs view_dirs(const char *dir, bool windows)
 /* A link at path to target, a folder or a file. */
 static int place(cdm_ctx *ctx, const char *path, const char *target)
 {
-    return link_view_entry(ctx, target, path, is_dir(target));
+    return link_view_entry(ctx, target, path, fs_is_dir_followed(target));
 }
 
 /* A cuDNN file a toolkit holds from an earlier merge into it (cudnn.h, libcudnn*.so*,
@@ -83,7 +74,7 @@ static int mirror(cdm_ctx *ctx, const char *path, const char *tk, bool all)
 {
     char **names = NULL;
     int rc = fs_mkdir(ctx, path);
-    if (!rc && is_dir(tk))
+    if (!rc && fs_is_dir_followed(tk))
         rc = fs_list_dir(ctx, tk, &names);
     for (char **n = names; !rc && n && *n; n++) {
         if (!all && is_cudnn_file(*n))
@@ -114,7 +105,7 @@ static int overlay(cdm_ctx *ctx, const char *dir, const char *tk, const char *sr
     for (char **n = names; !rc && n && *n; n++) {
         char *at = path_join(dir, *n), *from_tk = path_join(tk, *n), *from = path_join(src, *n);
         enum fs_kind kind = fs_kind(at);
-        bool merge = is_dir(from) && is_dir(at);
+        bool merge = fs_is_dir_followed(from) && fs_is_dir_followed(at);
         if (merge && kind == FS_LINK)
             rc = open_up(ctx, at, from_tk);
         if (merge && !rc)
@@ -193,7 +184,7 @@ static int build(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk
     for (size_t i = 0; i < count && !rc; i++) {
         char *src = path_join(in->path, m[i].src);
         char *dst = path_join(at, m[i].dst), *from_tk = path_join(tk, m[i].dst);
-        if (is_dir(src) && !(rc = real_folder(ctx, at, tk, m[i].dst)))
+        if (fs_is_dir_followed(src) && !(rc = real_folder(ctx, at, tk, m[i].dst)))
             rc = overlay(ctx, dst, from_tk, src);
         free(src);
         free(dst);
@@ -214,7 +205,7 @@ int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_
     bool there = fs_kind(final) == FS_DIR;
     if (there && !view_check(ctx, in, tk_real, name, NULL, NULL))
         goto out;
-    if (!is_dir(tk_real)) {
+    if (!fs_is_dir_followed(tk_real)) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cannot build the view %s: the CUDA toolkit folder '%s' is gone; "
                            "install it again or link with another --toolkit",
@@ -270,7 +261,7 @@ static void check_links(cdm_ctx *ctx, const char *dir, const char *tk, const cha
                         struct problems *pr)
 {
     char **names = NULL, **theirs = NULL;
-    if (tk && is_dir(tk) && fs_list_dir(ctx, tk, &theirs) == CDM_OK)
+    if (tk && fs_is_dir_followed(tk) && fs_list_dir(ctx, tk, &theirs) == CDM_OK)
         for (char **n = theirs; *n; n++) {
             char *at = path_join(dir, *n);
             char *sub = *rel ? xasprintf("%s/%s", rel, *n) : xstrdup(*n);
@@ -335,7 +326,7 @@ unsigned view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char 
         size_t count = mappings(in, view, m);
         for (size_t i = 0; i < count; i++) {
             char *src = path_join(in->path, m[i].src), *dst = path_join(view, m[i].dst);
-            if (is_dir(src))
+            if (fs_is_dir_followed(src))
                 check_files(ctx, src, dst, m[i].dst, &pr);
             free(src);
             free(dst);
