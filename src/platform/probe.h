@@ -35,6 +35,8 @@ void cudnn_probe(const char *path, unsigned timeout_ms, struct cudnn_probe *out)
  * to emit (probe_common.c), and read such lines back into out. */
 void probe_ask(const char *path, void (*emit)(void *arg, const char *line), void *arg);
 void probe_parse(const char *lines, struct cudnn_probe *out);
+/* The child's death when it gave no answer in time: out->death says so. */
+void probe_note_timeout(struct cudnn_probe *out, unsigned timeout_ms);
 /* The line is one of probe_ask's answers (not something the library printed). */
 bool probe_line_known(const char *line);
 /* The step's name, for messages: "loading it", "cudnnGetVersion" ... */

@@ -57,6 +57,12 @@ void probe_ask(const char *path, void (*emit)(void *arg, const char *line), void
     emit(arg, "done");
 }
 
+void probe_note_timeout(struct cudnn_probe *out, unsigned timeout_ms)
+{
+    snprintf(out->death, sizeof(out->death), "gave no answer within %u s (stopped)",
+             (timeout_ms + 999) / 1000);
+}
+
 void probe_parse(const char *lines, struct cudnn_probe *out)
 {
     memset(out, 0, sizeof(*out));

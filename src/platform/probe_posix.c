@@ -89,8 +89,7 @@ void cudnn_probe(const char *path, unsigned timeout_ms, struct cudnn_probe *out)
     if (out->stopped == PROBE_DONE)
         return;
     if (timed_out)
-        snprintf(out->death, sizeof(out->death), "gave no answer within %u s (stopped)",
-                 (timeout_ms + 999) / 1000);
+        probe_note_timeout(out, timeout_ms);
     else if (WIFSIGNALED(status))
         snprintf(out->death, sizeof(out->death), "killed the process by signal %d (%s)",
                  WTERMSIG(status), strsignal(WTERMSIG(status)));

@@ -9,7 +9,7 @@ P=$SCRATCH/project
 mkdir -p "$P"
 P=$(cd "$P" && pwd -P)
 DB=$STATE_DB
-sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); c.commit(); print("\n".join("|".join(str(x) for x in row) for row in r))' "$DB" "$1"; }
+sql() { sql_on "$DB" "$1"; }
 valid_link() {
   local t
   t=$(readlink "$P/cuda_link") || return 1

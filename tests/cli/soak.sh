@@ -100,7 +100,7 @@ check "the installs listed are exactly the version folders on disk" test "$liste
 check "no work left in .staging" empty_dir "$CDM_ROOT/.staging"
 check "nothing is left pending in the index" test "$(json 'all(i.get("state", "ok") == "ok" for i in d)')" = True
 
-sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); print("\n".join("|".join(str(x) for x in row) for row in r))' "$STATE_DB" "$1"; }
+sql() { sql_on "$STATE_DB" "$1"; }
 gaps=0 wrong=0
 for p in "${projects[@]}"; do
   real=$(cd "$p" && pwd -P)

@@ -308,10 +308,11 @@ static int keep_journal(cdm_ctx *ctx, sqlite3 *db, const char *path)
 {
     if (!strcmp(path, ":memory:"))
         return CDM_OK;
-    char kind[64] = "";
-    bool network = fs_volume_is_network(path, kind, sizeof(kind));
+    /* the file system is asked only when the config leaves it to cdm */
+    char kind[64] = "by [store] journal";
     bool wal = ctx->config.journal == JOURNAL_WAL ||
-               (ctx->config.journal == JOURNAL_AUTO && !network);
+               (ctx->config.journal == JOURNAL_AUTO &&
+                !fs_volume_is_network(path, kind, sizeof(kind)));
     /* Kept WAL files, or none left behind when the mode changes to a rollback journal. */
     int persist = wal;
     sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
@@ -331,7 +332,7 @@ static int keep_journal(cdm_ctx *ctx, sqlite3 *db, const char *path)
                  "%s '%s' is on a network file system (%s) but stays in write-ahead-log mode for "
                  "now: another cdm has it open (%s); it changes to a rollback journal at a later "
                  "run",
-                 conn_name(ctx, db), path, network ? kind : "by [store] journal",
+                 conn_name(ctx, db), path, kind,
                  sqlite3_errmsg(db));
     return CDM_OK;
 }
