@@ -273,6 +273,8 @@ bool path_within(const char *path, const char *dir)
     size_t n = strlen(dir);
     while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
         n--;
+    if (n == 1 && (dir[0] == '/' || dir[0] == '\\')) /* the root holds every absolute path */
+        return path[0] == dir[0];
     return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
 }
 

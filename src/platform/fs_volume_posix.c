@@ -46,15 +46,6 @@ static void unescape(char *s)
     *out = '\0';
 }
 
-/* Whether mount point mp holds path: equal, or a folder above it. */
-static bool holds(const char *mp, const char *path)
-{
-    size_t n = strlen(mp);
-    if (!strcmp(mp, "/"))
-        return true;
-    return !strncmp(mp, path, n) && (path[n] == '\0' || path[n] == '/');
-}
-
 /* The type ("fuse.sshfs") of the mount that holds real_path: the longest mount point above
  * it, the last of equal ones (a later mount hides an earlier one on the same point). */
 static bool fuse_kind(const char *real_path, char *kind, size_t kind_size)
@@ -85,7 +76,7 @@ static bool fuse_kind(const char *real_path, char *kind, size_t kind_size)
             continue;
         unescape(mount_point);
         size_t len = strlen(mount_point);
-        if (holds(mount_point, real_path) && len >= best) {
+        if (path_within(real_path, mount_point) && len >= best) {
             best = len;
             found = copy_str(kind, kind_size, type);
         }
