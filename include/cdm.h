@@ -124,6 +124,7 @@ struct cdm_install_result {
     struct cdm_install_info install;
     bool changed;    /* false: the same archive was installed already */
     bool downloaded; /* the archive came from [fetch] base */
+    char unpacked_by[96]; /* how the archive was unpacked (threads, inflater), for --verbose */
 };
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,

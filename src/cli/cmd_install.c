@@ -48,6 +48,8 @@ static int run_install(struct cli *cli, const struct cli_args *args)
             cli_info(cli, "  archive %s, sha256 %s\n", in->archive_name, in->sha256);
             cli_info(cli, "  layout %s, bin '%s', lib '%s', include '%s'\n", in->layout,
                      in->bin_dir, in->lib_dir, in->include_dir);
+            if (result.unpacked_by[0])
+                cli_info(cli, "  unpacked: %s\n", result.unpacked_by);
         }
     } else {
         cli_info(cli, "%s is already installed from this archive; nothing to do\n", in->id);

@@ -43,6 +43,19 @@ manifest)
   seed '{"release_date":"2025-01-01","release_label":"9.27.0","release_product":"cudnn","cudnn":{"name":"n","version":"9.27.0.48","linux-x86_64":{"cuda12":{"relative_path":"cudnn/linux-x86_64/cudnn-linux-x86_64-9.27.0.48_cuda12-archive.tar.xz","sha256":"AAAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","md5":"m","size":"100"}},"windows-arm64":{"cuda13":{"relative_path":"cudnn/windows-arm64/cudnn-windows-arm64-9.27.0.48_cuda13-archive.zip","sha256":"dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd","size":100},"relative_path":"../x.zip","sha256":"d","size":"1"},"cuda_variant":["12","13"]}}'
   seed '<a href="redistrib_9.1.0.json">redistrib_9.1.0.json</a> <a href="redistrib_8.9.7.29.json">x</a>\nredistrib_9.10.1.json\nredistrib_9.1.0.json redistrib_.json redistrib_1..json'
   ;;
+zip)
+  python3 - "$dir" <<'PY'
+import sys, zipfile
+out = sys.argv[1]
+for n, (method, zip64) in enumerate([(zipfile.ZIP_DEFLATED, False), (zipfile.ZIP_STORED, False),
+                                     (zipfile.ZIP_DEFLATED, True), (zipfile.ZIP_BZIP2, False)]):
+    zipfile.ZIP64_LIMIT = 0 if zip64 else (1 << 31) - 1
+    with zipfile.ZipFile(f"{out}/seed-zip{n}", "w", method) as z:
+        z.writestr("top/lib/libcudnn.so.9.1.0", b"\x7fELF" + bytes(range(256)) * 8)
+        z.writestr("top/include/cudnn_version.h", "#define CUDNN_MAJOR 9\n" * 4)
+        z.writestr("top/", b"")
+PY
+  ;;
 binfmt)
   copy "$BUILD_DIR/tests/libstubcudnn.so"
   copy "$BUILD_DIR/tests/stub_pe.dll"

@@ -407,6 +407,12 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         goto out;
     sha256_finish_hex(s.hash, result->sha256);
     result->archive_size = s.done;
+    if (s.xz)
+        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
+                 "tar, its xz blocks decoded by liblzma on up to %u threads", thread_cpu_count());
+    else
+        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
+                 "tar, read by libarchive on one thread, written on another");
     _Static_assert(sizeof(result->top) == sizeof(w.check.top), "the same top folder buffer");
     memcpy(result->top, w.check.top, sizeof(result->top));
 out:

@@ -30,6 +30,7 @@ struct extract_result {
     uint64_t archive_size;
     uint64_t extracted_size; /* bytes of regular files */
     char top[256];           /* the single top folder (entry_checker.top) */
+    char unpacked_by[96];    /* how: "zip, 2 threads, 39 of 39 files inflated by ISA-L" */
     struct layout_scan scan;
     bool header_found;
     int major, minor, patch; /* from cudnn_version.h, or cudnn.h for v7 */

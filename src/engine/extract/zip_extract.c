@@ -2,25 +2,31 @@
  * Extracting a zip with several threads. A zip's entries are compressed one by one, so
  * they can be inflated at once: the central directory is walked first (every entry checked
  * as a tar's are, folders made, links held), then the regular files are shared among
- * workers, the largest first to the least loaded, each worker reading its own files with
- * its own seekable reader in the directory's order; a thread of its own hashes the
- * archive file meanwhile (from the page cache). The records, links and header checks are
- * then made in the directory's order, as a single reader would make them.
+ * workers, one per core, the largest first to the least loaded, each worker reading its
+ * own files in the directory's order; a thread of its own hashes the archive file
+ * meanwhile (from the page cache). A worker inflates an entry itself where cdm's reading
+ * of the directory finds it (zip_directory.h: ISA-L's inflater where the system has it,
+ * the large ones hashed and written on a second thread, zip_pipe.h), else through its own
+ * libarchive reader. The records, links and header checks are then made in the
+ * directory's order, as a single reader would make them.
  */
 /* libarchive's headers before cdm's (see archive.c). */
 #include <archive.h>
 #include <archive_entry.h>
 
 #include "archive_walk.h"
+#include "inflate.h"
+#include "zip_pipe.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
 #include "platform/thread.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define ZIP_WORKERS_MAX 4
+#define ZIP_WORKERS_MAX 64 /* past it, more threads only share the disk's bandwidth */
 #define WORK_BLOCK      (256 * 1024)
 
 struct job {
@@ -46,7 +52,9 @@ struct plan {
 struct shared {
     const char *path;
     const struct extract_limits *limits;
+    const struct zip_directory *directory; /* NULL: libarchive reads every entry */
     atomic_ullong extracted;
+    atomic_size_t inflated_here; /* entries the workers inflated themselves */
     atomic_bool stop; /* a worker failed: the others give up */
 };
 
@@ -56,6 +64,12 @@ struct worker {
     size_t count, cap;
     uint64_t load;
     struct cdm_ctx wctx; /* the worker's errors */
+    /* a worker's readers, opened at its first entry of each kind */
+    struct fs_reader *reader;
+    struct zip_pipe *pipe;
+    struct archive *archive;
+    struct zip_source *source;
+    size_t archive_entry; /* the next entry the libarchive reader would give */
     bool failed;
     struct thread *thread;
 };
@@ -93,51 +107,131 @@ static int too_big(cdm_ctx *ctx, const char *path, const struct extract_limits *
                          path, limits->max_total_size);
 }
 
-static int write_job(struct worker *k, struct archive *a, struct job *j, struct sha256 *hash)
+/* Where a job's bytes go: its file, its hash, the text of a version header. */
+struct job_output {
+    struct shared *shared;
+    struct job *job;
+    struct fs_file *file;
+    struct sha256 *hash;
+};
+
+static int take_bytes(void *arg, cdm_ctx *ctx, const unsigned char *buf, size_t n)
+{
+    struct job_output *o = arg;
+    struct job *j = o->job;
+    struct shared *sh = o->shared;
+    j->size += (uint64_t)n;
+    if (atomic_fetch_add(&sh->extracted, (unsigned long long)n) + (unsigned long long)n >
+        sh->limits->max_total_size)
+        return too_big(ctx, sh->path, sh->limits);
+    sha256_update(o->hash, buf, n);
+    if (j->keep && j->header.len < HEADER_KEEP)
+        sb_addn(&j->header, (const char *)buf, n);
+    return fs_file_write(ctx, o->file, buf, n);
+}
+
+/* The job's bytes through libarchive, from the entry its reader stands at. */
+static int copy_from_archive(struct worker *k, struct job_output *o)
 {
     cdm_ctx *ctx = &k->wctx;
     struct shared *sh = k->shared;
-    struct fs_file *f = NULL;
-    int rc = fs_file_create_read_only(ctx, j->full, j->executable, &f);
-    sha256_reset(hash);
+    int rc = CDM_OK;
     while (!rc) {
-        if (atomic_load(&sh->stop)) {
-            rc = CDM_EIO; /* another worker's error is the one told */
-            break;
-        }
+        if (atomic_load(&sh->stop))
+            return CDM_EIO; /* another worker's error is the one told */
         /* The reader's own block, not a copy of it (470 MB fewer bytes moved). */
         const void *buf;
         size_t n;
         la_int64_t at;
-        int r = archive_read_data_block(a, &buf, &n, &at);
+        int r = archive_read_data_block(k->archive, &buf, &n, &at);
         if (r == ARCHIVE_EOF)
             break;
         /* A bad CRC comes as ARCHIVE_WARN: any word but OK is a refusal (as archive_read_data,
          * which returns it as a negative count). */
-        if (r != ARCHIVE_OK || at != (la_int64_t)j->size) {
-            rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                               "cannot read archive '%s' at entry '%s': it is damaged or "
-                               "incomplete; download it again (%s)",
-                               sh->path, j->raw,
-                               r != ARCHIVE_OK ? archive_error_string(a) : "a gap in its data");
-            break;
-        }
-        j->size += (uint64_t)n;
-        if (atomic_fetch_add(&sh->extracted, (unsigned long long)n) + (unsigned long long)n >
-            sh->limits->max_total_size) {
-            rc = too_big(ctx, sh->path, sh->limits);
-            break;
-        }
-        sha256_update(hash, buf, (size_t)n);
-        if (j->keep && j->header.len < HEADER_KEEP)
-            sb_addn(&j->header, (const char *)buf, (size_t)n);
-        rc = fs_file_write(ctx, f, buf, (size_t)n);
+        if (r != ARCHIVE_OK || at != (la_int64_t)o->job->size)
+            return cdm_error_set(ctx, CDM_EARCHIVE,
+                                 "cannot read archive '%s' at entry '%s': it is damaged or "
+                                 "incomplete; download it again (%s)",
+                                 sh->path, o->job->raw,
+                                 r != ARCHIVE_OK ? archive_error_string(k->archive)
+                                                 : "a gap in its data");
+        rc = take_bytes(o, ctx, buf, n);
     }
-    if (f) {
+    return rc;
+}
+
+/* Move the worker's libarchive reader to the job's entry and check it is the same one. */
+static int archive_seek_job(struct worker *k, struct job *j)
+{
+    cdm_ctx *ctx = &k->wctx;
+    const char *path = k->shared->path;
+    if (!k->archive && !(k->archive = zip_open(ctx, path, &k->source)))
+        return cdm_error_code(ctx);
+    for (;;) {
+        struct archive_entry *e;
+        int r = archive_read_next_header(k->archive, &e);
+        if (r < ARCHIVE_WARN)
+            return zip_failed(ctx, path, k->archive, k->source);
+        if (r == ARCHIVE_EOF || k->archive_entry > j->entry)
+            return cdm_error_set(ctx, CDM_EARCHIVE,
+                                 "cannot install '%s': entry '%s' is gone on the second read; "
+                                 "was the file changed meanwhile? nothing was installed",
+                                 path, j->raw);
+        if (k->archive_entry++ < j->entry)
+            continue;
+        const char *raw = archive_entry_pathname_utf8(e);
+        if (!raw)
+            raw = archive_entry_pathname(e);
+        if (!raw || strcmp(raw, j->raw) || archive_entry_filetype(e) != AE_IFREG)
+            return cdm_error_set(ctx, CDM_EARCHIVE,
+                                 "cannot install '%s': entry '%s' is not what it was on the "
+                                 "first read; was the file changed meanwhile? nothing was "
+                                 "installed",
+                                 path, j->raw);
+        return CDM_OK;
+    }
+}
+
+/* The job's entry inflated by the worker itself, when cdm's reading of the directory has
+ * it: 1 done (or failed: rc), 0 when libarchive must read it. */
+static int inflate_here(struct worker *k, struct job_output *o, int *rc)
+{
+    struct shared *sh = k->shared;
+    cdm_ctx *ctx = &k->wctx;
+    const struct zip_dir_entry *e =
+        sh->directory ? zip_directory_find(sh->directory, o->job->raw, o->job->declared) : NULL;
+    uint64_t start;
+    if (!e)
+        return 0;
+    if (!k->reader) {
+        uint64_t size;
+        if ((*rc = fs_reader_open(ctx, sh->path, &k->reader, &size)))
+            return 1;
+        k->pipe = zip_pipe_new();
+    }
+    if (!zip_entry_data_start(ctx, k->reader, sh->directory, e, &start))
+        return 0;
+    struct zip_taker taker = {take_bytes, o};
+    *rc = zip_pipe_entry(ctx, k->pipe, k->reader, sh->path, o->job->raw, e, start, &taker,
+                         &sh->stop);
+    if (!*rc)
+        atomic_fetch_add(&sh->inflated_here, 1);
+    return 1;
+}
+
+static int write_job(struct worker *k, struct job *j, struct sha256 *hash)
+{
+    cdm_ctx *ctx = &k->wctx;
+    struct job_output o = {k->shared, j, NULL, hash};
+    int rc = fs_file_create_read_only(ctx, j->full, j->executable, &o.file);
+    sha256_reset(hash);
+    if (!rc && !inflate_here(k, &o, &rc) && !(rc = archive_seek_job(k, j)))
+        rc = copy_from_archive(k, &o);
+    if (o.file) {
         if (rc)
-            fs_file_abort(f);
+            fs_file_abort(o.file);
         else
-            rc = fs_file_close(ctx, f);
+            rc = fs_file_close(ctx, o.file);
     }
     if (!rc) {
         sha256_finish_hex(hash, j->sha256);
@@ -146,53 +240,26 @@ static int write_job(struct worker *k, struct archive *a, struct job *j, struct 
     return rc;
 }
 
-/* One worker: its files, in the directory's order, through its own reader. */
+/* One worker: its files, in the directory's order. */
 static int worker_main(void *arg)
 {
     struct worker *k = arg;
-    struct shared *sh = k->shared;
-    cdm_ctx *ctx = &k->wctx;
-    struct zip_source *src = NULL;
-    struct archive *a = zip_open(ctx, sh->path, &src);
     struct sha256 *hash = sha256_new();
-    int rc = a ? CDM_OK : cdm_error_code(ctx);
-    size_t entry = 0, next = 0;
-    while (!rc && next < k->count) {
-        struct archive_entry *e;
-        int r = archive_read_next_header(a, &e);
-        if (r < ARCHIVE_WARN) {
-            rc = zip_failed(ctx, sh->path, a, src);
-            break;
-        }
-        struct job *j = k->mine[next];
-        if (r == ARCHIVE_EOF || entry > j->entry) {
-            rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                               "cannot install '%s': entry '%s' is gone on the second read; "
-                               "was the file changed meanwhile? nothing was installed",
-                               sh->path, j->raw);
-            break;
-        }
-        if (entry++ < j->entry)
-            continue;
-        next++;
-        const char *raw = archive_entry_pathname_utf8(e);
-        if (!raw)
-            raw = archive_entry_pathname(e);
-        if (!raw || strcmp(raw, j->raw) || archive_entry_filetype(e) != AE_IFREG)
-            rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                               "cannot install '%s': entry '%s' is not what it was on the "
-                               "first read; was the file changed meanwhile? nothing was "
-                               "installed",
-                               sh->path, j->raw);
-        else
-            rc = write_job(k, a, j, hash);
-    }
+    int rc = CDM_OK;
+    for (size_t next = 0; !rc && next < k->count; next++)
+        rc = write_job(k, k->mine[next], hash);
     if (rc) {
         k->failed = true;
-        atomic_store(&sh->stop, true);
+        atomic_store(&k->shared->stop, true);
     }
-    if (a)
-        zip_close(a, src);
+    if (k->archive)
+        zip_close(k->archive, k->source);
+    if (k->reader)
+        fs_reader_close(k->reader);
+    zip_pipe_free(k->pipe);
+    k->archive = NULL;
+    k->reader = NULL;
+    k->pipe = NULL;
     sha256_free(hash);
     return rc;
 }
@@ -324,6 +391,24 @@ static int walk_directory(struct walk *w, struct plan *p)
     return rc;
 }
 
+/* cdm's own reading of the directory, for the workers to inflate entries themselves; false
+ * when it cannot be used (libarchive then reads every entry, and tells what is wrong). */
+static bool read_directory(const char *path, const struct extract_limits *limits,
+                           struct zip_directory *d)
+{
+    struct cdm_ctx quiet = {0}; /* a failure here is libarchive's to report */
+    struct fs_reader *r;
+    uint64_t size;
+    bool ok = false;
+    if (!fs_reader_open(&quiet, path, &r, &size)) {
+        ok = zip_directory_read(&quiet, r, size, (size_t)limits->max_entries, d);
+        fs_reader_close(r);
+    }
+    error_state_free(&quiet.err);
+    inflate_choose();
+    return ok;
+}
+
 int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
                 const struct extract_limits *limits, struct extract_result *result)
 {
@@ -340,19 +425,22 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     struct shared shared = {.path = path, .limits = limits};
     atomic_init(&shared.extracted, 0);
     atomic_init(&shared.stop, false);
-    struct worker workers[ZIP_WORKERS_MAX];
-    memset(workers, 0, sizeof(workers));
+    atomic_init(&shared.inflated_here, 0);
     struct hasher hasher;
     memset(&hasher, 0, sizeof(hasher));
     hasher.path = path;
-    size_t n = thread_cpu_count();
-    n = n < 2 ? 2 : n > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : n;
-    for (size_t k = 0; k < n; k++)
+    size_t made = thread_cpu_count();
+    made = made < 2 ? 2 : made > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : made;
+    struct worker *workers = xcalloc(made, sizeof(*workers));
+    for (size_t k = 0; k < made; k++)
         workers[k].shared = &shared;
+    struct zip_directory directory;
     int rc = walk_directory(&w, &plan);
     if (rc)
         goto out;
-    n = share(&plan, workers, n);
+    if (read_directory(path, limits, &directory))
+        shared.directory = &directory;
+    size_t n = share(&plan, workers, made);
     if ((rc = run_all(ctx, workers, n, &hasher)))
         goto out;
     for (size_t i = 0; i < plan.count && !rc; i++) {
@@ -367,6 +455,14 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     }
     if (rc || (rc = walk_links(&w)))
         goto out;
+    size_t here = atomic_load(&shared.inflated_here);
+    if (here == plan.count)
+        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
+                 "zip, %zu threads, all %zu files inflated by %s", n, here, inflate_engine());
+    else
+        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
+                 "zip, %zu threads, %zu of %zu files inflated by %s, %zu by libarchive", n, here,
+                 plan.count, inflate_engine(), plan.count - here);
     memcpy(result->sha256, hasher.sha256, sizeof(result->sha256));
     result->archive_size = hasher.size;
     if (ctx->options.progress)
@@ -374,10 +470,13 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     _Static_assert(sizeof(result->top) == sizeof(w.check.top), "the same top folder buffer");
     memcpy(result->top, w.check.top, sizeof(result->top));
 out:
-    for (size_t k = 0; k < ZIP_WORKERS_MAX; k++) {
+    for (size_t k = 0; k < made; k++) {
         free(workers[k].mine);
         error_state_free(&workers[k].wctx.err);
     }
+    free(workers);
+    if (shared.directory)
+        zip_directory_free(&directory);
     error_state_free(&hasher.wctx.err);
     for (size_t i = 0; i < plan.count; i++) {
         free(plan.jobs[i].raw);

@@ -124,6 +124,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         (rc = check_content(ctx, archive, &name, &x)))
         goto out;
     describe_content(&name, &x, &in);
+    COPY_ARRAY(result->unpacked_by, x.unpacked_by);
     /* the hash was checked against NVIDIA's own manifest, fetched over TLS */
     in.official = in.official || dl.official;
     if ((rc = install_commit(ctx, tmp, &in, x.files, x.file_count)))

@@ -1,0 +1,51 @@
+/*
+ * A zip's central directory read by cdm itself, for one purpose: where each entry's
+ * compressed bytes lie, so that the workers of zip_extract.c inflate them with the fastest
+ * inflater (inflate.h) instead of libarchive's. libarchive still reads the directory for
+ * everything else (the names and kinds every entry check judges): an entry found here
+ * under the same unique name, with the same size, of a method the inflater reads, is
+ * inflated here; any other, or a zip this reader does not understand (a prefix before the
+ * zip, several disks), goes through libarchive as before.
+ */
+#ifndef CDM_ZIP_DIRECTORY_H
+#define CDM_ZIP_DIRECTORY_H
+
+#include "internal.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fs_reader;
+
+struct zip_dir_entry {
+    const char *name; /* the name's bytes as stored (not NUL-terminated) */
+    size_t name_len;
+    uint16_t flags, method;
+    uint32_t crc32;
+    uint64_t compressed, size, local_header;
+};
+
+struct zip_directory {
+    unsigned char *raw; /* the directory's bytes, which the names point into */
+    struct zip_dir_entry *entries;
+    size_t count;
+    struct zip_dir_entry **by_name; /* entries sorted by name */
+    uint64_t archive_size, directory_start;
+};
+
+/* Read the directory of the zip open in r (size bytes long), of at most max_entries
+ * entries. false when this reader cannot use it (then d is empty and libarchive reads
+ * every entry); an error reading the file is reported in ctx and also gives false. */
+bool zip_directory_read(cdm_ctx *ctx, struct fs_reader *r, uint64_t size, size_t max_entries,
+                        struct zip_directory *d);
+/* The entry of this name when exactly one has it, its data readable here (method stored or
+ * deflated, not encrypted) and of size bytes; else NULL. */
+const struct zip_dir_entry *zip_directory_find(const struct zip_directory *d, const char *name,
+                                               uint64_t size);
+/* Where e's compressed bytes start, from its local header; false when the header is not
+ * there or its bytes would pass the directory's start. */
+bool zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_directory *d,
+                          const struct zip_dir_entry *e, uint64_t *start);
+void zip_directory_free(struct zip_directory *d);
+
+#endif
