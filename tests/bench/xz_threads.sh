@@ -1,8 +1,9 @@
 #!/bin/bash
 # cdm install of a .tar.xz of one xz block and of many (xz -T0 with 8 MiB blocks), against
 # what a user would run instead on the same archive: `tar -I 'xz -T0' -x` then sync, and
-# bsdtar -x then sync; medians of 3, in turn. The tar holds MB megabytes (default 150) of
-# half-compressible files shaped as libraries.
+# bsdtar -x then sync; medians of 3, in turn; and the floor, the same tar uncompressed,
+# extracted and synced (what writing the bytes costs this disk). The tar holds MB megabytes
+# (default 150) of half-compressible files shaped as libraries.
 # Usage: tests/bench/xz_threads.sh [path/to/cdm] [MB]
 set -eu
 CDM=$(realpath "${1:-build/cdm}")
@@ -24,22 +25,25 @@ echo stand-in >"$work/$n/LICENSE"
 tar -C "$work" -cf "$work/$n.tar" "$n"
 xz -T1 -6 -c "$work/$n.tar" >"$work/one/$n.tar.xz"
 xz -T0 -6 --block-size=8MiB -c "$work/$n.tar" >"$work/many/$n.tar.xz"
-rm -rf "$work/${n:?}" "$work/$n.tar"
+rm -rf "$work/${n:?}"
 median() { sort -n | sed -n 2p; }
 ms() { local s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000)); }
 cdm_install() { rm -rf "$work/s"; CDM_ROOT=$work/s "$CDM" install -q "$1"; }
 tar_xz() { rm -rf "$work/x" && mkdir "$work/x" && tar -I 'xz -T0' -xf "$1" -C "$work/x" && sync; }
+floor() { rm -rf "$work/x" && mkdir "$work/x" && tar -xf "$work/$n.tar" -C "$work/x" && sync; }
 bsd() { rm -rf "$work/x" && mkdir "$work/x" && bsdtar -xf "$1" -C "$work/x" && sync; }
 for kind in one many; do
   a=$work/$kind/$n.tar.xz
-  c=() t=() b=()
+  c=() t=() b=() f=()
   for round in 1 2 3; do
     c+=("$(ms cdm_install "$a")")
+    f+=("$(ms floor)")
     t+=("$(ms tar_xz "$a")")
     command -v bsdtar >/dev/null && b+=("$(ms bsd "$a")")
   done
   tc=$(printf '%s\n' "${c[@]}" | median)
   tt=$(printf '%s\n' "${t[@]}" | median)
+  tf=$(printf '%s\n' "${f[@]}" | median)
   tb=$( ((${#b[@]})) && printf '%s\n' "${b[@]}" | median || echo 0)
   blocks=$(xz --robot --list "$a" | awk '$1 == "totals" {print $3}')
   printf '%-4s (%3s blocks): cdm install %6d ms | tar -I "xz -T0" + sync %6d ms (cdm %.2fx)' \
@@ -49,5 +53,6 @@ for kind in one many; do
   else
     printf ' | no bsdtar here\n'
   fi
+  printf '%20s floor (the .tar + sync) %6d ms (cdm %.2fx)\n' "" "$tf" "$(python3 -c "print($tc / $tf)")"
 done
 echo "$(nproc) cores"
