@@ -74,9 +74,9 @@ int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, cons
 
 /* The first column of the one row sql (on db) selects, as a truth value. */
 int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes);
-/* Is an install, a deploy, a link change, an attach or a detach recorded as pending (under
- * way, or interrupted)? */
-int db_work_pending(cdm_ctx *ctx, bool *pending);
+/* Is work of one of protocols (recover_protocol bits: an install, a deploy, a link change,
+ * an attach or a detach) recorded as pending (under way, or interrupted)? */
+int db_work_pending(cdm_ctx *ctx, unsigned protocols, bool *pending);
 
 /* ---- db_install.c: installs ------------------------------------------------------- */
 

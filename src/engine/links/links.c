@@ -207,9 +207,9 @@ enum open_mode { OPEN_READ, OPEN_STATE, OPEN_STORE };
 static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
                            struct cdm_generation *cur, bool *has_cur, enum open_mode mode)
 {
-    int rc = mode == OPEN_READ    ? store_open_settled(ctx)
-             : mode == OPEN_STATE ? store_open_state(ctx)
-                                  : store_open(ctx, true);
+    int rc = mode == OPEN_READ    ? store_open_settled(ctx, RECOVER_STATE)
+             : mode == OPEN_STATE ? store_open_state(ctx, RECOVER_STATE)
+                                  : store_open_write(ctx, RECOVER_STATE);
     if (rc || (rc = dir ? cdm_project_open(ctx, dir, p) : cdm_project_find(ctx, NULL, p)))
         return rc;
     rc = db_generation_get(ctx, p->path, 0, cur);
