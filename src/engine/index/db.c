@@ -402,6 +402,12 @@ bool db_read_only(cdm_ctx *ctx)
     return ctx->db && sqlite3_db_readonly(ctx->db, "main") == 1;
 }
 
+bool db_on_file(cdm_ctx *ctx)
+{
+    const char *name = ctx->db ? sqlite3_db_filename(ctx->db, "main") : NULL;
+    return name && *name && !db_read_only(ctx);
+}
+
 void db_close(cdm_ctx *ctx)
 {
     if (ctx->db) {

@@ -26,6 +26,8 @@ int db_open(cdm_ctx *ctx, const char *path, enum db_mode mode);
 int db_state_connect(cdm_ctx *ctx, const char *path);
 /* Was the index opened read-only? */
 bool db_read_only(cdm_ctx *ctx);
+/* Is the index open on its file, for writing (not in memory, not read-only)? */
+bool db_on_file(cdm_ctx *ctx);
 /* db_state.c. The index and the state for reading: a store or a state not made yet reads
  * as empty and stays unmade; history an older index kept moves to the state first. */
 int db_open_read(cdm_ctx *ctx);

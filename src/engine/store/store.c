@@ -116,7 +116,11 @@ int store_open_write(cdm_ctx *ctx, unsigned touches)
         free(why);
         return rc;
     }
-    db_close(ctx); /* opened for reading before: open again under the locks */
+    /* An index a reader opened before (a command that looked first) is kept: the same
+     * file, which SQLite reads afresh in each transaction, so the look costs no second
+     * open. One in memory (there was no store) or read-only is opened again. */
+    if (!db_on_file(ctx))
+        db_close(ctx);
     int rc;
     bool existed = fs_kind(ctx->root) == FS_DIR;
     char *db_path = store_index_path(ctx);
