@@ -97,11 +97,9 @@ static int print_hook_state(const cdm_shell *sh, const struct cdm_hook_state *st
  * say why unless --quiet and deactivate, since the old cuDNN no longer belongs here). The
  * hooks run it --quiet when the folder did not change, so a project that cannot be
  * activated is reported once, when the user arrives. */
-static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start, bool state)
+static int activate_auto(struct cli *cli, cdm_ctx *ctx, const cdm_shell *sh, const char *start,
+                         bool state)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     /* Read before deciding: what changes meanwhile differs from it at the next prompt. */
     struct cdm_hook_state st;
     if (state && cdm_hook_state_read(ctx, start, &st) != CDM_OK)
@@ -148,23 +146,28 @@ static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start
 
 enum { OPT_SHELL, OPT_AUTO, OPT_HOOK_STATE, OPT_REDIRECT };
 
-static int run_activate(struct cli *cli, const struct cli_args *args)
+/* The shell and the options, before the context: a usage error needs no configuration. */
+static int check_activate(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = args->pos[0];
     const cdm_shell *sh;
     int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
     if (rc)
         return rc;
-    if ((args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE]) && args->given[OPT_REDIRECT]) {
-        cli_usage_error(cli, "--redirect does not go with --auto: the hooks follow [activate] "
-                             "redirect in the configuration");
-        return EXIT_USAGE;
-    }
+    if ((args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE]) && args->given[OPT_REDIRECT])
+        return cli_usage_error(cli, "--redirect does not go with --auto: the hooks follow "
+                                    "[activate] redirect in the configuration");
+    return EXIT_OK;
+}
+
+static int run_activate(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
+{
+    const char *project = args->pos[0];
+    const cdm_shell *sh;
+    int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh); /* chosen in the check */
+    if (rc)
+        return rc;
     if (args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE])
-        return activate_auto(cli, sh, project, args->given[OPT_HOOK_STATE]);
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
+        return activate_auto(cli, ctx, sh, project, args->given[OPT_HOOK_STATE]);
     struct cdm_activation a;
     struct cdm_env_plan plan;
     if (cdm_activation_find(ctx, project, project == NULL, &a) != CDM_OK)
@@ -219,6 +222,8 @@ static const struct cli_option activate_options[] = {
 
 const struct cli_command cli_cmd_activate = {
     .name = "activate",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_activate,
     .run = run_activate,
     .summary = "print shell lines that put a project's cuDNN in use",
     .args = activate_args,

@@ -147,6 +147,14 @@ int store_open_write(cdm_ctx *ctx, unsigned touches)
     return rc;
 }
 
+int cdm_store_open(cdm_ctx *ctx, enum cdm_store_mode mode)
+{
+    /* Nothing recovered here: each call recovers what it touches when it opens. */
+    return mode == CDM_STORE_WRITE   ? store_open_write(ctx, 0)
+           : mode == CDM_STORE_STATE ? store_open_state(ctx, 0)
+                                     : store_open_read(ctx);
+}
+
 int store_open_state(cdm_ctx *ctx, unsigned touches)
 {
     if (ctx->state_lock)
