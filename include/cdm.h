@@ -68,6 +68,18 @@ void cdm_ctx_free(cdm_ctx *ctx);
 void cdm_interrupt(cdm_ctx *ctx);
 bool cdm_interrupted(const cdm_ctx *ctx);
 
+/* How a front end opens the store before a command (its command table's rows name it). Every
+ * call below opens what it needs itself, and first finishes or undoes the interrupted work
+ * it touches; opening first only makes the open the first thing done. */
+enum cdm_store_mode {
+    CDM_STORE_READ,  /* the index, for reading */
+    CDM_STORE_STATE, /* and the user's state for writing, its lock held until the context is
+                      * freed (link, attach: a read-only store serves them) */
+    CDM_STORE_WRITE, /* the store for writing: its folders made, its lock and then the
+                      * state's held until the context is freed */
+};
+int cdm_store_open(cdm_ctx *ctx, enum cdm_store_mode mode);
+
 const char *cdm_error_message(const cdm_ctx *ctx);
 int cdm_error_code(const cdm_ctx *ctx);
 

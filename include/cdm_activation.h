@@ -68,8 +68,6 @@ struct cdm_activation {
  * Searching, with no project found, gives the user's default (cdm_default) if there is
  * one: project is then the user's state folder and link_path the install's folder. */
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out);
-/* The user's default (cdm_default) as above; out->id is "" when none is set. */
-int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out);
 
 /* One change of an environment variable. */
 struct cdm_env_change {
@@ -99,11 +97,6 @@ bool cdm_activation_is_current(const struct cdm_activation *a);
 /* The plan that undoes activation; empty when none is on. Needs no context: deactivating
  * works without a store or a readable configuration. */
 void cdm_deactivation_plan(struct cdm_env_plan *out);
-/* Whether the activation this process's environment holds (CDM_PROJECT, CDM_ACTIVE,
- * CDM_PATH_ENTRY) is still the nearest project's from dir (NULL: the current folder), its
- * link pointing at the same install. Opens no index: prompt hooks ask it at every prompt,
- * so that a link, rollback or unlink in the current project shows at the next one. */
-bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir);
 
 /* What a prompt hook (cdm hook) compares before each prompt to know, without starting a
  * process, that `cdm activate --auto` would change nothing: the folders from dir upwards
@@ -120,9 +113,29 @@ struct cdm_hook_state {
     char default_file[4096]; /* the user's default (cdm default), there or not */
     char config[4096];       /* the configuration file, there or not ("" for /dev/null) */
 };
-int cdm_hook_state_read(cdm_ctx *ctx, const char *dir, struct cdm_hook_state *out);
-/* The hook's state after an activation: its link and target are the activation's. */
-void cdm_hook_state_follow(struct cdm_hook_state *st, const struct cdm_activation *a);
+
+/*
+ * `cdm activate --auto`, for the prompt hooks, decided in one call that walks up from dir
+ * (NULL: the current folder) once: in the project already active (same install, same path
+ * entry, its link unchanged) nothing (unchanged, and no index opened: the hooks ask at every
+ * prompt, so that a link, rollback or unlink shows at the next one); in another project, or
+ * after its link changed, the plan that activates it; outside projects the user's default
+ * (cdm default), or a plan that deactivates without one. A project or default that cannot be
+ * activated fails (the message in the context) with a plan that deactivates all the same,
+ * since the old cuDNN no longer belongs here. With hook_state, the state the hook compares
+ * before the next prompt, read before deciding.
+ */
+struct cdm_auto_activation {
+    bool unchanged;           /* nothing to change: plan empty */
+    struct cdm_env_plan plan; /* to render (cdm_env_plan_free); n 0: nothing to print */
+    bool said_always;         /* the failure is this environment's plan, not the project's
+                               * state: said even where the hooks ask --quiet (they do when
+                               * the folder did not change, so the project's is said once) */
+    bool has_state;           /* hook_state asked, and dir is a folder */
+    struct cdm_hook_state state;
+};
+int cdm_activation_auto(cdm_ctx *ctx, const char *dir, bool hook_state,
+                        struct cdm_auto_activation *out);
 
 /* A shell that plans are rendered for: pwsh powershell cmd bash zsh fish sh. */
 typedef struct cdm_shell cdm_shell;

@@ -131,9 +131,31 @@ struct cli_args {
     int nrest;
 };
 
+/*
+ * What a command needs opened before it runs, as git's RUN_SETUP | NEED_WORK_TREE or
+ * apk-tools' .open_flags: the dispatcher (main.c) opens it once, in this mode, and hands the
+ * context to the command. The engine's calls still open what they need themselves (and
+ * settle the interrupted work they touch); a row that names the store makes that open the
+ * first thing the command does, and one that names only the context leaves the store to
+ * the engine call, which opens it in its own order (after a download, a look at the
+ * project, a check of its arguments).
+ */
+enum cli_needs {
+    CLI_NEEDS_NOTHING,     /* no context (NULL): help, deactivate, the hooks' text */
+    CLI_NEEDS_CONTEXT,     /* the configuration read, the store root settled */
+    CLI_NEEDS_STORE_READ,  /* and the store's index, for reading */
+    CLI_NEEDS_STATE,       /* and the user's state for writing, under its lock */
+    CLI_NEEDS_STORE_WRITE, /* and the store for writing: its lock, then the state's */
+};
+
 struct cli_command {
     const char *name;
-    int (*run)(struct cli *cli, const struct cli_args *args);
+    enum cli_needs needs;
+    /* Optional: the arguments checked before anything is opened (a usage error needs no
+     * configuration and creates no store); EXIT_OK or a usage error already printed. */
+    int (*check)(struct cli *cli, const struct cli_args *args);
+    /* ctx: opened as needs says; NULL for CLI_NEEDS_NOTHING. */
+    int (*run)(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args);
     const char *summary;              /* one line, lower case: the overview lists it */
     const struct cli_arg *args;       /* NULL: none */
     const struct cli_option *options; /* NULL: none */
@@ -193,6 +215,9 @@ void cli_now(struct timespec *now);
 /* common.c: what every command uses. */
 /* Open the core's context once; prints the error and returns NULL on failure. */
 cdm_ctx *cli_ctx(struct cli *cli);
+/* The context and the store as c's row needs them (NULL in *ctx for CLI_NEEDS_NOTHING);
+ * prints the error and returns the exit code on failure. */
+int cli_open(struct cli *cli, const struct cli_command *c, cdm_ctx **ctx);
 /* Print the context's error ("cdm: ...") and return the exit code it calls for. */
 int cli_fail(struct cli *cli);
 /* A message on stderr unless --quiet. */

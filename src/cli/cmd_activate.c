@@ -90,81 +90,49 @@ static int print_hook_state(const cdm_shell *sh, const struct cdm_hook_state *st
     return EXIT_OK;
 }
 
-/* --auto, for the prompt hooks: follow the working folder and the current project's link.
- * Outside any project activate the user's default (cdm default), or deactivate without
- * one; in the project already active (same install, same entry)
- * do nothing; in another, or after its link changed, activate it (or, when it cannot be,
- * say why unless --quiet and deactivate, since the old cuDNN no longer belongs here). The
- * hooks run it --quiet when the folder did not change, so a project that cannot be
- * activated is reported once, when the user arrives. */
-static int activate_auto(struct cli *cli, const cdm_shell *sh, const char *start, bool state)
+/* --auto, for the prompt hooks (cdm_activation_auto decides): the plan, after the reason
+ * when the project cannot be activated (unless --quiet: the hooks run it so when the folder
+ * did not change, so that is said once, when the user arrives), then the hook's state. */
+static int activate_auto(struct cli *cli, cdm_ctx *ctx, const cdm_shell *sh, const char *start,
+                         bool state)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
-    /* Read before deciding: what changes meanwhile differs from it at the next prompt. */
-    struct cdm_hook_state st;
-    if (state && cdm_hook_state_read(ctx, start, &st) != CDM_OK)
-        state = false;
-    if (cdm_activation_unchanged(ctx, start))
-        return state ? print_hook_state(sh, &st) : EXIT_OK;
-    struct cdm_env_plan plan = {.n = 0};
-    struct cdm_project project;
-    struct cdm_activation a;
-    int rc = EXIT_OK;
-    if (cdm_project_find(ctx, start, &project) != CDM_OK) {
-        /* Outside projects the default, when one is set; else nothing. */
-        if (cdm_activation_default(ctx, &a) != CDM_OK) {
-            if (!cli->quiet)
-                cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
-            cdm_deactivation_plan(&plan);
-            rc = EXIT_FAIL;
-        } else if (!*a.id) {
-            cdm_deactivation_plan(&plan);
-        } else if (!cdm_activation_is_current(&a) &&
-                   cdm_activation_plan(ctx, &a, &plan) != CDM_OK) {
-            cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
-            cdm_deactivation_plan(&plan);
-            rc = EXIT_FAIL;
-        }
-    } else if (cdm_activation_find(ctx, project.path, false, &a) != CDM_OK) {
-        if (!cli->quiet)
-            cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
-        cdm_deactivation_plan(&plan);
-        rc = EXIT_FAIL;
-    } else if (!cdm_activation_is_current(&a) && cdm_activation_plan(ctx, &a, &plan) != CDM_OK) {
+    struct cdm_auto_activation r;
+    int rc = cdm_activation_auto(ctx, start, state, &r) == CDM_OK ? EXIT_OK : EXIT_FAIL;
+    if (r.unchanged)
+        return r.has_state ? print_hook_state(sh, &r.state) : EXIT_OK;
+    if (rc && (r.said_always || !cli->quiet))
         cli_eprintf("cdm: %s\n", cdm_error_message(ctx));
-        cdm_deactivation_plan(&plan);
-        rc = EXIT_FAIL;
-    } else {
-        cdm_hook_state_follow(&st, &a); /* the link just read, whichever name it has */
-    }
-    int prc = cli_print_plan(cli, sh, &plan);
-    cdm_env_plan_free(&plan);
-    if (!prc && state)
-        print_hook_state(sh, &st);
+    int prc = cli_print_plan(cli, sh, &r.plan);
+    cdm_env_plan_free(&r.plan);
+    if (!prc && r.has_state)
+        print_hook_state(sh, &r.state);
     return prc ? prc : rc;
 }
 
 enum { OPT_SHELL, OPT_AUTO, OPT_HOOK_STATE, OPT_REDIRECT };
 
-static int run_activate(struct cli *cli, const struct cli_args *args)
+/* The shell and the options, before the context: a usage error needs no configuration. */
+static int check_activate(struct cli *cli, const struct cli_args *args)
 {
-    const char *project = args->pos[0];
     const cdm_shell *sh;
     int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
     if (rc)
         return rc;
-    if ((args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE]) && args->given[OPT_REDIRECT]) {
-        cli_usage_error(cli, "--redirect does not go with --auto: the hooks follow [activate] "
-                             "redirect in the configuration");
-        return EXIT_USAGE;
-    }
+    if ((args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE]) && args->given[OPT_REDIRECT])
+        return cli_usage_error(cli, "--redirect does not go with --auto: the hooks follow "
+                                    "[activate] redirect in the configuration");
+    return EXIT_OK;
+}
+
+static int run_activate(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
+{
+    const char *project = args->pos[0];
+    const cdm_shell *sh;
+    int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh); /* chosen in the check */
+    if (rc)
+        return rc;
     if (args->given[OPT_AUTO] || args->given[OPT_HOOK_STATE])
-        return activate_auto(cli, sh, project, args->given[OPT_HOOK_STATE]);
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
+        return activate_auto(cli, ctx, sh, project, args->given[OPT_HOOK_STATE]);
     struct cdm_activation a;
     struct cdm_env_plan plan;
     if (cdm_activation_find(ctx, project, project == NULL, &a) != CDM_OK)
@@ -219,6 +187,8 @@ static const struct cli_option activate_options[] = {
 
 const struct cli_command cli_cmd_activate = {
     .name = "activate",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_activate,
     .run = run_activate,
     .summary = "print shell lines that put a project's cuDNN in use",
     .args = activate_args,

@@ -59,11 +59,8 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
     }
 }
 
-static int run_attach(struct cli *cli, const struct cli_args *args)
+static int run_attach(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_attach_request req = {args->pos[0], args->pos[1], args->given[OPT_FORCE]};
     struct cdm_attach_result r;
     if (cdm_attach(ctx, &req, &r) != CDM_OK)
@@ -72,11 +69,8 @@ static int run_attach(struct cli *cli, const struct cli_args *args)
     return EXIT_OK;
 }
 
-static int run_detach(struct cli *cli, const struct cli_args *args)
+static int run_detach(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_attach_result r;
     if (cdm_detach(ctx, args->pos[0], &r) != CDM_OK)
         return cli_fail(cli);
@@ -99,6 +93,7 @@ static const struct cli_option attach_options[] = {
 
 const struct cli_command cli_cmd_attach = {
     .name = "attach",
+    .needs = CLI_NEEDS_STATE,
     .run = run_attach,
     .summary = "make a Python environment's cuDNN wheel follow a project",
     .args = attach_args,
@@ -120,6 +115,7 @@ static const struct cli_arg detach_args[] = {
 
 const struct cli_command cli_cmd_detach = {
     .name = "detach",
+    .needs = CLI_NEEDS_STATE,
     .run = run_detach,
     .summary = "give a Python environment its own cuDNN wheel back",
     .args = detach_args,

@@ -7,11 +7,8 @@
 
 enum { OPT_CUDA, OPT_PLATFORM };
 
-static int run_available(struct cli *cli, const struct cli_args *args)
+static int run_available(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     const char *spec = args->pos[0], *platform = args->value[OPT_PLATFORM];
     int cuda = (int)args->number[OPT_CUDA];
     struct cdm_available_request req = {spec, cuda, platform};
@@ -75,6 +72,7 @@ static const struct cli_option available_options[] = {
 
 const struct cli_command cli_cmd_available = {
     .name = "available",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_available,
     .summary = "list the cuDNN archives [fetch] base offers",
     .args = available_args,

@@ -177,8 +177,9 @@ static void note_store(struct cli *cli, const struct cli_option *o, const char *
 
 enum { OPT_CURRENT };
 
-static int run_complete(struct cli *cli, const struct cli_args *args)
+static int run_complete(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
+    (void)ctx; /* opened only when a word needs the store, quietly (quiet_ctx) */
     const char *current = args->value[OPT_CURRENT] ? args->value[OPT_CURRENT] : "";
     char **words = args->rest;
     int nwords = args->nrest;
@@ -240,6 +241,7 @@ static const struct cli_option complete_options[] = {
 
 const struct cli_command cli_cmd_complete = {
     .name = "complete",
+    .needs = CLI_NEEDS_NOTHING,
     .run = run_complete,
     .summary = "print completion candidates (used by completions/)",
     .args = complete_args,

@@ -3,8 +3,9 @@
 
 enum { OPT_SHELL };
 
-static int run_deactivate(struct cli *cli, const struct cli_args *args)
+static int run_deactivate(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
+    (void)ctx; /* none: deactivating works without a store or a readable configuration */
     const cdm_shell *sh;
     int rc = cli_choose_shell(cli, args->value[OPT_SHELL], &sh);
     if (rc)
@@ -25,6 +26,7 @@ static const struct cli_option deactivate_options[] = {
 
 const struct cli_command cli_cmd_deactivate = {
     .name = "deactivate",
+    .needs = CLI_NEEDS_NOTHING,
     .run = run_deactivate,
     .summary = "print shell lines that undo activate exactly",
     .options = deactivate_options,

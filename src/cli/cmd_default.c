@@ -49,9 +49,9 @@ static void print_text(struct cli *cli, const struct cdm_default_request *req,
         cli_printf("new sessions did not get it: nothing to take out\n");
 }
 
-static int run_default(struct cli *cli, const struct cli_args *args)
+static struct cdm_default_request request_of(const struct cli_args *args)
 {
-    struct cdm_default_request req = {
+    return (struct cdm_default_request){
         .spec = args->pos[0],
         .cuda = (int)args->number[OPT_CUDA],
         .unset = args->given[OPT_UNSET],
@@ -59,6 +59,11 @@ static int run_default(struct cli *cli, const struct cli_args *args)
         .unpersist = args->given[OPT_UNPERSIST],
         .dry_run = args->given[OPT_DRY_RUN],
     };
+}
+
+static int check_default(struct cli *cli, const struct cli_args *args)
+{
+    struct cdm_default_request req = request_of(args);
     if (req.unset && (req.spec || req.persist))
         return cli_usage_error(cli, "--unset takes no VERSION and no --persist");
     if (req.persist && req.unpersist)
@@ -66,9 +71,12 @@ static int run_default(struct cli *cli, const struct cli_args *args)
     if (req.unpersist && req.spec)
         return cli_usage_error(cli, "--unpersist takes no VERSION; run 'cdm default VERSION' "
                                     "on its own");
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+static int run_default(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
+{
+    struct cdm_default_request req = request_of(args);
     struct cdm_default_result r;
     if (cdm_default(ctx, &req, &r) != CDM_OK)
         return cli_fail(cli);
@@ -97,6 +105,8 @@ static const struct cli_option default_options[] = {
 
 const struct cli_command cli_cmd_default = {
     .name = "default",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_default,
     .run = run_default,
     .summary = "show or set the version used outside any project",
     .args = default_args,

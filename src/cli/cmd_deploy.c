@@ -21,16 +21,19 @@ static void print_json(const struct cdm_deploy_result *r, bool undo)
     json_print(&j, stdout);
 }
 
-static int run_deploy(struct cli *cli, const struct cli_args *args)
+static int check_deploy(struct cli *cli, const struct cli_args *args)
 {
     const char *undo = args->value[OPT_UNDO], *into = args->value[OPT_INTO];
     if (undo && (into || args->pos[0]))
         return cli_usage_error(cli, "--undo takes only the toolkit's folder");
     if (!undo && (!into || !args->pos[0]))
         return cli_usage_error(cli, "give VERSION --into TOOLKIT_DIR, or --undo TOOLKIT_DIR");
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+static int run_deploy(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
+{
+    const char *undo = args->value[OPT_UNDO], *into = args->value[OPT_INTO];
     struct cdm_deploy_result r;
     struct cdm_deploy_request req = {
         .spec = args->pos[0],
@@ -79,6 +82,8 @@ static const struct cli_option deploy_options[] = {
 
 const struct cli_command cli_cmd_deploy = {
     .name = "deploy",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_deploy,
     .run = run_deploy,
     .summary = "copy an install into a CUDA toolkit, with an undo",
     .args = deploy_args,

@@ -68,22 +68,22 @@ static void print_loaded(const struct cdm_doctor_report *r)
 
 enum { OPT_CUDNN, OPT_CUDA, OPT_EXEC, OPT_TIMEOUT };
 
-static int run_doctor(struct cli *cli, const struct cli_args *args)
+static int check_doctor(struct cli *cli, const struct cli_args *args)
+{
+    if (args->rest && !args->nrest)
+        return cli_usage_error(cli, "give the command to run after '--'");
+    return EXIT_OK;
+}
+
+static int run_doctor(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     /* everything after "--" is the command to run, untouched by cdm's options; copied
      * so that it ends with NULL, as the program's own argv does */
     char **command = NULL;
     if (args->rest) {
-        if (!args->nrest)
-            return cli_usage_error(cli, "give the command to run after '--'");
         command = xcalloc((size_t)args->nrest + 1, sizeof(char *));
         for (int i = 0; i < args->nrest; i++)
             command[i] = args->rest[i];
-    }
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx) {
-        free(command);
-        return EXIT_FAIL;
     }
     struct cdm_doctor_request req = {args->pos[0],   args->value[OPT_CUDNN],
                                      (int)args->number[OPT_CUDA], command,
@@ -162,6 +162,8 @@ static const struct cli_option doctor_options[] = {
 
 const struct cli_command cli_cmd_doctor = {
     .name = "doctor",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_doctor,
     .run = run_doctor,
     .summary = "find out why a project's cuDNN does not load",
     .args = doctor_args,

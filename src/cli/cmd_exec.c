@@ -5,19 +5,19 @@
 
 enum { OPT_NO_REDIRECT };
 
-static int run_exec(struct cli *cli, const struct cli_args *args)
+static int check_exec(struct cli *cli, const struct cli_args *args)
 {
     if (!args->rest || !args->nrest)
         return cli_usage_error(cli, "give the command to run after '--'");
+    return EXIT_OK;
+}
+
+static int run_exec(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
+{
     /* the words after "--", untouched by cdm's options, ending with NULL as argv does */
     char **command = xcalloc((size_t)args->nrest + 1, sizeof(char *));
     for (int i = 0; i < args->nrest; i++)
         command[i] = args->rest[i];
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx) {
-        free(command);
-        return EXIT_FAIL;
-    }
     struct cdm_exec_request req = {args->pos[0], command, args->given[OPT_NO_REDIRECT]};
     int code = EXIT_FAIL;
     if (cdm_exec(ctx, &req, &code) != CDM_OK) {
@@ -44,6 +44,8 @@ static const struct cli_option exec_options[] = {
 
 const struct cli_command cli_cmd_exec = {
     .name = "exec",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_exec,
     .run = run_exec,
     .summary = "run a command with a project's cuDNN, without activating a shell",
     .args = exec_args,

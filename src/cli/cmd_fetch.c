@@ -5,12 +5,9 @@
 
 enum { OPT_INTO, OPT_CUDA, OPT_PLATFORM };
 
-static int run_fetch(struct cli *cli, const struct cli_args *args)
+static int run_fetch(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     const char *into = args->value[OPT_INTO];
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_fetch_request req = {args->pos[0], (int)args->number[OPT_CUDA],
                                     args->value[OPT_PLATFORM], into};
     struct cdm_fetch_result r;
@@ -66,6 +63,7 @@ static const struct cli_option fetch_options[] = {
 
 const struct cli_command cli_cmd_fetch = {
     .name = "fetch",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_fetch,
     .summary = "download an archive and its manifest without installing",
     .args = fetch_args,

@@ -24,12 +24,9 @@ static void on_partial(void *arg, const char *path, uint64_t size)
     sb_addc(&p->paths, '\0');
 }
 
-static int run_gc(struct cli *cli, const struct cli_args *args)
+static int run_gc(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     (void)args;
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     unsigned removed = 0, partials = 0;
     struct partials seen = {cli, STRBUF_INIT};
     if (cdm_gc(ctx, &removed) != CDM_OK ||
@@ -59,6 +56,7 @@ static int run_gc(struct cli *cli, const struct cli_args *args)
 
 const struct cli_command cli_cmd_gc = {
     .name = "gc",
+    .needs = CLI_NEEDS_STORE_WRITE,
     .run = run_gc,
     .summary = "clean up leftovers of interrupted work",
 };

@@ -4,12 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int run_history(struct cli *cli, const struct cli_args *args)
+static int run_history(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     const char *project = args->pos[0];
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     /* Without a folder: the nearest project, as for which. */
     struct cdm_which_info near;
     if (!project) {
@@ -66,6 +63,7 @@ static const struct cli_arg history_args[] = {
 
 const struct cli_command cli_cmd_history = {
     .name = "history",
+    .needs = CLI_NEEDS_STORE_READ,
     .run = run_history,
     .summary = "list a project's link generations",
     .args = history_args,

@@ -249,8 +249,9 @@ static const struct {
     {"pwsh", hook_pwsh}, {"powershell", hook_pwsh},
 };
 
-static int run_hook(struct cli *cli, const struct cli_args *args)
+static int run_hook(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
+    (void)ctx;
     const char *name = args->pos[0];
     const cdm_shell *sh = cdm_shell_find(name);
     for (size_t i = 0; sh && i < CDM_ARRAY_LEN(hooks); i++) {
@@ -270,6 +271,7 @@ static const struct cli_arg hook_args[] = {
 
 const struct cli_command cli_cmd_hook = {
     .name = "hook",
+    .needs = CLI_NEEDS_NOTHING,
     .run = run_hook,
     .summary = "print a profile snippet that activates projects on cd",
     .args = hook_args,

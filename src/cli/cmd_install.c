@@ -6,11 +6,8 @@
 
 enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE };
 
-static int run_install(struct cli *cli, const struct cli_args *args)
+static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_install_request req = {args->pos[0], (int)args->number[OPT_CUDA],
                                       args->value[OPT_SHA256], args->value[OPT_PLATFORM],
                                       args->given[OPT_FORCE]};
@@ -79,6 +76,7 @@ static const struct cli_option install_options[] = {
 
 const struct cli_command cli_cmd_install = {
     .name = "install",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_install,
     .summary = "install a cuDNN archive into the store",
     .args = install_args,

@@ -32,7 +32,7 @@ static void print_result(struct cli *cli, const struct cdm_kernel_result *r, boo
     }
 }
 
-static int run_kernel(struct cli *cli, const struct cli_args *args)
+static int check_kernel(struct cli *cli, const struct cli_args *args)
 {
     const char *action = args->pos[0];
     bool install = !strcmp(action, "install");
@@ -40,9 +40,12 @@ static int run_kernel(struct cli *cli, const struct cli_args *args)
         return cli_usage_error(cli, "'%s' is not install or remove", action);
     if (!install && !args->pos[1])
         return cli_usage_error(cli, "give the name of the kernel to remove");
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+static int run_kernel(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
+{
+    bool install = !strcmp(args->pos[0], "install");
     struct cdm_kernel_result r;
     int rc;
     if (install) {
@@ -79,6 +82,8 @@ static const struct cli_option kernel_options[] = {
 
 const struct cli_command cli_cmd_kernel = {
     .name = "kernel",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_kernel,
     .run = run_kernel,
     .summary = "make a Jupyter kernel that runs with a project's cuDNN",
     .args = kernel_args,

@@ -18,11 +18,8 @@ static void split_args(const struct cli_args *args, const char **project, const 
     }
 }
 
-static int run_link(struct cli *cli, const struct cli_args *args)
+static int run_link(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_link_request req = {.cuda = (int)args->number[OPT_CUDA],
                                    .name = args->value[OPT_NAME],
                                    .pin_exact = args->given[OPT_PIN_EXACT],
@@ -80,6 +77,7 @@ static const struct cli_option link_options[] = {
 
 const struct cli_command cli_cmd_link = {
     .name = "link",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_link,
     .summary = "link a project to an installed version",
     .args = link_args,

@@ -45,13 +45,10 @@ static void print_projects_json(struct json *j, struct usage_run run, const bool
     json_array_end(j);
 }
 
-static int run_list(struct cli *cli, const struct cli_args *args)
+static int run_list(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     (void)args;
     int rc = EXIT_OK;
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_install_info *all = NULL;
     size_t n = 0;
     if (cdm_list(ctx, &all, &n) != CDM_OK)
@@ -115,6 +112,7 @@ static int run_list(struct cli *cli, const struct cli_args *args)
 
 const struct cli_command cli_cmd_list = {
     .name = "list",
+    .needs = CLI_NEEDS_STORE_READ,
     .run = run_list,
     .summary = "list installed versions and the projects using each",
 };

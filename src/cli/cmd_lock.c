@@ -6,11 +6,8 @@
 
 enum { OPT_PLATFORM, OPT_CHECK };
 
-static int run_lock(struct cli *cli, const struct cli_args *args)
+static int run_lock(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     /* --platform a,b: the platforms besides this machine's */
     char *list = args->value[OPT_PLATFORM] ? xstrdup(args->value[OPT_PLATFORM]) : NULL;
     const char *platforms[16];
@@ -64,6 +61,7 @@ static const struct cli_option lock_options[] = {
 
 const struct cli_command cli_cmd_lock = {
     .name = "lock",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_lock,
     .summary = "write the exact archive of a project's cuDNN to cudnn.lock",
     .args = lock_args,

@@ -3,13 +3,15 @@
 
 enum { OPT_INTO, OPT_TCL };
 
-static int run_modulefiles(struct cli *cli, const struct cli_args *args)
+static int check_modulefiles(struct cli *cli, const struct cli_args *args)
 {
     if (!args->value[OPT_INTO])
         return cli_usage_error(cli, "give the folder to write into: --into DIR");
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
+    return EXIT_OK;
+}
+
+static int run_modulefiles(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
+{
     struct cdm_modulefiles_result r;
     if (cdm_modulefiles(ctx, args->value[OPT_INTO], args->given[OPT_TCL], &r) != CDM_OK)
         return cli_fail(cli);
@@ -39,6 +41,8 @@ static const struct cli_option modulefiles_options[] = {
 
 const struct cli_command cli_cmd_modulefiles = {
     .name = "modulefiles",
+    .needs = CLI_NEEDS_CONTEXT,
+    .check = check_modulefiles,
     .run = run_modulefiles,
     .summary = "write Lmod or Tcl modulefiles for the installs",
     .options = modulefiles_options,

@@ -5,11 +5,8 @@
 
 enum { OPT_CUDA, OPT_FORCE };
 
-static int run_remove(struct cli *cli, const struct cli_args *args)
+static int run_remove(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_remove_request req = {args->pos[0], (int)args->number[OPT_CUDA],
                                      args->given[OPT_FORCE]};
     struct cdm_install_info removed;
@@ -43,6 +40,7 @@ static const struct cli_option remove_options[] = {
 
 const struct cli_command cli_cmd_remove = {
     .name = "remove",
+    .needs = CLI_NEEDS_STORE_WRITE,
     .run = run_remove,
     .summary = "remove an installed version",
     .args = remove_args,

@@ -5,11 +5,8 @@
 
 enum { OPT_TO, OPT_FORCE };
 
-static int run_rollback(struct cli *cli, const struct cli_args *args)
+static int run_rollback(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_link_result result;
     if (cdm_rollback(ctx, args->pos[0], args->number[OPT_TO], args->given[OPT_FORCE], &result) != CDM_OK)
         return cli_fail(cli);
@@ -33,6 +30,7 @@ static const struct cli_option rollback_options[] = {
 
 const struct cli_command cli_cmd_rollback = {
     .name = "rollback",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_rollback,
     .summary = "go back to a project's previous generation",
     .args = rollback_args,

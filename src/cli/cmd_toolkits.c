@@ -5,12 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int run_toolkits(struct cli *cli, const struct cli_args *args)
+static int run_toolkits(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     (void)args;
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_toolkit *v = NULL;
     size_t n = 0;
     if (cdm_toolkits(ctx, &v, &n) != CDM_OK)
@@ -51,6 +48,7 @@ static int run_toolkits(struct cli *cli, const struct cli_args *args)
 
 const struct cli_command cli_cmd_toolkits = {
     .name = "toolkits",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_toolkits,
     .summary = "list the CUDA toolkits on this machine",
     .description =

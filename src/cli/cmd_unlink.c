@@ -3,11 +3,8 @@
 
 enum { OPT_FORGET, OPT_DRY_RUN };
 
-static int run_unlink(struct cli *cli, const struct cli_args *args)
+static int run_unlink(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_link_result result;
     if (cdm_unlink(ctx, args->pos[0], args->given[OPT_FORGET], args->given[OPT_DRY_RUN], &result) !=
         CDM_OK)
@@ -29,6 +26,7 @@ static const struct cli_option unlink_options[] = {
 
 const struct cli_command cli_cmd_unlink = {
     .name = "unlink",
+    .needs = CLI_NEEDS_CONTEXT,
     .run = run_unlink,
     .summary = "remove a project's link (never its target)",
     .args = unlink_args,

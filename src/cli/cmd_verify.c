@@ -31,11 +31,8 @@ static void on_issue(void *arg, const struct cdm_verify_issue *issue)
 
 enum { OPT_CUDA };
 
-static int run_verify(struct cli *cli, const struct cli_args *args)
+static int run_verify(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct json j;
     json_init(&j);
     struct issues s = {cli, cli->json ? &j : NULL};
@@ -98,6 +95,7 @@ static const struct cli_option verify_options[] = {
 
 const struct cli_command cli_cmd_verify = {
     .name = "verify",
+    .needs = CLI_NEEDS_STORE_READ,
     .run = run_verify,
     .summary = "check installed files against the hashes recorded at install",
     .args = verify_args,

@@ -1,11 +1,8 @@
 /* cdm which: the install a project uses and where its link points. */
 #include "cli.h"
 
-static int run_which(struct cli *cli, const struct cli_args *args)
+static int run_which(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    cdm_ctx *ctx = cli_ctx(cli);
-    if (!ctx)
-        return EXIT_FAIL;
     struct cdm_which_info w;
     if (cdm_which(ctx, args->pos[0], &w) != CDM_OK)
         return cli_fail(cli);
@@ -20,6 +17,7 @@ static const struct cli_arg which_args[] = {
 
 const struct cli_command cli_cmd_which = {
     .name = "which",
+    .needs = CLI_NEEDS_STORE_READ,
     .run = run_which,
     .summary = "show the version a project uses and where its link points",
     .args = which_args,

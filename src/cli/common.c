@@ -117,6 +117,23 @@ cdm_ctx *cli_ctx(struct cli *cli)
     return cli->ctx;
 }
 
+int cli_open(struct cli *cli, const struct cli_command *c, cdm_ctx **ctx)
+{
+    static const enum cdm_store_mode modes[] = {
+        [CLI_NEEDS_STORE_READ] = CDM_STORE_READ,
+        [CLI_NEEDS_STATE] = CDM_STORE_STATE,
+        [CLI_NEEDS_STORE_WRITE] = CDM_STORE_WRITE,
+    };
+    *ctx = NULL;
+    if (c->needs == CLI_NEEDS_NOTHING)
+        return EXIT_OK;
+    if (!(*ctx = cli_ctx(cli)))
+        return EXIT_FAIL;
+    if (c->needs != CLI_NEEDS_CONTEXT && cdm_store_open(*ctx, modes[c->needs]) != CDM_OK)
+        return cli_fail(cli);
+    return EXIT_OK;
+}
+
 int cli_fail(struct cli *cli)
 {
     cli_eprintf("cdm: %s\n", cdm_error_message(cli->ctx));

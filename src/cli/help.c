@@ -340,8 +340,9 @@ const struct cli_command *cli_find_command(const struct cli_command *const *comm
     return NULL;
 }
 
-static int cmd_help(struct cli *cli, const struct cli_args *args)
+static int cmd_help(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
+    (void)ctx;
     if (args->given[0]) {
         cli_print_man(stdout, cli->commands);
         return EXIT_OK;
@@ -372,6 +373,7 @@ static const struct cli_option help_options[] = {
 
 const struct cli_command cli_cmd_help = {
     .name = "help",
+    .needs = CLI_NEEDS_NOTHING,
     .run = cmd_help,
     .summary = "show help for a command",
     .args = help_args,

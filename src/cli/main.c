@@ -90,9 +90,14 @@ static int run_main(struct cli *cli, int argc, char **argv)
         cli_print_command_help(stdout, c);
         return finish_output(EXIT_OK);
     }
+    cdm_ctx *ctx = NULL;
     rc = cli_parse(cli, c, argc - 1, argv + 1, args);
+    if (rc == EXIT_OK && c->check)
+        rc = c->check(cli, args);
     if (rc == EXIT_OK)
-        rc = c->run(cli, args);
+        rc = cli_open(cli, c, &ctx);
+    if (rc == EXIT_OK)
+        rc = c->run(cli, ctx, args);
     cdm_ctx_free(cli->ctx);
     return finish_output(rc);
 }

@@ -91,10 +91,12 @@ for point in deploy-recorded deploy-file; do
   CDM_CRASH_AT=$point "$CDM" deploy 9.1 --into "$TK" >/dev/null 2>&1
   rc=$?
   echo partial >"$TK/include/cudnn.h.cdm-99999.tmp"
+  # Recovery runs for what a command touches: a list reads installs, not deploys.
   run_cdm list
-  check "killed at $point (status $rc): the next command puts the toolkit back" \
-    test "$rc" -ne 0 -a "$(digest)" = "$before"
+  check "killed at $point (status $rc): cdm list leaves the deploy's recovery to deploy" \
+    test "$rc" -ne 0 -a "$(digest)" != "$before"
   run_cdm --json deploy --undo "$TK"
+  check "the next deploy command puts the toolkit back ($point)" test "$(digest)" = "$before"
   check "and no deploy is left recorded ($point)" test "$(json 'd["changed"]')" = False
 done
 "$CDM" deploy 9.1 --into "$TK" >/dev/null 2>&1

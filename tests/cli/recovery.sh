@@ -70,6 +70,27 @@ expect_rc 0 "the next install succeeds"
 expect_err "cleaned up 1 leftover" "and says it cleaned up"
 check "and .staging is empty again" staging_empty
 
+# Each command runs the recovery of what it touches only: a link changes a project's link
+# and the user's state, never an install, so an install a kill interrupted (its record
+# pending, its folder ready in .staging/) waits for a command that reads or writes installs.
+rm -rf "$CDM_ROOT"
+"$CDM" install "$v1" >/dev/null 2>&1
+v3=$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)
+CDM_CRASH_AT=recorded "$CDM" install "$v3" >/dev/null 2>&1
+ready=$CDM_ROOT/.staging/9.3.0.75-cuda12.ready
+check "a crash after the record leaves the install's folder ready in .staging" test -d "$ready"
+mkdir -p "$SCRATCH/proj"
+run_cdm link "$SCRATCH/proj" 9.1
+expect_rc 0 "cdm link meanwhile links another version"
+check "without running the install's recovery: the folder is still in .staging" test -d "$ready"
+check "and the install is not in place" test ! -e "$CDM_ROOT/9.3.0.75-cuda12"
+check "and the link said nothing of leftovers" sh -c '! printf "%s" "$1" | grep -q leftover' _ "$ERR"
+run_cdm list --json
+expect_err "cleaned up 1 leftover" "cdm list, which reads installs, finishes it"
+check "the install is in place and listed" \
+  test "$(json 'sorted(i["id"] for i in d)')" = "['9.1.0.70-cuda12', '9.3.0.75-cuda12']"
+check ".staging is empty again" staging_empty
+
 # Real kill -9 at arbitrary moments of a slower install (a 300 MB library of zeros).
 mkdir -p "$SCRATCH/big"
 big=$SCRATCH/big/cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz

@@ -76,6 +76,25 @@ check "projects with the same pair share the view" test "$(readlink "$Q/cuda_lin
 run_cdm link "$Q" 9.1 --toolkit "$TK12"
 check "linking again changes nothing" sh -c 'printf "%s" "$1" | grep -q "nothing to do"' _ "$ERR"
 
+# A link without --toolkit in a project that has one builds a view, so it needs the store's
+# lock, which it learns by looking at the project first: the look's index is kept under the
+# locks, so the link opens the store's index (and the user's state) once.
+if ! command -v strace >/dev/null || ! strace -f -o /dev/null true 2>/dev/null; then
+  skip_tool "cdm link opens the store once" "no strace, or ptrace is not allowed here"
+else
+  strace -f -o "$SCRATCH/link.trace" -e trace=open,openat "$CDM" link "$Q" 9.3 >/dev/null 2>&1
+  check "cdm link with the project's toolkit switches it" \
+    test "$(basename "$(readlink "$Q/cuda_link")")" != "$(basename "$view")"
+  opens=$(grep -c "\"$CDM_ROOT/cdm.db\"" "$SCRATCH/link.trace")
+  check "and opens the store's index once (opened $opens times)" test "$opens" -eq 1
+  opens=$(grep -c "\"$STATE_DB\"" "$SCRATCH/link.trace")
+  check "and the user's state once (opened $opens times)" test "$opens" -eq 1
+  locks=$(grep -oE "\"($CDM_ROOT/\.lock|$STATE_DB\.lock)\"" "$SCRATCH/link.trace" | tr -d '"' | tr '\n' ' ')
+  check "taking the store's lock before the state's" test "$locks" = "$CDM_ROOT/.lock $STATE_DB.lock "
+  run_cdm link "$Q" 9.1
+  expect_rc 0 "and back"
+fi
+
 # ---- the compatibility tables -----------------------------------------------------------------
 before=$(tree_digest "$P")
 run_cdm link "$P" 9.1 --toolkit "$TK11"

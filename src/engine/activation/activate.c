@@ -38,7 +38,7 @@ static int installed(cdm_ctx *ctx, const struct cdm_project *p, struct cdm_insta
     int rc = db_install_get(ctx, p->linked_id, in);
     if (!rc)
         store_install_state(ctx, in);
-    if (!rc && in->state != CDM_INSTALL_OK && !(rc = store_open_settled(ctx)) &&
+    if (!rc && in->state != CDM_INSTALL_OK && !(rc = store_open_settled(ctx, RECOVER_INSTALLS)) &&
         !(rc = db_install_get(ctx, p->linked_id, in)))
         store_install_state(ctx, in);
     if (rc == CDM_ENOTFOUND)
@@ -79,7 +79,7 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
                              "'%s'; pass --root %s, or run 'cdm default VERSION'",
                              c->id, c->root, cdm_root(ctx), c->root);
     struct cdm_install_info in;
-    rc = store_open(ctx, false);
+    rc = store_open_read(ctx);
     if (!rc && db_install_get(ctx, c->id, &in) == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot activate the default %s: it is not installed any more; run "
@@ -104,7 +104,9 @@ static void configured(cdm_ctx *ctx, struct cdm_activation *out)
     out->redirect = ctx->config.activate_redirect ? CDM_REDIRECT_WANTED : CDM_REDIRECT_NO;
 }
 
-int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out)
+/* The user's default (cdm_default) as cdm_activation_find gives it outside projects;
+ * out->id is "" when none is set. */
+static int default_or_none(cdm_ctx *ctx, struct cdm_activation *out)
 {
     configured(ctx, out);
     struct default_choice c;
@@ -113,6 +115,10 @@ int cdm_activation_default(cdm_ctx *ctx, struct cdm_activation *out)
         return CDM_OK;
     return rc ? rc : default_activation(ctx, &c, out);
 }
+
+/* The activation of project p, read once. */
+static int project_activation(cdm_ctx *ctx, const struct cdm_project *p,
+                              struct cdm_activation *out);
 
 int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_activation *out)
 {
@@ -133,33 +139,38 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
         }
         return drc ? drc : default_activation(ctx, &c, out);
     }
-    if (rc)
-        return rc;
+    return rc ? rc : project_activation(ctx, &p, out);
+}
+
+static int project_activation(cdm_ctx *ctx, const struct cdm_project *p,
+                              struct cdm_activation *out)
+{
     /* Without a link because none can be made there, activation points at the store's
      * folder itself, as the default's does (link_path the folder). */
-    if (!p.has_link && !*p.no_link)
-        return no_link(ctx, &p);
-    if (!*p.linked_id)
+    if (!p->has_link && !*p->no_link)
+        return no_link(ctx, p);
+    if (!*p->linked_id)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot activate '%s': its link points to '%s', outside the store "
                              "'%s'; run 'cdm link %s VERSION' (or pass that store's --root)",
-                             p.path, p.target, cdm_root(ctx), p.path);
+                             p->path, p->target, cdm_root(ctx), p->path);
     struct cdm_install_info in;
-    if ((rc = store_open(ctx, false)) || (rc = installed(ctx, &p, &in)))
+    int rc;
+    if ((rc = store_open_read(ctx)) || (rc = installed(ctx, p, &in)))
         return rc;
-    COPY_ARRAY(out->project, p.path);
-    if (*p.no_link)
-        COPY_ARRAY(out->link_path, p.target);
+    COPY_ARRAY(out->project, p->path);
+    if (*p->no_link)
+        COPY_ARRAY(out->link_path, p->target);
     else
-        COPY_ARRAY(out->link_path, p.link_path);
-    COPY_ARRAY(out->target, p.target);
+        COPY_ARRAY(out->link_path, p->link_path);
+    COPY_ARRAY(out->target, p->target);
     COPY_ARRAY(out->id, in.id);
     COPY_ARRAY(out->bin_dir, in.bin_dir);
     COPY_ARRAY(out->lib_dir, in.lib_dir);
-    if (*p.view) {
+    if (*p->view) {
         /* The folders activation puts on the path lists are the view's (the toolkit's). */
-        view_toolkit_version(p.view, out->toolkit, sizeof(out->toolkit));
-        struct view_dirs d = view_dirs(p.target, str_starts_with(in.platform, "windows"));
+        view_toolkit_version(p->view, out->toolkit, sizeof(out->toolkit));
+        struct view_dirs d = view_dirs(p->target, str_starts_with(in.platform, "windows"));
         COPY_ARRAY(out->lib_dir, d.lib);
         COPY_ARRAY(out->bin_dir, d.bin);
     }
@@ -186,20 +197,22 @@ static bool default_unchanged(cdm_ctx *ctx, const char *project, const char *act
 }
 
 /*
- * The prompt hooks call `cdm activate --auto` at every prompt, so this answers the common
- * case, nothing changed, from the environment and the file system alone: a stat per folder
- * from dir up to the active project (none nearer may hold a link or pin) and one readlink
- * of the link that CDM_PATH_ENTRY goes through (<project>/<link name>/<lib folder>).
+ * Whether the activation this process's environment holds (CDM_PROJECT, CDM_ACTIVE,
+ * CDM_PATH_ENTRY) is still that of near, the nearest project (NULL: none, so the default),
+ * its link pointing at the same install. Opens no index: the prompt hooks call `cdm
+ * activate --auto` at every prompt, so this answers the common case, nothing changed, from
+ * the environment and the file system alone: the caller's walk up to near (a stat per
+ * folder; none nearer than the active project may hold a link or pin) and one readlink of
+ * the link that CDM_PATH_ENTRY goes through (<project>/<link name>/<lib folder>).
  */
-bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir)
+static bool unchanged_at(cdm_ctx *ctx, const char *near)
 {
     char *project = fs_getenv("CDM_PROJECT"), *active = fs_getenv("CDM_ACTIVE");
     char *entry = fs_getenv("CDM_PATH_ENTRY");
-    char *near = NULL, *link_path = NULL, *target = NULL;
+    char *link_path = NULL, *target = NULL;
     bool same = false;
     if (!project || !active || !entry || !*project || !*active)
         goto out;
-    near = project_nearest(ctx, dir);
     if (!near) {
         same = default_unchanged(ctx, project, active, entry);
         goto out;
@@ -222,7 +235,6 @@ bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir)
 out:
     free(target);
     free(link_path);
-    free(near);
     free(entry);
     free(active);
     free(project);
@@ -266,14 +278,17 @@ static void hook_copy(char *to, size_t size, const char *from)
         *to = '\0'; /* too long to hold: the hook then finds a difference and asks cdm */
 }
 
-int cdm_hook_state_read(cdm_ctx *ctx, const char *dir, struct cdm_hook_state *out)
+/* The hook's state for the folder dir (NULL: the current one), whose nearest project is
+ * near (NULL: none); false when dir is no folder. */
+static bool hook_state_at(cdm_ctx *ctx, const char *dir, const char *near,
+                          struct cdm_hook_state *out)
 {
     memset(out, 0, sizeof(*out));
     char *real = dir ? fs_realpath(dir) : fs_getcwd();
     if (!real)
-        return cdm_error_set(ctx, CDM_ENOTFOUND, "no folder '%s': no such folder",
-                             dir ? dir : ".");
+        return false;
     hook_copy(out->dir, sizeof(out->dir), real);
+    free(real);
     hook_copy(out->link_name, sizeof(out->link_name), cdm_link_name(ctx));
     char *file = default_file(ctx);
     hook_copy(out->default_file, sizeof(out->default_file), file);
@@ -281,10 +296,8 @@ int cdm_hook_state_read(cdm_ctx *ctx, const char *dir, struct cdm_hook_state *ou
     file = config_file(ctx);
     hook_copy(out->config, sizeof(out->config), file);
     free(file);
-    char *near = project_nearest(ctx, real);
-    free(real);
     if (!near)
-        return CDM_OK;
+        return true;
     char *link = hook_link(ctx, near), *target = NULL;
     enum link_kind kind;
     hook_copy(out->link, sizeof(out->link), link);
@@ -297,13 +310,55 @@ int cdm_hook_state_read(cdm_ctx *ctx, const char *dir, struct cdm_hook_state *ou
     }
     free(target);
     free(link);
-    free(near);
-    return CDM_OK;
+    return true;
 }
 
-void cdm_hook_state_follow(struct cdm_hook_state *st, const struct cdm_activation *a)
+/* The hook's state after an activation: its link and target are the activation's. */
+static void hook_state_follow(struct cdm_hook_state *st, const struct cdm_activation *a)
 {
     bool default_one = !strcmp(a->link_path, a->target); /* no link: the install itself */
     hook_copy(st->link, sizeof(st->link), default_one ? "" : a->link_path);
     hook_copy(st->target, sizeof(st->target), default_one ? "" : a->target);
+}
+
+/* The project's activation, or the default's outside projects, as a plan for this process's
+ * environment: empty when that activation is on already. A failure leaves its message in the
+ * context and a plan that deactivates: the old cuDNN no longer belongs here. */
+static int auto_plan(cdm_ctx *ctx, const char *near, struct cdm_auto_activation *out)
+{
+    struct cdm_project p;
+    struct cdm_activation a;
+    bool in_project = near && cdm_project_open(ctx, near, &p) == CDM_OK;
+    if (in_project)
+        configured(ctx, &a);
+    int rc = in_project ? project_activation(ctx, &p, &a) : default_or_none(ctx, &a);
+    if (!rc && !*a.id) { /* outside projects without a default: nothing to activate */
+        cdm_deactivation_plan(&out->plan);
+        return CDM_OK;
+    }
+    if (!rc && !cdm_activation_is_current(&a)) {
+        rc = cdm_activation_plan(ctx, &a, &out->plan);
+        out->said_always = rc != CDM_OK;
+    }
+    if (rc) {
+        cdm_deactivation_plan(&out->plan);
+        return rc;
+    }
+    if (in_project && out->has_state)
+        hook_state_follow(&out->state, &a); /* the link just read, whichever name it has */
+    return CDM_OK;
+}
+
+int cdm_activation_auto(cdm_ctx *ctx, const char *dir, bool hook_state,
+                        struct cdm_auto_activation *out)
+{
+    memset(out, 0, sizeof(*out));
+    /* One walk up from dir, shared by the state, the check and the plan. The state is read
+     * before deciding: what changes meanwhile differs from it at the next prompt. */
+    char *near = project_nearest(ctx, dir);
+    out->has_state = hook_state && hook_state_at(ctx, dir, near, &out->state);
+    out->unchanged = unchanged_at(ctx, near);
+    int rc = out->unchanged ? CDM_OK : auto_plan(ctx, near, out);
+    free(near);
+    return rc;
 }

@@ -13,6 +13,24 @@
 
 struct fs_lock_handle;
 
+/*
+ * The four kinds of work a kill can interrupt, each with its own journal and its own
+ * recovery (store/recover.c), as bits: what a command touches, and what this process has
+ * settled already. A command runs only the recoveries of what it touches, so a link is
+ * not held up (nor its store's lock taken) by an install another cdm left half done; a
+ * command that reads or changes an install's files or the installs table settles the
+ * installs first, and so on.
+ */
+enum recover_protocol {
+    RECOVER_LINKS = 1 << 0,    /* link changes: pending generations (the user's state) */
+    RECOVER_ATTACH = 1 << 1,   /* attaches and detaches under way (the user's state) */
+    RECOVER_DEPLOYS = 1 << 2,  /* deploys into a CUDA toolkit (the store's index) */
+    RECOVER_INSTALLS = 1 << 3, /* installs and removes, and .staging/ (the store) */
+};
+#define RECOVER_STATE (RECOVER_LINKS | RECOVER_ATTACH)
+#define RECOVER_STORE (RECOVER_DEPLOYS | RECOVER_INSTALLS)
+#define RECOVER_ALL   (RECOVER_STATE | RECOVER_STORE)
+
 struct cdm_ctx {
     struct error_state err; /* first: base/error.c reaches it through the context pointer */
     struct cdm_options options;
@@ -23,8 +41,8 @@ struct cdm_ctx {
     sqlite3 *state;   /* the user's state: projects' generations, attachments */
     struct fs_lock_handle *lock;
     struct fs_lock_handle *state_lock;
-    bool recovered;       /* leftovers of interrupted work were dealt with in this process */
-    bool state_recovered; /* those of the state were */
+    unsigned recovered; /* the recover_protocol bits whose leftovers this process dealt
+                         * with */
     volatile sig_atomic_t interrupted; /* cdm_interrupt: set from a signal handler */
 };
 

@@ -59,7 +59,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     char *db = store_index_path(ctx);
     d->store_exists = fs_kind(db) == FS_FILE;
     free(db);
-    int rc = store_open(ctx, false);
+    int rc = store_open_read(ctx);
     if (!rc && req->project)
         rc = cdm_project_open(ctx, req->project, &d->project);
     if (!rc && req->project)

@@ -402,6 +402,12 @@ bool db_read_only(cdm_ctx *ctx)
     return ctx->db && sqlite3_db_readonly(ctx->db, "main") == 1;
 }
 
+bool db_on_file(cdm_ctx *ctx)
+{
+    const char *name = ctx->db ? sqlite3_db_filename(ctx->db, "main") : NULL;
+    return name && *name && !db_read_only(ctx);
+}
+
 void db_close(cdm_ctx *ctx)
 {
     if (ctx->db) {
@@ -557,19 +563,29 @@ int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes)
     return rc;
 }
 
-int db_work_pending(cdm_ctx *ctx, bool *pending)
+int db_work_pending(cdm_ctx *ctx, unsigned protocols, bool *pending)
 {
-    int rc = db_exists(ctx, ctx->db,
-                       "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok') OR "
-                       "EXISTS (SELECT 1 FROM deploys WHERE state <> 'deployed')",
-                       pending);
-    if (rc || *pending || !ctx->state)
-        return rc;
-    /* 'pending' is the only state besides 'ok'; so written, the partial index
-     * generations_pending answers without reading the whole history. */
-    return db_exists(ctx, ctx->state,
-                     "SELECT EXISTS (SELECT 1 FROM generations WHERE state = 'pending') OR "
-                     "EXISTS (SELECT 1 FROM attachments WHERE state IN ('attaching', "
-                     "'detaching'))",
-                     pending);
+    /* Each protocol's journal, as the index and the state keep them (recover.c). */
+    static const struct {
+        unsigned protocol;
+        bool state;
+        const char *sql;
+    } journals[] = {
+        {RECOVER_INSTALLS, false, "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok')"},
+        {RECOVER_DEPLOYS, false,
+         "SELECT EXISTS (SELECT 1 FROM deploys WHERE state <> 'deployed')"},
+        /* 'pending' is the only state besides 'ok'; so written, the partial index
+         * generations_pending answers without reading the whole history. */
+        {RECOVER_LINKS, true, "SELECT EXISTS (SELECT 1 FROM generations WHERE state = 'pending')"},
+        {RECOVER_ATTACH, true,
+         "SELECT EXISTS (SELECT 1 FROM attachments WHERE state IN ('attaching', 'detaching'))"},
+    };
+    *pending = false;
+    int rc = CDM_OK;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(journals) && !rc && !*pending; i++) {
+        sqlite3 *db = journals[i].state ? ctx->state : ctx->db;
+        if ((protocols & journals[i].protocol) && db)
+            rc = db_exists(ctx, db, journals[i].sql, pending);
+    }
+    return rc;
 }

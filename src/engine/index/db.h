@@ -26,6 +26,8 @@ int db_open(cdm_ctx *ctx, const char *path, enum db_mode mode);
 int db_state_connect(cdm_ctx *ctx, const char *path);
 /* Was the index opened read-only? */
 bool db_read_only(cdm_ctx *ctx);
+/* Is the index open on its file, for writing (not in memory, not read-only)? */
+bool db_on_file(cdm_ctx *ctx);
 /* db_state.c. The index and the state for reading: a store or a state not made yet reads
  * as empty and stays unmade; history an older index kept moves to the state first. */
 int db_open_read(cdm_ctx *ctx);
@@ -74,9 +76,9 @@ int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, cons
 
 /* The first column of the one row sql (on db) selects, as a truth value. */
 int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes);
-/* Is an install, a deploy, a link change, an attach or a detach recorded as pending (under
- * way, or interrupted)? */
-int db_work_pending(cdm_ctx *ctx, bool *pending);
+/* Is work of one of protocols (recover_protocol bits: an install, a deploy, a link change,
+ * an attach or a detach) recorded as pending (under way, or interrupted)? */
+int db_work_pending(cdm_ctx *ctx, unsigned protocols, bool *pending);
 
 /* ---- db_install.c: installs ------------------------------------------------------- */
 

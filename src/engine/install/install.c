@@ -53,7 +53,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         result->install = dl.existing; /* nothing downloaded, nothing to do */
         goto out;
     }
-    if (rc || (rc = store_open(ctx, true)))
+    if (rc || (rc = store_open_write(ctx, RECOVER_INSTALLS)))
         goto out;
     result->downloaded = dl.path && dl.hold.file;
 

@@ -287,7 +287,7 @@ int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int
     int rc = open_other(ctx, from, &other);
     if (!rc && (rc = cdm_resolve(other, spec, cuda, &in)))
         cdm_error_set(ctx, rc, "%s (in the store '%s')", cdm_error_message(other), from);
-    if (rc || (rc = check_record(&c, &in)) || (rc = store_open(ctx, true)))
+    if (rc || (rc = check_record(&c, &in)) || (rc = store_open_write(ctx, RECOVER_INSTALLS)))
         goto out;
     if (db_install_get(ctx, in.id, &existing) == CDM_OK && fs_kind(existing.path) == FS_DIR) {
         if (strcmp(existing.sha256, in.sha256)) {

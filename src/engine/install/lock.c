@@ -182,7 +182,7 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
     struct cdm_project p;
     int rc = req->project ? cdm_project_open(ctx, req->project, &p)
                           : cdm_project_find(ctx, NULL, &p);
-    if (rc || (rc = store_open(ctx, false)))
+    if (rc || (rc = store_open_read(ctx)))
         return rc;
     COPY_ARRAY(out->project, p.path);
     char *path = lock_path(p.path);
@@ -282,7 +282,7 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
     snprintf(id, sizeof(id), "%s-cuda%d", l.version, l.cuda);
     COPY_ARRAY(out->install_id, id);
     struct cdm_install_info in;
-    if ((rc = store_open(ctx, false)) == CDM_OK && db_install_get(ctx, id, &in) == CDM_OK) {
+    if ((rc = store_open_read(ctx)) == CDM_OK && db_install_get(ctx, id, &in) == CDM_OK) {
         if (strcmp(in.sha256, e->sha256))
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot use %s for '%s': it was installed from another archive "

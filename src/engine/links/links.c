@@ -199,17 +199,25 @@ static int make_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const stru
 
 /* How a change opens the store: to read (a dry run, or a first look), with the user's
  * state for writing (the store only read: it may be a read-only shared one), or with the
- * store's lock too, for a change that builds a toolkit's view in the store. */
+ * store's lock too, for a change that builds a toolkit's view in the store. A change
+ * settles the interrupted link changes and attaches (a switch follows the attached
+ * environments), never an install: that is for the commands about installs. */
 enum open_mode { OPEN_READ, OPEN_STATE, OPEN_STORE };
 
-/* Open the store and the project in dir, which must exist, and read its current
- * generation. */
+/*
+ * Open the store in mode and read the project in dir (NULL: the nearest) and its current
+ * generation. A change looks first (OPEN_READ) to learn whether it needs the store's lock,
+ * then opens again in the mode it needs and reads the project again under the locks
+ * (another cdm may have changed it since the look). The locks are taken in the writers'
+ * order, the store's before the state's, since the look holds neither; the index the look
+ * opened is kept (store_open_write), so a change opens the store once.
+ */
 static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
                            struct cdm_generation *cur, bool *has_cur, enum open_mode mode)
 {
-    int rc = mode == OPEN_READ    ? store_open_settled(ctx)
-             : mode == OPEN_STATE ? store_open_state(ctx)
-                                  : store_open(ctx, true);
+    int rc = mode == OPEN_READ    ? store_open_settled(ctx, RECOVER_STATE)
+             : mode == OPEN_STATE ? store_open_state(ctx, RECOVER_STATE)
+                                  : store_open_write(ctx, RECOVER_STATE);
     if (rc || (rc = dir ? cdm_project_open(ctx, dir, p) : cdm_project_find(ctx, NULL, p)))
         return rc;
     rc = db_generation_get(ctx, p->path, 0, cur);

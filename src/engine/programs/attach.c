@@ -262,7 +262,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     struct db_attachment *cur = xcalloc(1, sizeof(*cur));
     struct py_dist dist;
     enum py_cudnn_origin origin = PY_CUDNN_WHEEL;
-    int rc = store_open_state(ctx);
+    int rc = store_open_state(ctx, RECOVER_STATE);
     if (rc)
         goto out;
     venv = fs_realpath(req->venv);
@@ -423,7 +423,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     struct db_attachment *a = xcalloc(1, sizeof(*a));
     struct py_dist dist;
     bool uninstalled = false;
-    int rc = store_open_state(ctx);
+    int rc = store_open_state(ctx, RECOVER_STATE);
     if (rc)
         goto out;
     venv = fs_realpath(venv_arg);

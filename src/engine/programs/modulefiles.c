@@ -104,7 +104,7 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
     struct cdm_install_info *v = NULL;
     size_t n = 0;
     char *dir = path_join(into, "cudnn");
-    int rc = store_open(ctx, false);
+    int rc = store_open_read(ctx);
     if (!rc)
         rc = db_install_list(ctx, &v, &n);
     if (!rc)

@@ -228,25 +228,10 @@ static int recover_attachments(cdm_ctx *ctx, unsigned *done)
     return rc;
 }
 
-int recover_state(cdm_ctx *ctx, unsigned *done)
-{
-    int rc = db_generation_each_pending(ctx, settle, done);
-    return rc ? rc : recover_attachments(ctx, done);
-}
-
-int recover_interrupted(cdm_ctx *ctx, unsigned *done)
-{
-    int rc = recover_state(ctx, done);
-    return rc ? rc : recover_store(ctx, done);
-}
-
-int recover_store(cdm_ctx *ctx, unsigned *done)
+static int recover_installs(cdm_ctx *ctx, unsigned *done)
 {
     char **pending = NULL;
-    int rc = deploy_recover(ctx, done);
-    if (rc)
-        return rc;
-    rc = db_install_pending(ctx, &pending);
+    int rc = db_install_pending(ctx, &pending);
     for (char **p = pending; !rc && p && *p; p++)
         rc = roll_forward(ctx, *p, done);
     strv_free(pending);
@@ -263,5 +248,19 @@ int recover_store(cdm_ctx *ctx, unsigned *done)
         rc = clean_staging_entry(ctx, staging, *n, done);
     strv_free(names);
     free(staging);
+    return rc;
+}
+
+int recover_run(cdm_ctx *ctx, unsigned protocols, unsigned *done)
+{
+    int rc = CDM_OK;
+    if (protocols & RECOVER_LINKS)
+        rc = db_generation_each_pending(ctx, settle, done);
+    if (!rc && (protocols & RECOVER_ATTACH))
+        rc = recover_attachments(ctx, done);
+    if (!rc && (protocols & RECOVER_DEPLOYS))
+        rc = deploy_recover(ctx, done);
+    if (!rc && (protocols & RECOVER_INSTALLS))
+        rc = recover_installs(ctx, done);
     return rc;
 }

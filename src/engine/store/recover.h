@@ -4,15 +4,11 @@
 
 #include "internal.h"
 
-/* Under the store lock and the state's, with both open: recover_state, then
- * recover_store. *done counts what was dealt with. */
-int recover_interrupted(cdm_ctx *ctx, unsigned *done);
-/* Under the state's lock, the state open: settle every pending link change and every
- * attach or detach under way. */
-int recover_state(cdm_ctx *ctx, unsigned *done);
-/* Under the store lock, the index open: finish or drop every pending install, and empty
- * .staging/. */
-int recover_store(cdm_ctx *ctx, unsigned *done);
+/* The recoveries of protocols (recover_protocol bits), in this order: link changes, then
+ * attaches and detaches (under the state's lock, the state open), deploys, then installs
+ * (finished or dropped, .staging/ emptied; under the store's lock, the index open).
+ * *done counts what was dealt with. */
+int recover_run(cdm_ctx *ctx, unsigned protocols, unsigned *done);
 
 /* Remove <state's folder>/.attached/<id> once the wheel's folder kept there (original) has
  * left it. */

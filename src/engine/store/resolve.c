@@ -20,7 +20,7 @@ const char *cdm_install_state_name(enum cdm_install_state state)
 
 int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
 {
-    int rc = store_open_settled(ctx);
+    int rc = store_open_settled(ctx, RECOVER_INSTALLS);
     if (rc || (rc = db_install_list(ctx, out, count)))
         return rc;
     /* Which folders are there, asked of all at once (one read of the store's folder). */
@@ -39,13 +39,13 @@ int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
 
 int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
 {
-    int rc = store_open(ctx, false);
+    int rc = store_open_read(ctx);
     return rc ? rc : db_projects_using(ctx, install_id, projects);
 }
 
 int cdm_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count)
 {
-    int rc = store_open(ctx, false);
+    int rc = store_open_read(ctx);
     return rc ? rc : db_usage_list(ctx, out, count);
 }
 
@@ -95,7 +95,7 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
         char id[64];
         snprintf(id, sizeof(id), "%d.%d.%d.%d-cuda%d", v->part[0], v->part[1], v->part[2],
                  v->part[3], spec.cuda);
-        int rc = store_open(ctx, false);
+        int rc = store_open_read(ctx);
         if (!rc)
             rc = db_install_get(ctx, id, out);
         if (rc != CDM_ENOTFOUND)

@@ -9,23 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The store's and the state's interrupted work (what recover_interrupted does), or the
- * state's only (state_only: the store may be read-only here), once per process. */
-static int recover_once(cdm_ctx *ctx, bool state_only)
+/* The recoveries of protocols this process has not run yet, under the locks they need
+ * (the store's for RECOVER_STORE, the state's for RECOVER_STATE). */
+static int recover_once(cdm_ctx *ctx, unsigned protocols)
 {
-    if (state_only ? ctx->state_recovered : ctx->recovered)
+    unsigned todo = protocols & ~ctx->recovered;
+    if (!todo)
         return CDM_OK;
     unsigned done = 0;
-    int rc = state_only || ctx->state_recovered
-                 ? (state_only ? recover_state(ctx, &done) : recover_store(ctx, &done))
-                 : recover_interrupted(ctx, &done);
-    if (!rc) {
-        ctx->state_recovered = true;
-        ctx->recovered |= !state_only;
-    }
+    int rc = recover_run(ctx, todo, &done);
+    if (!rc)
+        ctx->recovered |= todo;
     if (done)
         cdm_warn(ctx, "cleaned up %u leftover(s) of interrupted work in '%s' (as 'cdm gc' does)",
-                 done, state_only ? ctx->state_path : ctx->root);
+                 done, todo & RECOVER_STORE ? ctx->root : ctx->state_path);
     return rc;
 }
 
@@ -103,12 +100,15 @@ static int lock_state(cdm_ctx *ctx)
     return rc;
 }
 
-int store_open(cdm_ctx *ctx, bool for_writing)
+int store_open_read(cdm_ctx *ctx)
 {
-    if (ctx->db && (!for_writing || ctx->lock))
-        return CDM_OK;
-    if (!for_writing)
-        return db_open_read(ctx);
+    return ctx->db ? CDM_OK : db_open_read(ctx);
+}
+
+int store_open_write(cdm_ctx *ctx, unsigned touches)
+{
+    if (ctx->db && ctx->lock)
+        return recover_once(ctx, touches);
     if (ctx->config.shared_read_only) {
         char *why = xasprintf("it is shared read-only ([store] shared in config '%s')",
                               ctx->config.path ? ctx->config.path : "?");
@@ -116,7 +116,11 @@ int store_open(cdm_ctx *ctx, bool for_writing)
         free(why);
         return rc;
     }
-    db_close(ctx); /* opened for reading before: open again under the locks */
+    /* An index a reader opened before (a command that looked first) is kept: the same
+     * file, which SQLite reads afresh in each transaction, so the look costs no second
+     * open. One in memory (there was no store) or read-only is opened again. */
+    if (!db_on_file(ctx))
+        db_close(ctx);
     int rc;
     bool existed = fs_kind(ctx->root) == FS_DIR;
     char *db_path = store_index_path(ctx);
@@ -137,28 +141,38 @@ int store_open(cdm_ctx *ctx, bool for_writing)
         free(why);
     }
     if (!rc && !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
-        rc = recover_once(ctx, false);
+        rc = recover_once(ctx, touches);
     free(staging);
     free(db_path);
     return rc;
 }
 
-int store_open_state(cdm_ctx *ctx)
+int cdm_store_open(cdm_ctx *ctx, enum cdm_store_mode mode)
+{
+    /* Nothing recovered here: each call recovers what it touches when it opens. */
+    return mode == CDM_STORE_WRITE   ? store_open_write(ctx, 0)
+           : mode == CDM_STORE_STATE ? store_open_state(ctx, 0)
+                                     : store_open_read(ctx);
+}
+
+int store_open_state(cdm_ctx *ctx, unsigned touches)
 {
     if (ctx->state_lock)
-        return CDM_OK;
+        return recover_once(ctx, touches & RECOVER_STATE);
     /* The store as a reader does (finishing a kill's leftovers where it may), then the
      * state for writing under its own lock: a link needs no write to the store. */
-    int rc = store_open_settled(ctx);
+    int rc = store_open_settled(ctx, touches);
     if (!rc && !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
-        rc = recover_once(ctx, true);
+        rc = recover_once(ctx, touches & RECOVER_STATE);
     return rc;
 }
 
-/* Anything a kill may have left half done, or a writer is doing now? */
-static int work_visible(cdm_ctx *ctx, bool *visible)
+/* Anything of protocols a kill may have left half done, or a writer is doing now? */
+static int work_visible(cdm_ctx *ctx, unsigned protocols, bool *visible)
 {
     *visible = false;
+    if (!(protocols & RECOVER_INSTALLS))
+        return db_work_pending(ctx, protocols, visible);
     char *staging = store_staging_dir(ctx);
     char **names = NULL;
     int rc = fs_list_dir(ctx, staging, &names);
@@ -169,19 +183,23 @@ static int work_visible(cdm_ctx *ctx, bool *visible)
         return rc;
     *visible = names[0] != NULL;
     strv_free(names);
-    return *visible ? CDM_OK : db_work_pending(ctx, visible);
+    return *visible ? CDM_OK : db_work_pending(ctx, protocols, visible);
 }
 
-int store_open_settled(cdm_ctx *ctx)
+int store_open_settled(cdm_ctx *ctx, unsigned touches)
 {
     bool visible = false;
-    int rc = store_open(ctx, false);
-    if (rc || ctx->lock || ctx->recovered || (rc = work_visible(ctx, &visible)) || !visible)
+    unsigned todo = touches & ~ctx->recovered;
+    int rc = store_open_read(ctx);
+    if (rc || ctx->lock || ctx->state_lock || !todo || (rc = work_visible(ctx, todo, &visible)) ||
+        !visible)
         return rc;
+    /* The locks the recoveries need, in the writers' order: the store's, then the state's. */
     char *lock_path = store_lock_path(ctx);
     char *state_lock = state_lock_path(ctx);
-    rc = fs_lock_try(ctx, lock_path, &ctx->lock);
-    if (!rc && fs_kind(ctx->state_path) == FS_FILE)
+    if (todo & RECOVER_STORE)
+        rc = fs_lock_try(ctx, lock_path, &ctx->lock);
+    if (!rc && (todo & RECOVER_STATE) && fs_kind(ctx->state_path) == FS_FILE)
         rc = fs_lock_try(ctx, state_lock, &ctx->state_lock);
     free(state_lock);
     free(lock_path);
@@ -193,7 +211,7 @@ int store_open_settled(cdm_ctx *ctx)
                  cdm_error_message(ctx), ctx->root);
         rc = CDM_OK;
     } else {
-        rc = recover_once(ctx, false);
+        rc = recover_once(ctx, todo);
     }
     fs_unlock(ctx->state_lock);
     ctx->state_lock = NULL;
@@ -230,9 +248,11 @@ static int drop_if_gone(cdm_ctx *ctx, const struct db_generation_ref *g, void *a
 int cdm_gc(cdm_ctx *ctx, unsigned *removed)
 {
     *removed = 0;
-    ctx->recovered = true; /* gc recovers below itself, to count what it did */
-    int rc = store_open(ctx, true);
-    if (rc || (rc = recover_interrupted(ctx, removed)) ||
+    /* gc runs every recovery itself, to count what it did */
+    int rc = store_open_write(ctx, 0);
+    if (!rc && !(rc = recover_run(ctx, RECOVER_ALL, removed)))
+        ctx->recovered = RECOVER_ALL;
+    if (rc ||
         (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)))
         return rc;
     return views_gc(ctx, removed);
