@@ -90,6 +90,15 @@ expect_err "cleaned up 1 leftover" "cdm list, which reads installs, finishes it"
 check "the install is in place and listed" \
   test "$(json 'sorted(i["id"] for i in d)')" = "['9.1.0.70-cuda12', '9.3.0.75-cuda12']"
 check ".staging is empty again" staging_empty
+# but a link to the very install a kill interrupted touches it: it settles that first
+"$CDM" remove --force 9.3 >/dev/null 2>&1
+CDM_CRASH_AT=recorded "$CDM" install "$v3" >/dev/null 2>&1
+check "(the interrupted install is in .staging again)" test -d "$ready"
+run_cdm link "$SCRATCH/proj" 9.3
+expect_rc 0 "a link to the interrupted install finishes it and links it"
+expect_err "cleaned up 1 leftover" "saying it cleaned up"
+check "the project links it" test "$(readlink "$SCRATCH/proj/cuda_link")" = "$CDM_ROOT/9.3.0.75-cuda12"
+check ".staging is empty" staging_empty
 
 # Real kill -9 at arbitrary moments of a slower install (a 300 MB library of zeros).
 mkdir -p "$SCRATCH/big"

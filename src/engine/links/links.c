@@ -225,6 +225,20 @@ static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
     return rc == CDM_ENOTFOUND ? CDM_OK : rc;
 }
 
+/*
+ * The install a change links, when a kill interrupted its install or removal: the change
+ * touches that install, so it settles the interrupted installs first (as the look, holding
+ * no lock yet, may), and links the install if it was finished, or says it is gone if it was
+ * undone. A change to another install leaves them to the commands about installs.
+ */
+static void settle_target(cdm_ctx *ctx, const char *spec, int cuda)
+{
+    struct saved_error saved = error_save(ctx); /* the change resolves again and tells */
+    if (spec && store_spec_interrupted(ctx, spec, cuda))
+        store_open_settled(ctx, RECOVER_INSTALLS);
+    error_restore(ctx, &saved);
+}
+
 static int finish(cdm_ctx *ctx, const char *path, bool changed, struct cdm_link_result *result)
 {
     result->changed = changed;
@@ -348,6 +362,8 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     struct cdm_generation cur;
     bool has_cur = false;
     int rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, OPEN_READ);
+    if (!rc)
+        settle_target(ctx, req->spec ? req->spec : p.has_pin ? p.pinned_id : NULL, req->cuda);
     if (!rc && !req->dry_run) {
         bool view = req->toolkit ? strcmp(req->toolkit, "none") != 0 : has_cur && *cur.toolkit_path;
         rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
@@ -503,8 +519,10 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     int rc = open_for_change(ctx, project, &p, &cur, &has_cur, OPEN_READ);
     if (!rc && has_cur) {
         /* the store's lock too when the generation rolled back to has a toolkit's view */
-        bool view = db_generation_get(ctx, p.path, to ? to : cur.number - 1, &back) == CDM_OK &&
-                    *back.toolkit_path;
+        bool found = db_generation_get(ctx, p.path, to ? to : cur.number - 1, &back) == CDM_OK;
+        if (found && back.install_id[0])
+            settle_target(ctx, back.install_id, 0);
+        bool view = found && *back.toolkit_path;
         rc = open_for_change(ctx, project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
     }
     if (rc)

@@ -37,6 +37,28 @@ int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
     return CDM_OK;
 }
 
+bool store_spec_interrupted(cdm_ctx *ctx, const char *spec_text, int cuda)
+{
+    struct version_spec spec;
+    struct cdm_install_info *all = NULL;
+    size_t n = 0;
+    bool found = false;
+    if (!version_spec_parse(spec_text, &spec) || store_open_read(ctx) ||
+        db_install_list(ctx, &all, &n))
+        return false;
+    if (cuda)
+        spec.cuda = cuda;
+    for (size_t i = 0; i < n && !found; i++) {
+        struct version v;
+        if (!version_parse(all[i].version, &v) || !version_spec_matches(&spec, &v, all[i].cuda))
+            continue;
+        store_install_state(ctx, &all[i]);
+        found = all[i].state == CDM_INSTALL_INSTALLING || all[i].state == CDM_INSTALL_REMOVING;
+    }
+    free(all);
+    return found;
+}
+
 int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
 {
     int rc = store_open_read(ctx);

@@ -31,6 +31,10 @@ int store_open_state(cdm_ctx *ctx, unsigned touches);
  * (store_install_state). */
 int store_open_settled(cdm_ctx *ctx, unsigned touches);
 
+/* Whether an install spec names (version_spec_matches) is one a kill interrupted while it
+ * was installed or removed, by the index and the disk as they are: no recovery runs. */
+bool store_spec_interrupted(cdm_ctx *ctx, const char *spec, int cuda);
+
 /* Refine in->state, read from the index, by the disk: a recorded install whose folder is
  * set aside is being removed, one whose folder is gone is missing. One stat when it is
  * in place. */
