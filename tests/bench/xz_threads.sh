@@ -54,5 +54,10 @@ for kind in one many; do
     printf ' | no bsdtar here\n'
   fi
   printf '%20s floor (the .tar + sync) %6d ms (cdm %.2fx)\n' "" "$tf" "$(python3 -c "print($tc / $tf)")"
+  if [ -x /usr/bin/time ]; then
+    rm -rf "$work/s"
+    CDM_ROOT=$work/s /usr/bin/time -f '%M' -o "$work/peak" "$CDM" install -q "$a"
+    printf '%20s peak memory of cdm install: %d MiB\n' "" $(($(cat "$work/peak") / 1024))
+  fi
 done
 echo "$(nproc) cores"

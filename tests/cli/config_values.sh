@@ -52,6 +52,13 @@ size_case max_size 17179869184G "too large"
 size_case max_entries 16E "too large"
 size_case max_size 16X "not a size"
 size_case max_size 5.5G "not a size"
+size_case thread_memory 0 "give a size such as 224M \\(threads = 1 decodes on one thread\\)"
+size_case thread_memory 1Q "not a size"
+printf '[install]\nthreads = lots\n' >"$CDM_CONFIG"
+run_cdm list
+expect_rc 1 "threads = lots is refused"
+expect_err "line 2: \\[install\\] threads = 'lots': give a whole number of threads up to 1024 \\(0: one per core\\)" \
+  "naming the line and the key"
 printf '[install]\nmax_size = 18446744073709551615\nmax_entries = 15E\n' >"$CDM_CONFIG"
 run_cdm list
 expect_rc 0 "the largest sizes are read"

@@ -23,8 +23,15 @@ xz -T1 -c "$SCRATCH/$name.tar" >"$SCRATCH/$name.tar.xz"
 check "the archive has many xz blocks" \
   test "$(xz --robot --list "$SCRATCH/many/$name.tar.xz" | awk '$1 == "totals" {print $3}')" -gt 10
 
-run_cdm install "$SCRATCH/many/$name.tar.xz"
+run_cdm install --verbose "$SCRATCH/many/$name.tar.xz"
 expect_rc 0 "the multi-block archive installs"
+cores=$(nproc)
+if [ "$cores" -gt 1 ]; then
+  expect_err "unpacked: tar, its xz blocks decoded by liblzma on up to $cores threads \(within 224 MiB\)" \
+    "on every core, within the default bound"
+else
+  skip "on every core" "this machine has one core"
+fi
 run_cdm verify 9.1
 expect_rc 0 "and verifies"
 many=$(cd "$CDM_ROOT/9.1.0.70-cuda12" && find . -type f -exec sha256sum {} + | sort)
@@ -34,6 +41,22 @@ expect_rc 0 "the one-block archive of the same tar installs"
 check "the same files, byte for byte" \
   test "$(cd "$CDM_ROOT/9.1.0.70-cuda12" && find . -type f -exec sha256sum {} + | sort)" = "$many"
 run_cdm remove 9.1
+# [install] threads and thread_memory
+printf '[install]\nthreads = 3\nthread_memory = 64M\n' >"$CDM_CONFIG"
+run_cdm install --verbose "$SCRATCH/many/$name.tar.xz"
+expect_err "liblzma on up to 3 threads \(within 64 MiB\)" "[install] threads and thread_memory are taken"
+check "the same files again" \
+  test "$(cd "$CDM_ROOT/9.1.0.70-cuda12" && find . -type f -exec sha256sum {} + | sort)" = "$many"
+run_cdm remove 9.1
+printf '[install]\nthreads = 1\n' >"$CDM_CONFIG"
+run_cdm install --verbose "$SCRATCH/many/$name.tar.xz"
+expect_err "unpacked: tar, read by libarchive on one thread" "threads = 1: libarchive's one thread"
+check "the same files again" \
+  test "$(cd "$CDM_ROOT/9.1.0.70-cuda12" && find . -type f -exec sha256sum {} + | sort)" = "$many"
+run_cdm verify 9.1
+expect_rc 0 "and verify on one thread passes"
+run_cdm remove 9.1
+: >"$CDM_CONFIG"
 
 mkdir -p "$SCRATCH/bad"
 bad=$SCRATCH/bad/$name.tar.xz

@@ -98,6 +98,14 @@ else
   skip_tool "a zip of Info-ZIP's" "zip is not installed"
 fi
 
+# [install] threads = 1: one worker, which inflates every file itself
+printf '[install]\nthreads = 1\n' >"$CDM_CONFIG"
+run_cdm install --verbose "$SCRATCH/zips/$name.zip"
+expect_err "unpacked: zip, 1 thread, all $files files inflated by" "threads = 1: one worker"
+check "with the same files" test "$(installed)" = "$want"
+run_cdm remove 9.1
+: >"$CDM_CONFIG"
+
 # headers compressed with bzip2: cdm's workers inflate the rest, libarchive reads those
 mkdir -p "$SCRATCH/bzip2"
 make_zip "$SCRATCH/bzip2/$name.zip" bzip2

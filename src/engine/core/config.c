@@ -3,6 +3,7 @@
 #include "cdm.h"
 #include "inifile.h"
 #include "platform/fs.h"
+#include "platform/thread.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,6 +12,10 @@
 
 #define DEFAULT_MAX_TOTAL_SIZE (16ULL << 30)
 #define DEFAULT_MAX_ENTRIES    100000ULL
+/* liblzma's threads for a .tar.xz of many blocks each hold a block decoded and its
+ * dictionary (about 44 MiB for xz -T0's 24 MiB blocks at level 6); past the bound they are
+ * fewer. 224 MiB keeps an install under 256 MiB in all. */
+#define DEFAULT_THREAD_MEMORY  (224ULL << 20)
 #define DEFAULT_FETCH_TIMEOUT  30
 /* 1 KiB a second over a minute: a line that slow would take days for one archive */
 #define DEFAULT_LOW_SPEED      1024
@@ -230,14 +235,23 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         c->sources = xrealloc(c->sources, (c->source_count + 2) * sizeof(char *));
         c->sources[c->source_count++] = dir;
         c->sources[c->source_count] = NULL;
+    } else if (!strcmp(section, "install") && !strcmp(name, "threads")) {
+        if (!parse_count(value, 0, 1024, &c->threads))
+            return bad_value(ps, line, section, name, value,
+                             "give a whole number of threads up to 1024 (0: one per core)");
     } else if (!strcmp(section, "install") &&
-               (!strcmp(name, "max_size") || !strcmp(name, "max_entries"))) {
+               (!strcmp(name, "max_size") || !strcmp(name, "max_entries") ||
+                !strcmp(name, "thread_memory"))) {
         unsigned long long v;
         const char *why = parse_size(value, &v);
+        if (why && !strcmp(name, "thread_memory") && !strncmp(why, "zero", 4))
+            why = "give a size such as 224M (threads = 1 decodes on one thread)";
         if (why)
             return bad_value(ps, line, section, name, value, why);
         if (!strcmp(name, "max_size"))
             c->max_total_size = v;
+        else if (!strcmp(name, "thread_memory"))
+            c->thread_memory = v;
         else
             c->max_entries = v;
     } else if (!strcmp(section, "activate") &&
@@ -299,10 +313,16 @@ const char *config_link_name_problem(const char *name)
     return device ? "it is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)" : NULL;
 }
 
+unsigned config_threads(const struct cdm_config *c)
+{
+    return c->threads ? c->threads : thread_cpu_count();
+}
+
 int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
 {
     c->max_total_size = DEFAULT_MAX_TOTAL_SIZE;
     c->max_entries = DEFAULT_MAX_ENTRIES;
+    c->thread_memory = DEFAULT_THREAD_MEMORY;
     c->fetch_timeout = DEFAULT_FETCH_TIMEOUT;
     c->fetch_low_speed = DEFAULT_LOW_SPEED;
     c->fetch_low_speed_time = DEFAULT_LOW_SPEED_TIME;

@@ -18,6 +18,8 @@ struct cdm_config {
     char *link_name;                   /* [link] name */
     unsigned long long max_total_size; /* [install] max_size, bytes */
     unsigned long long max_entries;    /* [install] max_entries */
+    unsigned threads;                  /* [install] threads: 0, every core this process may use */
+    unsigned long long thread_memory;  /* [install] thread_memory: the threaded decoders' bound */
     char *fetch_base;                  /* [fetch] base; NULL: NVIDIA's redist folder */
     char *ca_file;                     /* [fetch] ca_file */
     char *legacy_sums; /* [fetch] legacy_sums: hashes of archives older than the manifests */
@@ -39,6 +41,10 @@ struct cdm_config {
  * error and the warnings (unknown keys). */
 int config_load(cdm_ctx *ctx, struct cdm_config *config, const char *explicit_path);
 void config_free(struct cdm_config *config);
+
+/* How many threads an install or a verify may use: [install] threads, else one per core this
+ * process may use. */
+unsigned config_threads(const struct cdm_config *config);
 
 /* Why name cannot name a project's link, on any platform (a store may be shared with
  * Windows): a path, '.', '..', the pin file, a Windows device name (CON, NUL.txt, COM1...),

@@ -48,9 +48,6 @@ struct stream {
 };
 
 #define DECODED_BLOCK (1 << 20)
-/* The xz decoder's memory for its threads (each holds a block and its dictionary): past it
- * liblzma decodes on fewer threads, never refusing an archive. */
-#define XZ_THREADS_MEMORY ((uint64_t)1 << 30)
 
 /* The writer stopped: xw_finish puts its error in the context, which then wins. */
 #define WRITER_FAILED CDM_EIO
@@ -359,8 +356,8 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     /* ARCHIVE_WARN: no liblzma, only the external xz program (the Windows build). */
     bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
     archive_read_support_filter_bzip2(a);
-    if (thread_cpu_count() > 1 && xz_of_blocks(ctx, path) &&
-        (s.xz = xz_mt_new(thread_cpu_count(), XZ_THREADS_MEMORY, xz_input, &s))) {
+    if (limits->threads > 1 && xz_of_blocks(ctx, path) &&
+        (s.xz = xz_mt_new(limits->threads, limits->thread_memory, xz_input, &s))) {
         s.decoded = xmalloc(DECODED_BLOCK);
         xz_builtin = true;
     }
@@ -409,7 +406,8 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     result->archive_size = s.done;
     if (s.xz)
         snprintf(result->unpacked_by, sizeof(result->unpacked_by),
-                 "tar, its xz blocks decoded by liblzma on up to %u threads", thread_cpu_count());
+                 "tar, its xz blocks decoded by liblzma on up to %u threads (within %llu MiB)",
+                 limits->threads, limits->thread_memory >> 20);
     else
         snprintf(result->unpacked_by, sizeof(result->unpacked_by),
                  "tar, read by libarchive on one thread, written on another");

@@ -23,6 +23,8 @@ const char *layout_os(const struct layout_scan *scan);
 struct extract_limits {
     unsigned long long max_total_size;
     unsigned long long max_entries;
+    unsigned threads;                 /* at least 1 */
+    unsigned long long thread_memory; /* the bound of liblzma's threads' memory */
 };
 
 struct extract_result {

@@ -429,8 +429,8 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     struct hasher hasher;
     memset(&hasher, 0, sizeof(hasher));
     hasher.path = path;
-    size_t made = thread_cpu_count();
-    made = made < 2 ? 2 : made > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : made;
+    size_t made = limits->threads;
+    made = made < 1 ? 1 : made > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : made;
     struct worker *workers = xcalloc(made, sizeof(*workers));
     for (size_t k = 0; k < made; k++)
         workers[k].shared = &shared;
@@ -458,11 +458,12 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     size_t here = atomic_load(&shared.inflated_here);
     if (here == plan.count)
         snprintf(result->unpacked_by, sizeof(result->unpacked_by),
-                 "zip, %zu threads, all %zu files inflated by %s", n, here, inflate_engine());
+                 "zip, %zu thread%s, all %zu files inflated by %s", n, n == 1 ? "" : "s", here,
+                 inflate_engine());
     else
         snprintf(result->unpacked_by, sizeof(result->unpacked_by),
-                 "zip, %zu threads, %zu of %zu files inflated by %s, %zu by libarchive", n, here,
-                 plan.count, inflate_engine(), plan.count - here);
+                 "zip, %zu thread%s, %zu of %zu files inflated by %s, %zu by libarchive", n,
+                 n == 1 ? "" : "s", here, plan.count, inflate_engine(), plan.count - here);
     memcpy(result->sha256, hasher.sha256, sizeof(result->sha256));
     result->archive_size = hasher.size;
     if (ctx->options.progress)

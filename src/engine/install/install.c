@@ -184,7 +184,8 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
 static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct checksums *sums,
                    struct extract_result *x)
 {
-    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries};
+    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries,
+                                    config_threads(&ctx->config), ctx->config.thread_memory};
     if (ctx->options.progress) /* the phase the progress line below is about */
         cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
     int rc = archive_extract(ctx, archive, tmp, &limits, x);

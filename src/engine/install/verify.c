@@ -223,7 +223,7 @@ static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct ve
     /* the regular files' bytes first, on every core; then the checks in the index's order */
     int rc = db_files_each(ctx, in->id, collect_regular, v);
     if (!rc)
-        hash_files(v->hashed, v->nhashed, thread_cpu_count());
+        hash_files(v->hashed, v->nhashed, config_threads(&ctx->config));
     v->next_hashed = 0;
     if (!rc)
         rc = db_files_each(ctx, in->id, check_recorded, v);
