@@ -28,18 +28,61 @@ int cdm_error_code(const cdm_ctx *ctx)
     return ctx ? const_state_of(ctx)->code : CDM_EINVAL;
 }
 
-int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
+static int set_message(cdm_ctx *ctx, int code, struct strbuf *sb)
 {
     struct error_state *e = state_of(ctx);
+    free(e->message);
+    e->message = sb_detach(sb);
+    e->code = code;
+    return code;
+}
+
+int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
+{
     struct strbuf sb = STRBUF_INIT;
     va_list ap;
     va_start(ap, fmt);
     sb_vaddf(&sb, fmt, ap);
     va_end(ap);
-    free(e->message);
-    e->message = sb_detach(&sb);
-    e->code = code;
+    return set_message(ctx, code, &sb);
+}
+
+int cdm_error_vset_why(cdm_ctx *ctx, int code, const char *why, const char *fmt, va_list ap)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_vaddf(&sb, fmt, ap);
+    sb_addf(&sb, ": %s", why);
+    return set_message(ctx, code, &sb);
+}
+
+int cdm_error_errno(cdm_ctx *ctx, int code, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cdm_error_vset_why(ctx, code, strerror(err), fmt, ap);
+    va_end(ap);
     return code;
+}
+
+/* The old message is the reason; it is copied before set_message frees it. */
+int cdm_error_wrap(cdm_ctx *ctx, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cdm_error_vset_why(ctx, code, cdm_error_message(ctx), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int cdm_error_append(cdm_ctx *ctx, int code, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, cdm_error_message(ctx));
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    return set_message(ctx, code, &sb);
 }
 
 static void tell(void (*fn)(void *, const char *), void *arg, const char *fmt, va_list ap)

@@ -2,7 +2,9 @@
 #include "engine/core/internal.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char warned[256];
 
@@ -31,6 +33,25 @@ int main(void)
     cdm_error_set(ctx, CDM_EDB, "clean-up failed too");
     is_int(error_restore(ctx, &saved), CDM_EIO, "error_restore returns the saved code");
     is_str(cdm_error_message(ctx), "cannot read 'a'", "and puts the first message back");
+
+    /* the system's reason appended, errno read before anything can change it */
+    errno = ENOENT;
+    is_int(cdm_error_os(ctx, CDM_EIO, "cannot open '%s'", "b"), CDM_EIO, "cdm_error_os: its code");
+    char expect[128];
+    snprintf(expect, sizeof(expect), "cannot open 'b': %s", strerror(ENOENT));
+    is_str(cdm_error_message(ctx), expect, "and the message ends with strerror(errno)");
+    cdm_error_errno(ctx, CDM_EIO, EACCES, "cannot lock '%s'", "c");
+    snprintf(expect, sizeof(expect), "cannot lock 'c': %s", strerror(EACCES));
+    is_str(cdm_error_message(ctx), expect, "cdm_error_errno: the reason of the value given");
+    cdm_error_set(ctx, CDM_EIO, "no such file");
+    is_int(cdm_error_wrap(ctx, CDM_ENOTFOUND, "cannot attach '%s'", "v"), CDM_ENOTFOUND,
+           "cdm_error_wrap: the code given");
+    is_str(cdm_error_message(ctx), "cannot attach 'v': no such file", "context: old message");
+    is_int(cdm_error_append(ctx, CDM_EIO, "; try %s", "again"), CDM_EIO,
+           "cdm_error_append: the code given");
+    is_str(cdm_error_message(ctx), "cannot attach 'v': no such file; try again",
+           "old message, then the hint");
+    is_int(cdm_error_code(ctx), CDM_EIO, "and the code is the new one");
 
     cdm_warn(ctx, "unknown setting '%s'", "x");
     is_str(warned, "unknown setting 'x'", "warnings go to the front end's callback");

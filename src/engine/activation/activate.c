@@ -123,13 +123,9 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
         struct default_choice c;
         int drc = default_read(ctx, &c);
         if (drc == CDM_ENOTFOUND) {
-            char *why = xstrdup(cdm_error_message(ctx));
-            cdm_error_set(ctx, rc,
-                          "%s; or choose a version for outside projects with 'cdm "
-                          "default VERSION'",
-                          why);
-            free(why);
-            return rc;
+            return cdm_error_append(ctx, rc,
+                                    "; or choose a version for outside projects with 'cdm "
+                                    "default VERSION'");
         }
         return drc ? drc : default_activation(ctx, &c, out);
     }

@@ -135,13 +135,11 @@ static int preflight(cdm_ctx *ctx, const char *toolkit, struct plan *p)
         char *probe = xasprintf("%s.cdm-probe-%llu", dest, (unsigned long long)fs_process_id());
         struct fs_file *f = NULL;
         if (!rc && fs_file_create(ctx, probe, false, &f) != CDM_OK) {
-            char *why = xstrdup(cdm_error_message(ctx));
-            rc = cdm_error_set(ctx, CDM_EIO,
-                               "cannot deploy into '%s': %s; a toolkit under Program Files "
-                               "needs an elevated shell (Run as administrator), one owned by "
-                               "root needs sudo (nothing was changed)",
-                               toolkit, why);
-            free(why);
+            cdm_error_wrap(ctx, CDM_EIO, "cannot deploy into '%s'", toolkit);
+            rc = cdm_error_append(ctx, CDM_EIO,
+                                  "; a toolkit under Program Files needs an elevated shell (Run "
+                                  "as administrator), one owned by root needs sudo (nothing was "
+                                  "changed)");
         } else if (!rc) {
             fs_file_close(ctx, f);
             fs_remove_file(ctx, probe);

@@ -168,13 +168,16 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
     int rc = sources_find(ctx, &spec, platform, req->what, archive);
     if (rc != CDM_ENOTFOUND)
         return rc;
-    char *in_sources = xstrdup(cdm_error_message(ctx));
+    struct saved_error in_sources = error_save(ctx);
     rc = fetch_for_install(ctx, req, platform, dl);
-    if (dl->off)
-        rc = cdm_error_set(ctx, rc, "%s (downloads are off: [fetch] base)", in_sources);
-    else if (!rc && !dl->installed)
+    if (dl->off) {
+        in_sources.code = rc;
+        error_restore(ctx, &in_sources);
+        return cdm_error_append(ctx, rc, " (downloads are off: [fetch] base)");
+    }
+    free(in_sources.message);
+    if (!rc && !dl->installed)
         *archive = xstrdup(dl->path);
-    free(in_sources);
     return rc;
 }
 

@@ -298,10 +298,7 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
     struct cdm_install_result r;
     rc = cdm_install(ctx, &req, &r);
     if (rc) {
-        char *why = xstrdup(cdm_error_message(ctx));
-        rc = cdm_error_set(ctx, rc, "cannot install what '%s' names (%s): %s", path, e->archive,
-                           why);
-        free(why);
+        rc = cdm_error_wrap(ctx, rc, "cannot install what '%s' names (%s)", path, e->archive);
     } else {
         out->changed = true;
     }

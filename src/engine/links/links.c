@@ -88,13 +88,14 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
     rc = in ? link_set_or_none(ctx, link_path, d->path, &none) : link_remove(ctx, link_path);
     free(link_path);
     if (rc && none) {
-        char *why = xstrdup(cdm_error_message(ctx));
-        rc = db_generation_set_no_link(ctx, p->path, number, why);
+        /* kept: the index's call may set an error of its own */
+        struct saved_error why = error_save(ctx);
+        rc = db_generation_set_no_link(ctx, p->path, number, why.message);
         if (!rc)
             cdm_warn(ctx, "%s: the project has no link; activation points at the store directly "
                           "('%s')",
-                     why, d->path);
-        free(why);
+                     why.message, d->path);
+        free(why.message);
     }
     if (rc) {
         struct saved_error saved = error_save(ctx);
@@ -131,12 +132,8 @@ static int choose_toolkit(cdm_ctx *ctx, const char *project, const char *given,
         return CDM_OK;
     int rc = toolkit_resolve(ctx, spec, tk);
     if (rc && !given) {
-        char *why = xstrdup(cdm_error_message(ctx));
-        rc = cdm_error_set(ctx, rc,
-                           "the CUDA toolkit recorded with '%s' cannot be used: %s; pass "
-                           "--toolkit with another, or --toolkit none",
-                           project, why);
-        free(why);
+        cdm_error_wrap(ctx, rc, "the CUDA toolkit recorded with '%s' cannot be used", project);
+        rc = cdm_error_append(ctx, rc, "; pass --toolkit with another, or --toolkit none");
     }
     return rc;
 }

@@ -205,7 +205,7 @@ static int keep_first(cdm_ctx *ctx, struct db_attachment *a, const char *name)
     if (rc || !(rc = fs_rename(ctx, from, to)))
         goto out;
     /* another file system (or no room under the state): beside the wheel's folder */
-    char *first = xstrdup(cdm_error_message(ctx));
+    struct saved_error first = error_save(ctx);
     fs_remove_tree(ctx, a->original);
     char *wheel_parent = path_dirname(a->folder);
     char *kept_name = xasprintf(".%s.cdm-original-%lld", path_basename(a->folder), a->id);
@@ -216,9 +216,9 @@ static int keep_first(cdm_ctx *ctx, struct db_attachment *a, const char *name)
     if (!rc)
         rc = db_attach_set_original(ctx, a->id, a->original);
     if (!rc && !(rc = make_kept_dir(ctx, a->original)) && (rc = fs_rename(ctx, from, to)))
-        cdm_error_set(ctx, rc, "cannot keep the wheel's files: %s; and %s", first,
-                      cdm_error_message(ctx));
-    free(first);
+        cdm_error_set(ctx, rc, "cannot keep the wheel's files: %s; and %s",
+                      first.message ? first.message : "unknown error", cdm_error_message(ctx));
+    free(first.message);
     free(beside);
     free(kept_name);
     free(wheel_parent);
@@ -360,9 +360,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     /* the links go through the project's own link, as activation's paths do */
     struct cdm_activation act;
     if ((rc = cdm_activation_find(ctx, proj.path, false, &act))) {
-        char *why_not = xstrdup(cdm_error_message(ctx));
-        cdm_error_set(ctx, rc, "cannot attach '%s': %s", venv, why_not);
-        free(why_not);
+        cdm_error_wrap(ctx, rc, "cannot attach '%s'", venv);
         goto out;
     }
     target = project_target(&act);
@@ -388,13 +386,12 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     fs_crash_point("attach-recorded");
     if (rc || (rc = link_files(ctx, a, names))) {
         /* put back what moved; the record goes once nothing is kept */
-        char *why_failed = xstrdup(cdm_error_message(ctx));
+        struct saved_error why_failed = error_save(ctx);
         unsigned restored, dropped;
         if (attach_restore(ctx, a, false, host_windows(), &restored, &dropped) == CDM_OK)
             db_attach_delete(ctx, a->id);
-        cdm_error_set(ctx, CDM_EIO, "%s", why_failed);
-        free(why_failed);
-        rc = CDM_EIO;
+        why_failed.code = CDM_EIO;
+        rc = error_restore(ctx, &why_failed);
         goto out;
     }
     fs_crash_point("attach-done");
