@@ -64,6 +64,26 @@ bool version_format(const struct version *v, char *out, size_t size)
     return fits;
 }
 
+#define INSTALL_ID_CUDA "-cuda"
+
+bool install_id_format(const char *version, int cuda, char *out, size_t size)
+{
+    int n = snprintf(out, size, "%s" INSTALL_ID_CUDA "%d", version, cuda);
+    return n >= 0 && (size_t)n < size;
+}
+
+bool install_id_version(const char *id, char *out, size_t size)
+{
+    const char *dash = strstr(id, INSTALL_ID_CUDA);
+    size_t n = dash ? (size_t)(dash - id) : strlen(id);
+    bool fits = n < size;
+    if (!fits)
+        n = 0;
+    memcpy(out, id, n);
+    out[n] = '\0';
+    return fits;
+}
+
 bool version_spec_parse(const char *s, struct version_spec *spec)
 {
     memset(spec, 0, sizeof(*spec));

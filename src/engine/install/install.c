@@ -243,8 +243,7 @@ static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_nam
 {
     memset(in, 0, sizeof(*in));
     if (!version_format(&name->version, in->version, sizeof(in->version)) ||
-        snprintf(in->id, sizeof(in->id), "%s-cuda%d", in->version, name->cuda_major) >=
-            (int)sizeof(in->id))
+        !install_id_format(in->version, name->cuda_major, in->id, sizeof(in->id)))
         return cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': its version is too long",
                              archive);
     in->cuda = name->cuda_major;

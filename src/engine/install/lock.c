@@ -279,7 +279,7 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
         return rc;
     }
     char id[64];
-    snprintf(id, sizeof(id), "%s-cuda%d", l.version, l.cuda);
+    install_id_format(l.version, l.cuda, id, sizeof(id)); /* a 32-byte version always fits */
     COPY_ARRAY(out->install_id, id);
     struct cdm_install_info in;
     if ((rc = store_open(ctx, false)) == CDM_OK && db_install_get(ctx, id, &in) == CDM_OK) {

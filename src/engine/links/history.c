@@ -2,22 +2,11 @@
 #include "db.h"
 #include "project.h"
 #include "store.h"
+#include "version.h"
 #include "platform/fs.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The version part of an install id: "9.1.0.70" of "9.1.0.70-cuda12"; "" when it is
- * too long to be a version. */
-static void id_version(const char *id, char *out, size_t size)
-{
-    const char *dash = strstr(id, "-cuda");
-    size_t n = dash ? (size_t)(dash - id) : strlen(id);
-    if (n >= size)
-        n = 0;
-    memcpy(out, id, n);
-    out[n] = '\0';
-}
 
 static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
 {
@@ -40,7 +29,7 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
             out->install_state = in.state;
             COPY_ARRAY(out->version, in.version);
         } else {
-            id_version(id, out->version, sizeof(out->version));
+            install_id_version(id, out->version, sizeof(out->version));
         }
     }
     out->drift = !out->gone && strcmp(out->index_id, id) != 0;
