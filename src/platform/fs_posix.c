@@ -1,6 +1,7 @@
 /* The file system on POSIX systems (Linux first). */
 #define _GNU_SOURCE /* glibc declares realpath and flock only beyond POSIX.1-2008 */
 #include "fs.h"
+#include "posix_util.h"
 
 #include <dirent.h>
 #include <pwd.h>
@@ -339,9 +340,9 @@ void fs_unlock(struct fs_lock_handle *lock)
     free(lock);
 }
 
-static char *home_subdir(const char *xdg_var, const char *fallback, const char *leaf)
+char *posix_xdg_dir(const char *var, const char *fallback, const char *leaf)
 {
-    const char *xdg = getenv(xdg_var);
+    const char *xdg = getenv(var);
     if (xdg && xdg[0] == '/')
         return path_join(xdg, leaf);
     const char *home = getenv("HOME");
@@ -365,17 +366,17 @@ char *fs_owner_name(const char *path)
 
 char *fs_default_root(void)
 {
-    return home_subdir("XDG_DATA_HOME", ".local/share", "cdm");
+    return posix_xdg_dir("XDG_DATA_HOME", ".local/share", "cdm");
 }
 
 char *fs_default_state(void)
 {
-    return home_subdir("XDG_DATA_HOME", ".local/share", "cdm/state.db");
+    return posix_xdg_dir("XDG_DATA_HOME", ".local/share", "cdm/state.db");
 }
 
 char *fs_default_config(void)
 {
-    return home_subdir("XDG_CONFIG_HOME", ".config", "cdm/config.ini");
+    return posix_xdg_dir("XDG_CONFIG_HOME", ".config", "cdm/config.ini");
 }
 
 const char *fs_host_platform(void)
