@@ -136,7 +136,11 @@ char *fs_default_config(void);
 /* The user's state (projects, links, generations): ${XDG_DATA_HOME:-~/.local/share}/cdm/state.db,
  * %LOCALAPPDATA%\cdm\state.db on Windows. */
 char *fs_default_state(void);
+/* NVIDIA's name for this system: "linux-x86_64", "linux-sbsa", "windows-x86_64". */
 const char *fs_host_platform(void);
+/* Whether a platform name (an install's, an archive's) is Windows'; and this system's. */
+bool fs_platform_is_windows(const char *platform);
+bool fs_host_is_windows(void);
 uint64_t fs_process_id(void);
 /* Sleep ms milliseconds (waiting on a lock that another process holds). */
 void fs_sleep_ms(unsigned ms);

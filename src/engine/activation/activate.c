@@ -155,7 +155,7 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     if (*p.view) {
         /* The folders activation puts on the path lists are the view's (the toolkit's). */
         view_toolkit_version(p.view, out->toolkit, sizeof(out->toolkit));
-        struct view_dirs d = view_dirs(p.target, str_starts_with(in.platform, "windows"));
+        struct view_dirs d = view_dirs(p.target, fs_platform_is_windows(in.platform));
         COPY_ARRAY(out->lib_dir, d.lib);
         COPY_ARRAY(out->bin_dir, d.bin);
     }

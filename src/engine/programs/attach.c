@@ -32,10 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool host_windows(void)
-{
-    return str_starts_with(cdm_host_platform(), "windows");
-}
 
 /* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place): *folder malloc'd, dist
  * what owns the files, *origin which kind of place. */
@@ -43,15 +39,15 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
                       struct py_dist *dist, enum py_cudnn_origin *origin)
 {
     size_t own = 0;
+    bool windows = fs_host_is_windows();
     *sites = py_site_packages(venv, &own);
     if (!own)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "'%s' is not a Python environment: it has no %s; give the folder "
                              "that holds pyvenv.cfg",
-                             venv,
-                             host_windows() ? "Lib\\site-packages" : "lib/python3.X/site-packages");
+                             venv, windows ? "Lib\\site-packages" : "lib/python3.X/site-packages");
     struct py_cudnn_place place;
-    if (py_cudnn_place(venv, *sites, own, host_windows(), &place)) {
+    if (py_cudnn_place(venv, *sites, own, windows, &place)) {
         *folder = place.folder;
         *dist = place.dist;
         if (origin)
@@ -62,8 +58,8 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
                          "'%s' has no cuDNN wheel folder (site-packages%s)%s, nor a conda cudnn "
                          "package: install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
                          "framework that pulls it in), then attach",
-                         venv, host_windows() ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib",
-                         host_windows() ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
+                         venv, windows ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib",
+                         windows ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
 }
 
 static void fill_result(struct cdm_attach_result *out, const struct db_attachment *a)
@@ -80,9 +76,9 @@ static void fill_result(struct cdm_attach_result *out, const struct db_attachmen
 /* The link target of a project: <project>/<link>/<lib_dir> (bin_dir on Windows). */
 static char *project_target(const struct cdm_activation *act)
 {
-    const char *sub = host_windows() ? act->bin_dir : act->lib_dir;
+    const char *sub = fs_host_is_windows() ? act->bin_dir : act->lib_dir;
     char *target = *sub ? path_join(act->link_path, sub) : xstrdup(act->link_path);
-    if (host_windows())
+    if (fs_host_is_windows())
         for (char *p = target; *p; p++)
             if (*p == '/')
                 *p = '\\';
@@ -127,7 +123,7 @@ static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_chang
     if (rc)
         return rc;
     fs_crash_point("detach-recorded");
-    rc = attach_restore(ctx, a, wheel_changed, host_windows(), &out->restored, &out->dropped);
+    rc = attach_restore(ctx, a, wheel_changed, fs_host_is_windows(), &out->restored, &out->dropped);
     if (rc)
         return rc; /* recovery finishes it: the record says detaching */
     fs_crash_point("detach-moved");
@@ -140,7 +136,7 @@ static int check_wheel_folder(cdm_ctx *ctx, const char *venv, const char *folder
 {
     enum fs_kind kind = fs_kind(folder);
     char *real = fs_realpath(folder);
-    char *inside = xasprintf("%s%s", venv, host_windows() ? "\\" : "/");
+    char *inside = xasprintf("%s%s", venv, fs_host_is_windows() ? "\\" : "/");
     int rc = CDM_OK;
     if (kind == FS_LINK)
         rc = cdm_error_set(ctx, CDM_EEXISTS,
@@ -331,13 +327,13 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         goto out;
     }
     if ((rc = check_wheel_folder(ctx, venv, folder)) ||
-        (rc = attach_wheel_files(ctx, folder, host_windows(), &names)))
+        (rc = attach_wheel_files(ctx, folder, fs_host_is_windows(), &names)))
         goto out;
     if (!names[0]) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cannot attach '%s': '%s' holds no cuDNN library (%s); reinstall the "
                            "nvidia-cudnn wheel (pip install --force-reinstall), then attach",
-                           venv, folder, host_windows() ? "cudnn*.dll" : "libcudnn*.so*");
+                           venv, folder, fs_host_is_windows() ? "cudnn*.dll" : "libcudnn*.so*");
         goto out;
     }
 
@@ -388,7 +384,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         /* put back what moved; the record goes once nothing is kept */
         struct saved_error why_failed = error_save(ctx);
         unsigned restored, dropped;
-        if (attach_restore(ctx, a, false, host_windows(), &restored, &dropped) == CDM_OK)
+        if (attach_restore(ctx, a, false, fs_host_is_windows(), &restored, &dropped) == CDM_OK)
             db_attach_delete(ctx, a->id);
         why_failed.code = CDM_EIO;
         rc = error_restore(ctx, &why_failed);

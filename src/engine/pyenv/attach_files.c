@@ -177,7 +177,7 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
     }
     size_t total = 0, replaced = 0;
     for (; kept[total]; total++)
-        if (!attach_file_is_ours(ctx, a->folder, a->target, kept[total], str_starts_with(cdm_host_platform(), "windows")))
+        if (!attach_file_is_ours(ctx, a->folder, a->target, kept[total], fs_host_is_windows()))
             replaced++;
     if (replaced)
         snprintf(why, size,

@@ -166,7 +166,7 @@ struct mapping {
  * program folder; n set to how many. */
 static size_t mappings(const struct cdm_install_info *in, const char *tk, struct mapping m[3])
 {
-    struct view_dirs d = view_dirs(tk, str_starts_with(in->platform, "windows"));
+    struct view_dirs d = view_dirs(tk, fs_platform_is_windows(in->platform));
     COPY_ARRAY(m[0].src, in->include_dir);
     COPY_ARRAY(m[0].dst, "include");
     COPY_ARRAY(m[1].src, in->lib_dir);
