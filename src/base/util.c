@@ -268,6 +268,14 @@ const char *path_basename(const char *path)
     return base;
 }
 
+char *path_slashes_to(char *path, char sep)
+{
+    for (char *p = path; sep != '/' && *p; p++)
+        if (*p == '/')
+            *p = sep;
+    return path;
+}
+
 bool path_within(const char *path, const char *dir)
 {
     size_t n = strlen(dir);

@@ -113,6 +113,9 @@ const char *path_basename(const char *path);
 /* Everything before the last separator, malloc'd ("." when there is none); a root keeps its
  * separator ("/", "C:\\"), so walking upwards ends at the root. */
 char *path_dirname(const char *path);
+/* Every '/' of path turned into sep, in place ('\\' for a Windows path shown or stored in
+ * the system's own form; '/' leaves it); returns path. */
+char *path_slashes_to(char *path, char sep);
 /* path is dir itself or below it, by their text (give both canonical, or both as given). */
 bool path_within(const char *path, const char *dir);
 

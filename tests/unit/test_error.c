@@ -72,6 +72,10 @@ int main(void)
     sb_free(&sb);
     ok(path_within("/s/9.1", "/s") && path_within("/s", "/s/") && !path_within("/store2", "/store"),
        "path_within: the folder itself and below it, not a name that only begins the same");
+    char slashes[] = "C:/a/b\\c";
+    is_str(path_slashes_to(slashes, '\\'), "C:\\a\\b\\c",
+           "path_slashes_to: every '/' to the separator");
+    is_str(path_slashes_to(slashes, '/'), "C:\\a\\b\\c", "and '/' leaves the path as it is");
     ok(path_within("/tmp/x", "/") && path_within("/", "/") && !path_within("tmp", "/"),
        "path_within: the root holds every absolute path");
     /* ALLOC_GROW: the room for x[nr] every time, a new block only when the old one is full */

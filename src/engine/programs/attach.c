@@ -78,11 +78,7 @@ static char *project_target(const struct cdm_activation *act)
 {
     const char *sub = fs_host_is_windows() ? act->bin_dir : act->lib_dir;
     char *target = *sub ? path_join(act->link_path, sub) : xstrdup(act->link_path);
-    if (fs_host_is_windows())
-        for (char *p = target; *p; p++)
-            if (*p == '/')
-                *p = '\\';
-    return target;
+    return fs_host_is_windows() ? path_slashes_to(target, '\\') : target;
 }
 
 

@@ -200,9 +200,7 @@ bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dis
 {
     char *path = path_join(site, windows ? "nvidia/cudnn/bin" : "nvidia/cudnn/lib");
     if (windows)
-        for (char *p = path + strlen(site); *p; p++)
-            if (*p == '/')
-                *p = '\\';
+        path_slashes_to(path + strlen(site), '\\');
     if (fs_kind(path) == FS_NONE) {
         free(path);
         *folder = NULL;
