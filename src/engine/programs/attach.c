@@ -45,7 +45,7 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "'%s' is not a Python environment: it has no %s; give the folder "
                              "that holds pyvenv.cfg",
-                             venv, windows ? "Lib\\site-packages" : "lib/python3.X/site-packages");
+                             venv, py_site_packages_shown(windows));
     struct py_cudnn_place place;
     if (py_cudnn_place(venv, *sites, own, windows, &place)) {
         *folder = place.folder;
@@ -54,12 +54,15 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
             *origin = place.origin;
         return CDM_OK;
     }
-    return cdm_error_set(ctx, CDM_ENOTFOUND,
-                         "'%s' has no cuDNN wheel folder (site-packages%s)%s, nor a conda cudnn "
-                         "package: install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
-                         "framework that pulls it in), then attach",
-                         venv, windows ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib",
-                         windows ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
+    char *wheel = py_wheel_dir_in("site-packages", windows);
+    int rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "'%s' has no cuDNN wheel folder (%s)%s, nor a conda cudnn package: "
+                           "install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
+                           "framework that pulls it in), then attach",
+                           venv, wheel,
+                           windows ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
+    free(wheel);
+    return rc;
 }
 
 static void fill_result(struct cdm_attach_result *out, const struct db_attachment *a)

@@ -196,11 +196,22 @@ bool py_find_dist(const char *site, const char *prefix, bool exact, struct py_di
     return found;
 }
 
-bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dist *dist)
+const char *py_site_packages_shown(bool windows)
+{
+    return windows ? "Lib\\site-packages" : "lib/python3.X/site-packages";
+}
+
+char *py_wheel_dir_in(const char *site, bool windows)
 {
     char *path = path_join(site, windows ? "nvidia/cudnn/bin" : "nvidia/cudnn/lib");
     if (windows)
         path_slashes_to(path + strlen(site), '\\');
+    return path;
+}
+
+bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dist *dist)
+{
+    char *path = py_wheel_dir_in(site, windows);
     if (fs_kind(path) == FS_NONE) {
         free(path);
         *folder = NULL;
