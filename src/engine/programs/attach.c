@@ -79,7 +79,7 @@ static void fill_result(struct cdm_attach_result *out, const struct db_attachmen
 /* The link target of a project: <project>/<link>/<lib_dir> (bin_dir on Windows). */
 static char *project_target(const struct cdm_activation *act)
 {
-    const char *sub = fs_host_is_windows() ? act->bin_dir : act->lib_dir;
+    const char *sub = attach_target_sub(act->lib_dir, act->bin_dir);
     char *target = *sub ? path_join(act->link_path, sub) : xstrdup(act->link_path);
     return fs_host_is_windows() ? path_slashes_to(target, '\\') : target;
 }

@@ -42,7 +42,7 @@ static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
     char **sites = py_site_packages(a->venv, &own);
     struct py_cudnn_place place;
     if (py_cudnn_place(a->venv, sites, own, fs_host_is_windows(), &place)) {
-        const char *sub = fs_host_is_windows() ? to->bin_dir : to->lib_dir;
+        const char *sub = attach_target_sub(to->lib_dir, to->bin_dir);
         if (!attach_suits(sites, attach_reference(&place.dist, place.origin), to, why, size)) {
             /* why says it */
         } else if (!same_folder_below(a->target, sub)) {
