@@ -210,7 +210,7 @@ bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir)
     if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS) {
         /* The same install, through a view (a toolkit) exactly when one is active. */
         char id[64], *home = fs_getenv("CDM_SAVED_CUDA_HOME");
-        bool view = strchr(path_basename(target), '+') != NULL;
+        bool view = store_is_view_name(target);
         same = store_install_of(ctx, target, id, sizeof(id)) && !strcmp(id, active) &&
                view == (home != NULL);
         free(home);

@@ -100,8 +100,7 @@ int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
     if (target) {
         rc = copy_path(ctx, out->target, sizeof(out->target), target);
         store_install_of(ctx, target, out->linked_id, sizeof(out->linked_id));
-        /* A view's name holds a '+', an install's never does (view.h). */
-        if (!rc && *out->linked_id && strchr(path_basename(target), '+'))
+        if (!rc && *out->linked_id && store_is_view_name(target))
             rc = copy_path(ctx, out->view, sizeof(out->view), path_basename(target));
         free(target);
         if (rc)

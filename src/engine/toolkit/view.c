@@ -4,30 +4,10 @@
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
-#include "platform/sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-char *view_name(const char *install_id, const char *tk_version, const char *tk_real)
-{
-    struct sha256 *h = sha256_new();
-    sha256_update(h, tk_real, strlen(tk_real));
-    char hex[65];
-    sha256_finish_hex(h, hex);
-    sha256_free(h);
-    return xasprintf("%s+cuda%s-%.8s", install_id, tk_version, hex);
-}
-
-void view_toolkit_version(const char *name, char *out, size_t size)
-{
-    const char *v = strstr(name, "+cuda");
-    const char *dash = v ? strrchr(v, '-') : NULL;
-    out[0] = '\0';
-    if (v && dash && (size_t)(dash - v) - strlen("+cuda") < size)
-        snprintf(out, size, "%.*s", (int)(dash - v - strlen("+cuda")), v + strlen("+cuda"));
-}
 
 static bool has_dir(const char *top, const char *rel)
 {
