@@ -173,8 +173,7 @@ static bool default_unchanged(cdm_ctx *ctx, const char *project, const char *act
                 !strcmp(c.id, active) && !strcmp(c.root, cdm_root(ctx));
     if (same) {
         char *dir = path_join(c.root, c.id);
-        size_t n = strlen(dir);
-        same = !strncmp(entry, dir, n) && (!entry[n] || strchr("/\\", entry[n]));
+        same = path_within(entry, dir);
         free(dir);
     }
     free(state);
@@ -201,8 +200,7 @@ bool cdm_activation_unchanged(cdm_ctx *ctx, const char *dir)
         goto out;
     }
     size_t n = strlen(project);
-    if (!near || strcmp(near, project) || strncmp(entry, project, n) || !strchr("/\\", entry[n]) ||
-        !entry[n])
+    if (!near || strcmp(near, project) || !path_within(entry, project) || !entry[n])
         goto out;
     const char *name = entry + n + 1;
     link_path = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
@@ -232,8 +230,8 @@ static char *hook_link(cdm_ctx *ctx, const char *near)
     char *project = fs_getenv("CDM_PROJECT"), *entry = fs_getenv("CDM_PATH_ENTRY");
     char *link = NULL;
     size_t n = project ? strlen(project) : 0;
-    if (project && entry && !strcmp(project, near) && !strncmp(entry, project, n) &&
-        entry[n] && strchr("/\\", entry[n]) && entry[n + 1]) {
+    if (project && entry && !strcmp(project, near) && path_within(entry, project) && entry[n] &&
+        entry[n + 1]) {
         const char *name = entry + n + 1;
         link = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
     }

@@ -12,10 +12,10 @@ static void keep_prefix(char *dst, size_t size, const char *rel, size_t n)
     }
 }
 
+/* Below dir, not dir itself. */
 static bool under(const char *path, const char *dir)
 {
-    size_t n = strlen(dir);
-    return !strncmp(path, dir, n) && path[n] == '/';
+    return path_within(path, dir) && path[strlen(dir)];
 }
 
 void layout_note(struct layout_scan *scan, const char *rel)

@@ -107,7 +107,7 @@ static char *file_under(const struct db_attachment *a, const char *project, cons
                         const char *name, char **link_path)
 {
     size_t n = strlen(project);
-    if (strncmp(a->target, project, n) || !a->target[n])
+    if (!path_within(a->target, project) || !a->target[n])
         return NULL;
     const char *rest = a->target + n + 1;
     const char *sub = rest + strcspn(rest, "/\\"); /* /<sub>, or "" */

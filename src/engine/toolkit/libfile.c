@@ -28,7 +28,7 @@ static bool in_install(cdm_ctx *ctx, const char *real, struct cdm_install_info *
 {
     char *root = fs_realpath(cdm_root(ctx));
     size_t n = root ? strlen(root) : 0;
-    bool inside = root && !strncmp(real, root, n) && (real[n] == '/' || real[n] == '\\');
+    bool inside = root && path_within(real, root) && real[n]; /* below the root, not it */
     free(root);
     if (!inside || !ctx->db)
         return false;
