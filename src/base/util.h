@@ -100,6 +100,11 @@ void copy_text(char *dst, size_t size, const char *src);
         dst[n_] = '\0';                                                                            \
     } while (0)
 
+/* The value of the first `key=value` line of text, malloc'd; NULL when absent. spaced: the
+ * form Python's pyvenv.cfg takes, blanks allowed around key, '=' and value and not kept;
+ * else the line is exactly key=value (cdm's own state files) and the value kept whole. */
+char *text_key_value(const char *text, const char *key, bool spaced);
+
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
 bool str_ends_with_icase(const char *s, const char *suffix);

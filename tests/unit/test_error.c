@@ -72,6 +72,15 @@ int main(void)
     sb_free(&sb);
     ok(path_within("/s/9.1", "/s") && path_within("/s", "/s/") && !path_within("/store2", "/store"),
        "path_within: the folder itself and below it, not a name that only begins the same");
+    /* key=value lines: cdm's state files exactly, pyvenv.cfg with blanks */
+    char *v = text_key_value("rootx=1\nroot=/s \r\nid=9\n", "root", false);
+    is_str(v, "/s ", "text_key_value: the exact key's value, kept whole");
+    free(v);
+    ok(!text_key_value("root = /s\n", "root", false), "exact: no blanks around '='");
+    v = text_key_value("home = /usr/bin \ninclude-system-site-packages = true\n", "home", true);
+    is_str(v, "/usr/bin", "spaced: blanks around key, '=' and value dropped");
+    free(v);
+    ok(!text_key_value("homepage = x\n\n", "home", true), "a longer key is another key");
     char slashes[] = "C:/a/b\\c";
     is_str(path_slashes_to(slashes, '\\'), "C:\\a\\b\\c",
            "path_slashes_to: every '/' to the separator");

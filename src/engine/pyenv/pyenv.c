@@ -90,32 +90,6 @@ static void sites_of(const char *prefix, char ***v, size_t *n)
     }
 }
 
-/* The value of "key = value" in a pyvenv.cfg, malloc'd; NULL when absent. */
-static char *cfg_value(const char *text, const char *key)
-{
-    size_t klen = strlen(key);
-    for (const char *line = text; line && *line;
-         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        while (*line == ' ' || *line == '\t')
-            line++;
-        if (strncmp(line, key, klen))
-            continue;
-        const char *p = line + klen;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p != '=')
-            continue;
-        p++;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        size_t n = strcspn(p, "\r\n");
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        return xstrndup(p, n);
-    }
-    return NULL;
-}
-
 /* A small text file, malloc'd and NUL-terminated; NULL when unreadable. limit: bytes kept. */
 static char *read_text(const char *path, size_t limit)
 {
@@ -137,8 +111,8 @@ char **py_site_packages(const char *prefix, size_t *own)
     char *cfg_path = path_join(prefix, "pyvenv.cfg");
     char *cfg = read_text(cfg_path, 1 << 16);
     free(cfg_path);
-    char *system = cfg ? cfg_value(cfg, "include-system-site-packages") : NULL;
-    char *home = cfg ? cfg_value(cfg, "home") : NULL;
+    char *system = cfg ? text_key_value(cfg, "include-system-site-packages", true) : NULL;
+    char *home = cfg ? text_key_value(cfg, "home", true) : NULL;
     if (system && home && !strcmp(system, "true")) {
         /* home is the base interpreter's folder: <base>/bin, or <base> itself on Windows */
         const char *base_name = path_basename(home);
