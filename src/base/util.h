@@ -74,7 +74,7 @@ void strv_free(char **v);
 
 /* Copy with truncation check: false when src did not fit (dst then holds what did). The
  * result must be used: a name, path, id or hash cut short names something else. A string
- * literal or an array that fits by its size goes through COPY_ARRAY instead (checked when
+ * literal or an array that fits by its size goes through COPY_STR_ARRAY instead (checked when
  * compiled); text only a person reads, where a cut is harmless, through copy_text. */
 bool copy_str(char *dst, size_t size, const char *src) CDM_MUST_CHECK;
 /* Copy, cut short where src does not fit: for text only a person reads (a reason, a
@@ -83,18 +83,19 @@ void copy_text(char *dst, size_t size, const char *src);
 
 /* Copy the string in array src (or a string literal) into array dst, which is at least as
  * large, so nothing can be cut short: checked when compiled, and src must not be a
- * pointer (whose size says nothing of its string's length). */
+ * pointer (whose size says nothing of its string's length). Not git's COPY_ARRAY, which
+ * copies n elements of any type: this one copies a string. */
 #if defined(__GNUC__)
 #define COPY_NOT_POINTER(src)                                                                      \
     _Static_assert(!__builtin_types_compatible_p(__typeof__(src), __typeof__(&(src)[0])),          \
-                   "COPY_ARRAY needs an array, not a pointer")
+                   "COPY_STR_ARRAY needs an array, not a pointer")
 #else
 #define COPY_NOT_POINTER(src) _Static_assert(1, "")
 #endif
-#define COPY_ARRAY(dst, src)                                                                       \
+#define COPY_STR_ARRAY(dst, src)                                                                   \
     do {                                                                                           \
         COPY_NOT_POINTER(src);                                                                     \
-        _Static_assert(sizeof(dst) >= sizeof(src), "COPY_ARRAY into a smaller array");             \
+        _Static_assert(sizeof(dst) >= sizeof(src), "COPY_STR_ARRAY into a smaller array");         \
         size_t n_ = strnlen(src, sizeof(src) - 1);                                                 \
         memcpy(dst, src, n_);                                                                      \
         dst[n_] = '\0';                                                                            \

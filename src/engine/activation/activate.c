@@ -69,7 +69,7 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
     char *state = userstate_dir(ctx);
     struct cdm_project p = {.has_link = true};
     int rc = copy_path(ctx, p.path, sizeof(p.path), state);
-    COPY_ARRAY(p.linked_id, c->id);
+    COPY_STR_ARRAY(p.linked_id, c->id);
     free(state);
     if (rc)
         return rc;
@@ -87,12 +87,12 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
                              c->id, c->id);
     if (rc || (rc = installed(ctx, &p, &in)))
         return rc;
-    COPY_ARRAY(out->project, p.path);
-    COPY_ARRAY(out->link_path, in.path);
-    COPY_ARRAY(out->target, in.path);
-    COPY_ARRAY(out->id, in.id);
-    COPY_ARRAY(out->bin_dir, in.bin_dir);
-    COPY_ARRAY(out->lib_dir, in.lib_dir);
+    COPY_STR_ARRAY(out->project, p.path);
+    COPY_STR_ARRAY(out->link_path, in.path);
+    COPY_STR_ARRAY(out->target, in.path);
+    COPY_STR_ARRAY(out->id, in.id);
+    COPY_STR_ARRAY(out->bin_dir, in.bin_dir);
+    COPY_STR_ARRAY(out->lib_dir, in.lib_dir);
     return CDM_OK;
 }
 
@@ -143,21 +143,21 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     struct cdm_install_info in;
     if ((rc = store_open(ctx, false)) || (rc = installed(ctx, &p, &in)))
         return rc;
-    COPY_ARRAY(out->project, p.path);
+    COPY_STR_ARRAY(out->project, p.path);
     if (*p.no_link)
-        COPY_ARRAY(out->link_path, p.target);
+        COPY_STR_ARRAY(out->link_path, p.target);
     else
-        COPY_ARRAY(out->link_path, p.link_path);
-    COPY_ARRAY(out->target, p.target);
-    COPY_ARRAY(out->id, in.id);
-    COPY_ARRAY(out->bin_dir, in.bin_dir);
-    COPY_ARRAY(out->lib_dir, in.lib_dir);
+        COPY_STR_ARRAY(out->link_path, p.link_path);
+    COPY_STR_ARRAY(out->target, p.target);
+    COPY_STR_ARRAY(out->id, in.id);
+    COPY_STR_ARRAY(out->bin_dir, in.bin_dir);
+    COPY_STR_ARRAY(out->lib_dir, in.lib_dir);
     if (*p.view) {
         /* The folders activation puts on the path lists are the view's (the toolkit's). */
         view_toolkit_version(p.view, out->toolkit, sizeof(out->toolkit));
         struct view_dirs d = view_dirs(p.target, fs_platform_is_windows(in.platform));
-        COPY_ARRAY(out->lib_dir, d.lib);
-        COPY_ARRAY(out->bin_dir, d.bin);
+        COPY_STR_ARRAY(out->lib_dir, d.lib);
+        COPY_STR_ARRAY(out->bin_dir, d.bin);
     }
     return CDM_OK;
 }

@@ -207,7 +207,7 @@ static bool parse_old_style(const char *stem, struct archive_name *out)
     for (size_t i = 0; i < CDM_ARRAY_LEN(old_platforms); i++)
         if (strlen(old_platforms[i].old_name) == platform_len &&
             !strncmp(platform, old_platforms[i].old_name, platform_len))
-            COPY_ARRAY(out->platform, old_platforms[i].platform);
+            COPY_STR_ARRAY(out->platform, old_platforms[i].platform);
     if (!out->platform[0])
         return false;
     if (!parse_dotted(v + 2, &out->version, &end) || *end != '\0' || out->version.count != 4)

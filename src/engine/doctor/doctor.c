@@ -70,9 +70,9 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
         rc = choose_install(d, req);
     if (!rc) {
         if (d->have_project)
-            COPY_ARRAY(report->project, d->project.path);
+            COPY_STR_ARRAY(report->project, d->project.path);
         if (d->have_install) {
-            COPY_ARRAY(report->install_id, d->install.id);
+            COPY_STR_ARRAY(report->install_id, d->install.id);
             d->libs = cudnn_libs_in(ctx, d->lib_dir, d->windows, d->major);
         }
         for (size_t i = 0; i < CDM_ARRAY_LEN(layers); i++)

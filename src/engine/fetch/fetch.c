@@ -78,8 +78,8 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
                            req->sha256, e->name, pick.manifest_url, e->sha256);
         goto out;
     }
-    COPY_ARRAY(out->name, e->name);
-    COPY_ARRAY(out->sha256, e->sha256);
+    COPY_STR_ARRAY(out->name, e->name);
+    COPY_STR_ARRAY(out->sha256, e->sha256);
     if ((rc = copy_path(ctx, out->source, sizeof(out->source), pick.manifest_url)))
         goto out;
     out->official = r.official;

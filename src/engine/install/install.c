@@ -247,7 +247,7 @@ static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_nam
         return cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': its version is too long",
                              archive);
     in->cuda = name->cuda_major;
-    COPY_ARRAY(in->platform, name->platform);
+    COPY_STR_ARRAY(in->platform, name->platform);
     if (!copy_str(in->archive_name, sizeof(in->archive_name), file_name))
         return cdm_error_set(ctx, CDM_EARCHIVE,
                              "cannot install '%s': its file name is longer than %zu bytes; "
@@ -270,7 +270,7 @@ static void describe_content(const struct archive_name *name, const struct extra
     in->layout[0] = layout;
     layout_result(&x->scan, in);
     in->archive_size = x->archive_size;
-    COPY_ARRAY(in->sha256, x->sha256);
+    COPY_STR_ARRAY(in->sha256, x->sha256);
     in->official = official_archive_for(x->sha256) != NULL;
     in->installed_at = (int64_t)time(NULL);
     in->size = x->extracted_size;

@@ -381,7 +381,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         (*tk.version && (rc = check_pair(ctx, p.path, &in, &tk, req->force))) ||
         (rc = attach_check_switch(ctx, p.path, &in, req->force)))
         return rc;
-    COPY_ARRAY(result->previous_id, p.linked_id);
+    COPY_STR_ARRAY(result->previous_id, p.linked_id);
     char *link_path = path_join(p.path, name);
     enum link_kind kind;
     char *target = NULL;
@@ -460,7 +460,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
         return rc;
     if (p.link_foreign)
         return refuse_unlink(ctx, &p, "it was left alone");
-    COPY_ARRAY(result->previous_id, p.linked_id);
+    COPY_STR_ARRAY(result->previous_id, p.linked_id);
     bool changed = false;
     if (dry_run)
         return dry_finish(ctx, p.path,
@@ -516,7 +516,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
                              p.path, number, project ? project : "");
     if (rc)
         return rc;
-    COPY_ARRAY(result->previous_id, p.linked_id);
+    COPY_STR_ARRAY(result->previous_id, p.linked_id);
     struct cdm_install_info in;
     struct dest d = {0};
     if (back.install_id[0]) {
@@ -533,9 +533,9 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     /* The generation's toolkit as it recorded it; its view is built again when cdm gc
      * removed it since. */
     struct cdm_toolkit tk = {0};
-    COPY_ARRAY(tk.version, back.toolkit);
-    COPY_ARRAY(tk.real, back.toolkit_path);
-    COPY_ARRAY(tk.path, back.toolkit_path);
+    COPY_STR_ARRAY(tk.version, back.toolkit);
+    COPY_STR_ARRAY(tk.real, back.toolkit_path);
+    COPY_STR_ARRAY(tk.path, back.toolkit_path);
     if (back.install_id[0] && (rc = make_dest(ctx, &in, &tk, back.view, &d)))
         return rc;
     enum link_kind kind = LINK_NONE;

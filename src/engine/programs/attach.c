@@ -67,13 +67,13 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
 
 static void fill_result(struct cdm_attach_result *out, const struct db_attachment *a)
 {
-    COPY_ARRAY(out->venv, a->venv);
-    COPY_ARRAY(out->folder, a->folder);
-    COPY_ARRAY(out->target, a->target);
-    COPY_ARRAY(out->original, a->original);
-    COPY_ARRAY(out->project, a->project);
-    COPY_ARRAY(out->install_id, a->install_id);
-    COPY_ARRAY(out->wheel, a->wheel);
+    COPY_STR_ARRAY(out->venv, a->venv);
+    COPY_STR_ARRAY(out->folder, a->folder);
+    COPY_STR_ARRAY(out->target, a->target);
+    COPY_STR_ARRAY(out->original, a->original);
+    COPY_STR_ARRAY(out->project, a->project);
+    COPY_STR_ARRAY(out->install_id, a->install_id);
+    COPY_STR_ARRAY(out->wheel, a->wheel);
 }
 
 /* The link target of a project: <project>/<link>/<lib_dir> (bin_dir on Windows). */
@@ -292,8 +292,8 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)) ||
         (rc = copy_path(ctx, out->folder, sizeof(out->folder), folder)))
         goto out;
-    COPY_ARRAY(out->project, proj.path);
-    COPY_ARRAY(out->install_id, in.id);
+    COPY_STR_ARRAY(out->project, proj.path);
+    COPY_STR_ARRAY(out->install_id, in.id);
     attach_wheel_text(&dist, out->wheel, sizeof(out->wheel));
 
     /* A record of this folder: current, or overtaken by pip or uv since (then settled
@@ -338,8 +338,8 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
 
     struct py_requirement pin;
     py_framework_requirement(sites, &pin);
-    COPY_ARRAY(out->framework, pin.framework);
-    COPY_ARRAY(out->requirement, pin.text);
+    COPY_STR_ARRAY(out->framework, pin.framework);
+    COPY_STR_ARRAY(out->requirement, pin.text);
     char why[512];
     if (!attach_suits(sites, attach_reference(&dist, origin), &in, why, sizeof(why))) {
         if (!req->force) {
@@ -364,13 +364,13 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         goto out;
 
     /* the change, in the order recovery expects */
-    COPY_ARRAY(a->venv, out->venv);
-    COPY_ARRAY(a->folder, out->folder);
-    COPY_ARRAY(a->project, proj.path);
-    COPY_ARRAY(a->target, out->target);
-    COPY_ARRAY(a->install_id, in.id);
-    COPY_ARRAY(a->wheel, out->wheel);
-    COPY_ARRAY(a->state, "attaching");
+    COPY_STR_ARRAY(a->venv, out->venv);
+    COPY_STR_ARRAY(a->folder, out->folder);
+    COPY_STR_ARRAY(a->project, proj.path);
+    COPY_STR_ARRAY(a->target, out->target);
+    COPY_STR_ARRAY(a->install_id, in.id);
+    COPY_STR_ARRAY(a->wheel, out->wheel);
+    COPY_STR_ARRAY(a->state, "attaching");
     if ((rc = db_attach_insert(ctx, a)))
         goto out;
     char *kept_dir = store_attached_dir(ctx, a->id);

@@ -138,8 +138,8 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
                                                   "kernel to start it");
         goto out;
     }
-    COPY_ARRAY(out->project, act.project);
-    COPY_ARRAY(out->install_id, act.id);
+    COPY_STR_ARRAY(out->project, act.project);
+    COPY_STR_ARRAY(out->install_id, act.id);
     if (req->name && !take_kernel_name(req->name, out->name, sizeof(out->name))) {
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "'%s' cannot name a Jupyter kernel: use letters, digits, '.', '_' "

@@ -230,7 +230,7 @@ static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct 
             *build = '\0';
             const char *version = strrchr(stem, '-') + 1;
             memset(dist, 0, sizeof(*dist));
-            COPY_ARRAY(dist->name, "cudnn");
+            COPY_STR_ARRAY(dist->name, "cudnn");
             found = copy_str(dist->version, sizeof(dist->version), version);
             char *path = path_join(meta, *e);
             found = found && copy_str(dist->path, sizeof(dist->path), path);

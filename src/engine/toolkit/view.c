@@ -23,15 +23,15 @@ struct view_dirs view_dirs(const char *dir, bool windows)
      * bin\x64; Linux ones have lib64 (a link to targets/<arch>/lib), lib in some. */
     struct view_dirs d;
     if (windows && has_dir(dir, "lib/x64"))
-        COPY_ARRAY(d.lib, "lib/x64");
+        COPY_STR_ARRAY(d.lib, "lib/x64");
     else if (!windows && has_dir(dir, "lib64"))
-        COPY_ARRAY(d.lib, "lib64");
+        COPY_STR_ARRAY(d.lib, "lib64");
     else
-        COPY_ARRAY(d.lib, "lib");
+        COPY_STR_ARRAY(d.lib, "lib");
     if (windows && has_dir(dir, "bin/x64"))
-        COPY_ARRAY(d.bin, "bin/x64");
+        COPY_STR_ARRAY(d.bin, "bin/x64");
     else
-        COPY_ARRAY(d.bin, "bin");
+        COPY_STR_ARRAY(d.bin, "bin");
     return d;
 }
 
@@ -147,12 +147,12 @@ struct mapping {
 static size_t mappings(const struct cdm_install_info *in, const char *tk, struct mapping m[3])
 {
     struct view_dirs d = view_dirs(tk, fs_platform_is_windows(in->platform));
-    COPY_ARRAY(m[0].src, in->include_dir);
-    COPY_ARRAY(m[0].dst, "include");
-    COPY_ARRAY(m[1].src, in->lib_dir);
-    COPY_ARRAY(m[1].dst, d.lib);
-    COPY_ARRAY(m[2].src, in->bin_dir);
-    COPY_ARRAY(m[2].dst, d.bin);
+    COPY_STR_ARRAY(m[0].src, in->include_dir);
+    COPY_STR_ARRAY(m[0].dst, "include");
+    COPY_STR_ARRAY(m[1].src, in->lib_dir);
+    COPY_STR_ARRAY(m[1].dst, d.lib);
+    COPY_STR_ARRAY(m[2].src, in->bin_dir);
+    COPY_STR_ARRAY(m[2].dst, d.bin);
     return *in->bin_dir ? 3 : 2;
 }
 

@@ -24,7 +24,7 @@
  * and the programs are, relative, '/' separated: lib64, lib or lib/x64; bin or bin/x64.
  * windows: the install is a Windows one. */
 struct view_dirs {
-    char lib[8], bin[8]; /* sized for the longest, lib/x64 and bin/x64: COPY_ARRAY takes them */
+    char lib[8], bin[8]; /* sized for the longest, lib/x64 and bin/x64: COPY_STR_ARRAY takes them */
 };
 struct view_dirs view_dirs(const char *dir, bool windows);
 
