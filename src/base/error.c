@@ -30,6 +30,10 @@ int cdm_error_code(const cdm_ctx *ctx)
 
 static int set_message(cdm_ctx *ctx, int code, struct strbuf *sb)
 {
+    if (!ctx) { /* a quiet call (error.h) */
+        sb_free(sb);
+        return code;
+    }
     struct error_state *e = state_of(ctx);
     free(e->message);
     e->message = sb_detach(sb);
@@ -97,8 +101,8 @@ static void tell(void (*fn)(void *, const char *), void *arg, const char *fmt, v
 
 void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
 {
-    struct error_state *e = state_of(ctx);
-    if (!e->warn)
+    struct error_state *e = ctx ? state_of(ctx) : NULL;
+    if (!e || !e->warn)
         return;
     struct strbuf sb = STRBUF_INIT;
     va_list ap;
@@ -116,6 +120,8 @@ void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
 
 void cdm_note(cdm_ctx *ctx, const char *fmt, ...)
 {
+    if (!ctx)
+        return;
     struct error_state *e = state_of(ctx);
     va_list ap;
     va_start(ap, fmt);

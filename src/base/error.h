@@ -29,7 +29,10 @@ struct error_state {
 };
 
 /* Set the context's error and return code, so callers can write
- * `return cdm_error_set(ctx, CDM_EIO, "cannot ...")`. */
+ * `return cdm_error_set(ctx, CDM_EIO, "cannot ...")`. With ctx NULL, the error (of this
+ * and of every setter below) is dropped and only the code returned: a platform call that
+ * allows it (fs.h says which) is then a quiet question, as "which names are in this
+ * folder, if it can be read". */
 int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
 /* cdm_error_set, then ": " and the system's reason for errno value err (strerror). */
 int cdm_error_errno(cdm_ctx *ctx, int code, int err, const char *fmt, ...) CDM_PRINTF(4, 5);

@@ -49,8 +49,12 @@ int fs_dir_set_writable(cdm_ctx *ctx, const char *dir, bool writable);
 /* Make a rename in dir durable. */
 void fs_sync_dir(const char *dir);
 
-/* The names in a folder, without . and .., NULL-terminated, malloc'd (strv_free). */
+/* The names in a folder, without . and .., NULL-terminated, malloc'd (strv_free). ctx may
+ * be NULL (a quiet call, error.h): fs_list_names. */
 int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names);
+/* fs_list_dir without a context: the names, or NULL when the folder cannot be read (why
+ * is of no interest: a folder that may well not be there). */
+char **fs_list_names(const char *path);
 
 /* An absolute, canonical form of an existing path (links resolved); NULL on failure. */
 char *fs_realpath(const char *path);

@@ -53,6 +53,15 @@ int main(void)
            "old message, then the hint");
     is_int(cdm_error_code(ctx), CDM_EIO, "and the code is the new one");
 
+    /* no context: a quiet call, the code alone */
+    is_int(cdm_error_set(NULL, CDM_ENOTFOUND, "cannot read '%s'", "q"), CDM_ENOTFOUND,
+           "cdm_error_set without a context returns its code");
+    is_int(cdm_error_os(NULL, CDM_EIO, "cannot open '%s'", "q"), CDM_EIO, "so does cdm_error_os");
+    cdm_warn(NULL, "dropped");
+    cdm_note(NULL, "dropped");
+    is_str(cdm_error_message(ctx), "cannot attach 'v': no such file; try again",
+           "and the context's own error is untouched");
+
     cdm_warn(ctx, "unknown setting '%s'", "x");
     is_str(warned, "unknown setting 'x'", "warnings go to the front end's callback");
 

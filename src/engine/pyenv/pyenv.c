@@ -1,6 +1,5 @@
 /* Python environments: site-packages, dist-info folders, METADATA and RECORD files. */
 #include "pyenv.h"
-#include "internal.h"
 #include "platform/fs.h"
 
 #include <ctype.h>
@@ -25,16 +24,6 @@ static void normalize(const char *name, char *out, size_t size)
 
 /* The names in a folder, NULL when it cannot be listed: here an unreadable folder simply
  * holds no environment, so its error goes to a context of its own, not the caller's. */
-static char **list_names(const char *dir)
-{
-    cdm_ctx quiet = {0};
-    char **names = NULL;
-    if (fs_list_dir(&quiet, dir, &names) != CDM_OK)
-        names = NULL;
-    error_state_free(&quiet.err);
-    return names;
-}
-
 static void add_unique(char ***v, size_t *n, char *path)
 {
     char *real = fs_realpath(path);
@@ -68,7 +57,7 @@ static void sites_of(const char *prefix, char ***v, size_t *n)
     const char *const libs[] = {"lib", "local/lib"};
     for (size_t l = 0; l < CDM_ARRAY_LEN(libs); l++) {
         char *lib = path_join(prefix, libs[l]);
-        char **names = fs_is_dir_followed(lib) ? list_names(lib) : NULL;
+        char **names = fs_is_dir_followed(lib) ? fs_list_names(lib) : NULL;
         if (names) {
             for (char **e = names; *e; e++) {
                 if (!str_starts_with(*e, "python3"))
@@ -149,7 +138,7 @@ bool py_find_dist(const char *site, const char *prefix, bool exact, struct py_di
 {
     char want[128], have[128];
     normalize(prefix, want, sizeof(want));
-    char **names = list_names(site);
+    char **names = fs_list_names(site);
     bool found = false;
     if (names) {
         for (char **e = names; *e && !found; e++) {
@@ -201,7 +190,7 @@ bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dis
 static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
 {
     char *lib = path_join(site, "torch\\lib");
-    char **names = fs_is_dir_followed(lib) ? list_names(lib) : NULL;
+    char **names = fs_is_dir_followed(lib) ? fs_list_names(lib) : NULL;
     bool found = false;
     for (char **e = names; e && *e && !found; e++)
         found = str_starts_with_icase(*e, "cudnn") && str_ends_with_icase(*e, ".dll");
@@ -218,7 +207,7 @@ static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
 static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct py_dist *dist)
 {
     char *meta = path_join(prefix, "conda-meta");
-    char **names = fs_is_dir_followed(meta) ? list_names(meta) : NULL;
+    char **names = fs_is_dir_followed(meta) ? fs_list_names(meta) : NULL;
     bool found = false;
     for (char **e = names; e && *e && !found; e++) {
         if (!str_starts_with(*e, "cudnn-") || !str_ends_with(*e, ".json"))
@@ -390,7 +379,7 @@ bool py_owner_of(const char *file, struct py_dist *out)
             char *first = xstrndup(rel, tn);
             normalize(first, top, sizeof(top));
             free(first);
-            char **names = list_names(dir);
+            char **names = fs_list_names(dir);
             for (char **e = names; e && *e && !found; e++) {
                 struct py_dist d;
                 if (!parse_dist_folder(*e, &d))
