@@ -3,7 +3,7 @@
  * (strcpy, strcat, sprintf, vsprintf, gets), cut short without saying so (strncpy,
  * strncat), keep hidden state (strtok; gmtime, localtime, ctime and asctime return one
  * static buffer that another thread's call overwrites), or race another process for a
- * name (mktemp). Use copy_str, COPY_ARRAY, a struct strbuf, snprintf with its result
+ * name (mktemp). Use copy_str, COPY_STR_ARRAY, a struct strbuf, snprintf with its result
  * checked, or xasprintf; gmtime_r and localtime_r with a struct tm of the caller's, and
  * strftime; a name made with O_EXCL (fs.h's atomic writes) or mkdtemp. A call expands to
  * an undeclared name, so the build fails at the caller.

@@ -28,18 +28,65 @@ int cdm_error_code(const cdm_ctx *ctx)
     return ctx ? const_state_of(ctx)->code : CDM_EINVAL;
 }
 
+static int set_message(cdm_ctx *ctx, int code, struct strbuf *sb)
+{
+    if (!ctx) { /* a quiet call (error.h) */
+        sb_free(sb);
+        return code;
+    }
+    struct error_state *e = state_of(ctx);
+    free(e->message);
+    e->message = sb_detach(sb);
+    e->code = code;
+    return code;
+}
+
 int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...)
 {
-    struct error_state *e = state_of(ctx);
     struct strbuf sb = STRBUF_INIT;
     va_list ap;
     va_start(ap, fmt);
     sb_vaddf(&sb, fmt, ap);
     va_end(ap);
-    free(e->message);
-    e->message = sb_detach(&sb);
-    e->code = code;
+    return set_message(ctx, code, &sb);
+}
+
+int cdm_error_vset_why(cdm_ctx *ctx, int code, const char *why, const char *fmt, va_list ap)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_vaddf(&sb, fmt, ap);
+    sb_addf(&sb, ": %s", why);
+    return set_message(ctx, code, &sb);
+}
+
+int cdm_error_errno(cdm_ctx *ctx, int code, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cdm_error_vset_why(ctx, code, strerror(err), fmt, ap);
+    va_end(ap);
     return code;
+}
+
+/* The old message is the reason; it is copied before set_message frees it. */
+int cdm_error_wrap(cdm_ctx *ctx, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cdm_error_vset_why(ctx, code, cdm_error_message(ctx), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int cdm_error_append(cdm_ctx *ctx, int code, const char *fmt, ...)
+{
+    struct strbuf sb = STRBUF_INIT;
+    sb_add(&sb, cdm_error_message(ctx));
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vaddf(&sb, fmt, ap);
+    va_end(ap);
+    return set_message(ctx, code, &sb);
 }
 
 static void tell(void (*fn)(void *, const char *), void *arg, const char *fmt, va_list ap)
@@ -54,8 +101,8 @@ static void tell(void (*fn)(void *, const char *), void *arg, const char *fmt, v
 
 void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
 {
-    struct error_state *e = state_of(ctx);
-    if (!e->warn)
+    struct error_state *e = ctx ? state_of(ctx) : NULL;
+    if (!e || !e->warn)
         return;
     struct strbuf sb = STRBUF_INIT;
     va_list ap;
@@ -73,6 +120,8 @@ void cdm_warn(cdm_ctx *ctx, const char *fmt, ...)
 
 void cdm_note(cdm_ctx *ctx, const char *fmt, ...)
 {
+    if (!ctx)
+        return;
     struct error_state *e = state_of(ctx);
     va_list ap;
     va_start(ap, fmt);

@@ -13,6 +13,8 @@
 
 #include "util.h"
 
+#include <errno.h>
+
 typedef struct cdm_ctx cdm_ctx;
 
 struct error_state {
@@ -27,8 +29,26 @@ struct error_state {
 };
 
 /* Set the context's error and return code, so callers can write
- * `return cdm_error_set(ctx, CDM_EIO, "cannot ...")`. */
+ * `return cdm_error_set(ctx, CDM_EIO, "cannot ...")`. With ctx NULL, the error (of this
+ * and of every setter below) is dropped and only the code returned: a platform call that
+ * allows it (fs.h says which) is then a quiet question, as "which names are in this
+ * folder, if it can be read". */
 int cdm_error_set(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
+/* cdm_error_set, then ": " and the system's reason for errno value err (strerror). */
+int cdm_error_errno(cdm_ctx *ctx, int code, int err, const char *fmt, ...) CDM_PRINTF(4, 5);
+/* The same for errno now (libgit2's git_error_set with GIT_ERROR_OS):
+ * `return cdm_error_os(ctx, CDM_EIO, "cannot read '%s'", path)` gives "cannot read 'x':
+ * Permission denied". errno is read as an argument, before formatting can change it. */
+#define cdm_error_os(ctx, code, ...) cdm_error_errno(ctx, code, errno, __VA_ARGS__)
+/* The one owner of "what failed: why": fmt's text, ": " and reason (Windows' error text
+ * comes this way, win32_util.c's win_error). */
+int cdm_error_vset_why(cdm_ctx *ctx, int code, const char *why, const char *fmt, va_list ap)
+    CDM_PRINTF(4, 0);
+/* The current error put in context: "fmt's text: the old message", with code. */
+int cdm_error_wrap(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
+/* The current error with more said after it: "the old message" then fmt's text (a hint such
+ * as "; pass --toolkit ..."), with code. */
+int cdm_error_append(cdm_ctx *ctx, int code, const char *fmt, ...) CDM_PRINTF(3, 4);
 /* Pass a warning to the front end (nothing fails). */
 void cdm_warn(cdm_ctx *ctx, const char *fmt, ...) CDM_PRINTF(2, 3);
 /* Tell the front end what a long operation is doing (downloading, resuming, waiting). */

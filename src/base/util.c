@@ -268,6 +268,41 @@ const char *path_basename(const char *path)
     return base;
 }
 
+char *path_slashes_to(char *path, char sep)
+{
+    for (char *p = path; sep != '/' && *p; p++)
+        if (*p == '/')
+            *p = sep;
+    return path;
+}
+
+static const char *skip_blanks(const char *p, bool spaced)
+{
+    while (spaced && (*p == ' ' || *p == '\t'))
+        p++;
+    return p;
+}
+
+char *text_key_value(const char *text, const char *key, bool spaced)
+{
+    size_t klen = strlen(key);
+    for (const char *line = text; *line; line += strspn(line, "\r\n")) {
+        size_t len = strcspn(line, "\r\n");
+        const char *end = line + len, *p = skip_blanks(line, spaced);
+        line = end;
+        if (strncmp(p, key, klen))
+            continue;
+        p = skip_blanks(p + klen, spaced);
+        if (*p != '=')
+            continue;
+        p = skip_blanks(p + 1, spaced);
+        while (spaced && end > p && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        return xstrndup(p, (size_t)(end - p));
+    }
+    return NULL;
+}
+
 bool path_within(const char *path, const char *dir)
 {
     size_t n = strlen(dir);

@@ -74,7 +74,7 @@ void strv_free(char **v);
 
 /* Copy with truncation check: false when src did not fit (dst then holds what did). The
  * result must be used: a name, path, id or hash cut short names something else. A string
- * literal or an array that fits by its size goes through COPY_ARRAY instead (checked when
+ * literal or an array that fits by its size goes through COPY_STR_ARRAY instead (checked when
  * compiled); text only a person reads, where a cut is harmless, through copy_text. */
 bool copy_str(char *dst, size_t size, const char *src) CDM_MUST_CHECK;
 /* Copy, cut short where src does not fit: for text only a person reads (a reason, a
@@ -83,22 +83,28 @@ void copy_text(char *dst, size_t size, const char *src);
 
 /* Copy the string in array src (or a string literal) into array dst, which is at least as
  * large, so nothing can be cut short: checked when compiled, and src must not be a
- * pointer (whose size says nothing of its string's length). */
+ * pointer (whose size says nothing of its string's length). Not git's COPY_ARRAY, which
+ * copies n elements of any type: this one copies a string. */
 #if defined(__GNUC__)
 #define COPY_NOT_POINTER(src)                                                                      \
     _Static_assert(!__builtin_types_compatible_p(__typeof__(src), __typeof__(&(src)[0])),          \
-                   "COPY_ARRAY needs an array, not a pointer")
+                   "COPY_STR_ARRAY needs an array, not a pointer")
 #else
 #define COPY_NOT_POINTER(src) _Static_assert(1, "")
 #endif
-#define COPY_ARRAY(dst, src)                                                                       \
+#define COPY_STR_ARRAY(dst, src)                                                                   \
     do {                                                                                           \
         COPY_NOT_POINTER(src);                                                                     \
-        _Static_assert(sizeof(dst) >= sizeof(src), "COPY_ARRAY into a smaller array");             \
+        _Static_assert(sizeof(dst) >= sizeof(src), "COPY_STR_ARRAY into a smaller array");         \
         size_t n_ = strnlen(src, sizeof(src) - 1);                                                 \
         memcpy(dst, src, n_);                                                                      \
         dst[n_] = '\0';                                                                            \
     } while (0)
+
+/* The value of the first `key=value` line of text, malloc'd; NULL when absent. spaced: the
+ * form Python's pyvenv.cfg takes, blanks allowed around key, '=' and value and not kept;
+ * else the line is exactly key=value (cdm's own state files) and the value kept whole. */
+char *text_key_value(const char *text, const char *key, bool spaced);
 
 bool str_starts_with(const char *s, const char *prefix);
 bool str_ends_with(const char *s, const char *suffix);
@@ -113,6 +119,9 @@ const char *path_basename(const char *path);
 /* Everything before the last separator, malloc'd ("." when there is none); a root keeps its
  * separator ("/", "C:\\"), so walking upwards ends at the root. */
 char *path_dirname(const char *path);
+/* Every '/' of path turned into sep, in place ('\\' for a Windows path shown or stored in
+ * the system's own form; '/' leaves it); returns path. */
+char *path_slashes_to(char *path, char sep);
 /* path is dir itself or below it, by their text (give both canonical, or both as given). */
 bool path_within(const char *path, const char *dir);
 

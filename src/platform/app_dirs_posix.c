@@ -1,6 +1,7 @@
 /* Other programs' folders and cdm's own file on POSIX (app_dirs.h). */
 #include "app_dirs.h"
 #include "fs.h"
+#include "posix_util.h"
 
 #include <stdlib.h>
 
@@ -9,14 +10,7 @@ char *app_jupyter_data_dir(void)
     const char *given = getenv("JUPYTER_DATA_DIR");
     if (given && *given)
         return xstrdup(given);
-    const char *xdg = getenv("XDG_DATA_HOME");
-    if (xdg && xdg[0] == '/')
-        return path_join(xdg, "jupyter");
-    const char *home = getenv("HOME");
-    char *base = path_join(home && *home ? home : "/", ".local/share");
-    char *dir = path_join(base, "jupyter");
-    free(base);
-    return dir;
+    return posix_xdg_dir("XDG_DATA_HOME", ".local/share", "jupyter");
 }
 
 char *app_self_path(void)

@@ -49,8 +49,12 @@ int fs_dir_set_writable(cdm_ctx *ctx, const char *dir, bool writable);
 /* Make a rename in dir durable. */
 void fs_sync_dir(const char *dir);
 
-/* The names in a folder, without . and .., NULL-terminated, malloc'd (strv_free). */
+/* The names in a folder, without . and .., NULL-terminated, malloc'd (strv_free). ctx may
+ * be NULL (a quiet call, error.h): fs_list_names. */
 int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names);
+/* fs_list_dir without a context: the names, or NULL when the folder cannot be read (why
+ * is of no interest: a folder that may well not be there). */
+char **fs_list_names(const char *path);
 
 /* An absolute, canonical form of an existing path (links resolved); NULL on failure. */
 char *fs_realpath(const char *path);
@@ -136,7 +140,11 @@ char *fs_default_config(void);
 /* The user's state (projects, links, generations): ${XDG_DATA_HOME:-~/.local/share}/cdm/state.db,
  * %LOCALAPPDATA%\cdm\state.db on Windows. */
 char *fs_default_state(void);
+/* NVIDIA's name for this system: "linux-x86_64", "linux-sbsa", "windows-x86_64". */
 const char *fs_host_platform(void);
+/* Whether a platform name (an install's, an archive's) is Windows'; and this system's. */
+bool fs_platform_is_windows(const char *platform);
+bool fs_host_is_windows(void);
 uint64_t fs_process_id(void);
 /* Sleep ms milliseconds (waiting on a lock that another process holds). */
 void fs_sleep_ms(unsigned ms);

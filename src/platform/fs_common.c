@@ -14,6 +14,22 @@ bool fs_read_file(const char *path, size_t max, struct strbuf *out)
     return ok;
 }
 
+bool fs_platform_is_windows(const char *platform)
+{
+    return str_starts_with(platform, "windows");
+}
+
+bool fs_host_is_windows(void)
+{
+    return fs_platform_is_windows(fs_host_platform());
+}
+
+char **fs_list_names(const char *path)
+{
+    char **names = NULL;
+    return fs_list_dir(NULL, path, &names) == CDM_OK ? names : NULL; /* ctx NULL: error.h */
+}
+
 bool fs_same_path(const char *a, const char *b)
 {
     char *ra = fs_realpath(a), *rb = fs_realpath(b);

@@ -22,7 +22,7 @@ static int lock_with(cdm_ctx *ctx, const char *path, DWORD flags, struct fs_lock
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return win_fail(ctx, CDM_EIO, e, "cannot open lock file '%s': %s", path, NULL);
+        return win_error(ctx, CDM_EIO, e, "cannot open lock file '%s'", path);
     /* The whole range; Windows drops it if the process dies. */
     OVERLAPPED ov;
     memset(&ov, 0, sizeof(ov));
@@ -31,7 +31,7 @@ static int lock_with(cdm_ctx *ctx, const char *path, DWORD flags, struct fs_lock
         CloseHandle(h);
         if (e == ERROR_LOCK_VIOLATION && (flags & LOCKFILE_FAIL_IMMEDIATELY))
             return CDM_EBUSY;
-        return win_fail(ctx, CDM_EIO, e, "cannot lock '%s': %s", path, NULL);
+        return win_error(ctx, CDM_EIO, e, "cannot lock '%s'", path);
     }
     struct fs_lock_handle *lock = xmalloc(sizeof(*lock));
     lock->h = h;

@@ -1,6 +1,7 @@
 /* The file system on POSIX systems (Linux first). */
 #define _GNU_SOURCE /* glibc declares realpath and flock only beyond POSIX.1-2008 */
 #include "fs.h"
+#include "posix_util.h"
 
 #include <dirent.h>
 #include <pwd.h>
@@ -39,7 +40,7 @@ int fs_mkdir(cdm_ctx *ctx, const char *path)
     struct stat st; /* a link to a folder is a folder here: a store may be reached through one */
     if (e == EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot create folder '%s': %s", path, strerror(e));
+    return cdm_error_errno(ctx, CDM_EIO, e, "cannot create folder '%s'", path);
 }
 
 int fs_mkdir_p(cdm_ctx *ctx, const char *path)
@@ -58,7 +59,7 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
 {
     if (rename(from, to) == 0)
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
+    return cdm_error_os(ctx, CDM_EIO, "cannot rename '%s' to '%s'", from, to);
 }
 
 static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char *shown)
@@ -67,26 +68,25 @@ static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char
     if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return errno == ENOENT
                    ? CDM_OK
-                   : cdm_error_set(ctx, CDM_EIO, "cannot inspect '%s': %s", shown, strerror(errno));
+                   : cdm_error_os(ctx, CDM_EIO, "cannot inspect '%s'", shown);
     if (!S_ISDIR(st.st_mode)) {
         if (unlinkat(parent, name, 0) != 0 && errno != ENOENT)
-            return cdm_error_set(ctx, CDM_EIO, "cannot delete '%s': %s", shown, strerror(errno));
+            return cdm_error_os(ctx, CDM_EIO, "cannot delete '%s'", shown);
         return CDM_OK;
     }
     /* O_NOFOLLOW: a folder swapped for a link between the stat and the open is not entered. */
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot open folder '%s': %s", shown, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot open folder '%s'", shown);
     DIR *dir = fdopendir(fd);
     if (!dir) {
         close(fd);
-        return cdm_error_set(ctx, CDM_EIO, "cannot read folder '%s': %s", shown, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot read folder '%s'", shown);
     }
     int rc = CDM_OK;
     /* an install's folder has no write bits: its entries cannot go without the owner's */
     if (!(st.st_mode & S_IWUSR) && fchmod(fd, (st.st_mode & 07777) | S_IWUSR) != 0)
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot make folder '%s' writable to delete it: %s",
-                           shown, strerror(errno));
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot make folder '%s' writable to delete it", shown);
     struct dirent *de;
     while (!rc && (de = readdir(dir))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -97,7 +97,7 @@ static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char
     }
     closedir(dir);
     if (!rc && unlinkat(parent, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot delete folder '%s': %s", shown, strerror(errno));
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot delete folder '%s'", shown);
     return rc;
 }
 
@@ -110,7 +110,7 @@ int fs_remove_file(cdm_ctx *ctx, const char *path)
 {
     if (unlink(path) == 0 || errno == ENOENT)
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot delete '%s': %s", path, strerror(errno));
+    return cdm_error_os(ctx, CDM_EIO, "cannot delete '%s'", path);
 }
 
 void fs_sync_dir(const char *dir)
@@ -127,7 +127,7 @@ int fs_sync_written(cdm_ctx *ctx, const char *dir)
 #ifdef __linux__
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0 || syncfs(fd) != 0) {
-        int rc = cdm_error_set(ctx, CDM_EIO, "cannot flush '%s' to disk: %s", dir, strerror(errno));
+        int rc = cdm_error_os(ctx, CDM_EIO, "cannot flush '%s' to disk", dir);
         if (fd >= 0)
             close(fd);
         return rc;
@@ -149,8 +149,8 @@ int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names)
 {
     DIR *dir = opendir(path);
     if (!dir)
-        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO,
-                             "cannot read folder '%s': %s", path, strerror(errno));
+        return cdm_error_os(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO,
+                            "cannot read folder '%s'", path);
     size_t n = 0, cap = 16;
     char **v = xmalloc(cap * sizeof(*v));
     struct dirent *de;
@@ -198,7 +198,7 @@ static int create_with_mode(cdm_ctx *ctx, const char *path, mode_t mode, struct 
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (fd < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot create '%s': %s", path, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot create '%s'", path);
     struct fs_file *f = xmalloc(sizeof(*f));
     f->fd = fd;
     f->path = xstrdup(path);
@@ -225,7 +225,7 @@ int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
+            return cdm_error_os(ctx, CDM_EIO, "cannot write '%s'", f->path);
         }
         p += w;
         n -= (size_t)w;
@@ -243,10 +243,10 @@ int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
     sync_file_range(f->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #else /* no syncfs: each file is flushed as it is closed */
     if (fsync(f->fd) != 0)
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot write '%s'", f->path);
 #endif
     if (close(f->fd) != 0 && !rc)
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", f->path, strerror(errno));
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot write '%s'", f->path);
     free(f->path);
     free(f);
     return rc;
@@ -259,8 +259,7 @@ int fs_file_flush(cdm_ctx *ctx, struct fs_file *f)
 #else
     if (fsync(f->fd) != 0)
 #endif
-        return cdm_error_set(ctx, CDM_EIO, "cannot write '%s' to disk: %s", f->path,
-                             strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot write '%s' to disk", f->path);
     return CDM_OK;
 }
 
@@ -283,14 +282,14 @@ int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
 {
     if (symlink(target, path) == 0)
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot create link '%s': %s", path, strerror(errno));
+    return cdm_error_os(ctx, CDM_EIO, "cannot create link '%s'", path);
 }
 
 int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
 {
     if (link(existing, path) == 0)
         return CDM_OK;
-    return cdm_error_set(ctx, CDM_EIO, "cannot create hard link '%s': %s", path, strerror(errno));
+    return cdm_error_os(ctx, CDM_EIO, "cannot create hard link '%s'", path);
 }
 
 struct fs_lock_handle {
@@ -307,14 +306,14 @@ static int lock_with(cdm_ctx *ctx, const char *path, int how, struct fs_lock_han
                              "there; move it away, then run the command again",
                              path);
     if (fd < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot open lock file '%s': %s", path, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot open lock file '%s'", path);
     while (flock(fd, how) != 0) {
         if (errno != EINTR) {
             int e = errno;
             close(fd);
             if (e == EWOULDBLOCK)
                 return CDM_EBUSY;
-            return cdm_error_set(ctx, CDM_EIO, "cannot lock '%s': %s", path, strerror(e));
+            return cdm_error_errno(ctx, CDM_EIO, e, "cannot lock '%s'", path);
         }
     }
     struct fs_lock_handle *lock = xmalloc(sizeof(*lock));
@@ -341,9 +340,9 @@ void fs_unlock(struct fs_lock_handle *lock)
     free(lock);
 }
 
-static char *home_subdir(const char *xdg_var, const char *fallback, const char *leaf)
+char *posix_xdg_dir(const char *var, const char *fallback, const char *leaf)
 {
-    const char *xdg = getenv(xdg_var);
+    const char *xdg = getenv(var);
     if (xdg && xdg[0] == '/')
         return path_join(xdg, leaf);
     const char *home = getenv("HOME");
@@ -367,17 +366,17 @@ char *fs_owner_name(const char *path)
 
 char *fs_default_root(void)
 {
-    return home_subdir("XDG_DATA_HOME", ".local/share", "cdm");
+    return posix_xdg_dir("XDG_DATA_HOME", ".local/share", "cdm");
 }
 
 char *fs_default_state(void)
 {
-    return home_subdir("XDG_DATA_HOME", ".local/share", "cdm/state.db");
+    return posix_xdg_dir("XDG_DATA_HOME", ".local/share", "cdm/state.db");
 }
 
 char *fs_default_config(void)
 {
-    return home_subdir("XDG_CONFIG_HOME", ".config", "cdm/config.ini");
+    return posix_xdg_dir("XDG_CONFIG_HOME", ".config", "cdm/config.ini");
 }
 
 const char *fs_host_platform(void)

@@ -28,7 +28,7 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
     if (lstat(path, &st) != 0)
         return errno == ENOENT || errno == ENOTDIR
                    ? cdm_error_set(ctx, CDM_ENOTFOUND, "'%s': no such file", path)
-                   : cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
+                   : cdm_error_os(ctx, CDM_EIO, "cannot read '%s'", path);
     bool link = S_ISLNK(st.st_mode);
     if (link && stat(path, &st) != 0)
         return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it is a link to nothing (%s)", path,
@@ -42,7 +42,7 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
     /* O_NONBLOCK: a fifo swapped in after the stat is not waited on either. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot read '%s'", path);
     int rc = CDM_OK;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': it changed while cdm read it", path);
@@ -55,7 +55,7 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            rc = cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(errno));
+            rc = cdm_error_os(ctx, CDM_EIO, "cannot read '%s'", path);
             break;
         }
         if (n == 0)
@@ -81,8 +81,8 @@ int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint6
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a fifo: no wait */
     if (fd < 0)
-        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot open '%s': %s",
-                             path, strerror(errno));
+        return cdm_error_os(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot open '%s'",
+                            path);
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -128,8 +128,8 @@ int fs_reader_open_below(cdm_ctx *ctx, const char *dir, const char *rel, struct 
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return cdm_error_set(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO,
-                             "cannot open folder '%s': %s", dir, strerror(errno));
+        return cdm_error_os(ctx, errno == ENOENT ? CDM_ENOTFOUND : CDM_EIO,
+                            "cannot open folder '%s'", dir);
     int rc = CDM_OK;
     const char *part = rel;
     for (const char *slash; (slash = strchr(part, '/')); part = slash + 1) {
@@ -179,7 +179,7 @@ long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
         if (got >= 0)
             return got;
         if (errno != EINTR)
-            return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", r->path, strerror(errno));
+            return cdm_error_os(ctx, CDM_EIO, "cannot read '%s'", r->path);
     }
 }
 
@@ -188,7 +188,7 @@ long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, in
     static const int whences[] = {SEEK_SET, SEEK_CUR, SEEK_END};
     off_t at = lseek(r->fd, (off_t)offset, whences[whence < 0 || whence > 2 ? 0 : whence]);
     if (at < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot seek in '%s': %s", r->path, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot seek in '%s'", r->path);
     return (long long)at;
 }
 

@@ -36,7 +36,7 @@ int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint6
     if (h == INVALID_HANDLE_VALUE) {
         if (attr != INVALID_FILE_ATTRIBUTES && (attr & FILE_ATTRIBUTE_DIRECTORY))
             return cdm_error_set(ctx, CDM_EINVAL, "cannot read '%s': not a regular file", path);
-        return win_fail(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s': %s", path, NULL);
+        return win_error(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s'", path);
     }
     LARGE_INTEGER li;
     if (GetFileType(h) != FILE_TYPE_DISK || !GetFileSizeEx(h, &li)) {
@@ -80,7 +80,7 @@ int fs_reader_open_below(cdm_ctx *ctx, const char *dir, const char *rel, struct 
     BY_HANDLE_FILE_INFORMATION info;
     LARGE_INTEGER li;
     if (h == INVALID_HANDLE_VALUE)
-        rc = win_fail(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s': %s", full, NULL);
+        rc = win_error(ctx, not_found_or(e, CDM_EIO), e, "cannot open '%s'", full);
     else if (GetFileType(h) != FILE_TYPE_DISK || !GetFileInformationByHandle(h, &info) ||
              (info.dwFileAttributes & (FILE_ATTRIBUTE_REPARSE_POINT | FILE_ATTRIBUTE_DIRECTORY)) ||
              !GetFileSizeEx(h, &li))
@@ -109,7 +109,7 @@ long long fs_reader_read(cdm_ctx *ctx, struct fs_reader *r, void *buf, size_t n)
 {
     DWORD chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n, got = 0;
     if (!ReadFile(r->h, buf, chunk, &got, NULL))
-        return win_fail(ctx, CDM_EIO, GetLastError(), "cannot read '%s': %s", r->path, NULL);
+        return win_error(ctx, CDM_EIO, GetLastError(), "cannot read '%s'", r->path);
     return (long long)got;
 }
 
@@ -118,7 +118,7 @@ long long fs_reader_seek(cdm_ctx *ctx, struct fs_reader *r, long long offset, in
     static const DWORD methods[] = {FILE_BEGIN, FILE_CURRENT, FILE_END};
     LARGE_INTEGER to = {.QuadPart = offset}, at;
     if (!SetFilePointerEx(r->h, to, &at, methods[whence < 0 || whence > 2 ? 0 : whence]))
-        return win_fail(ctx, CDM_EIO, GetLastError(), "cannot seek in '%s': %s", r->path, NULL);
+        return win_error(ctx, CDM_EIO, GetLastError(), "cannot seek in '%s'", r->path);
     return (long long)at.QuadPart;
 }
 
@@ -145,7 +145,7 @@ int fs_read_regular(cdm_ctx *ctx, const char *path, size_t max, struct strbuf *o
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return win_fail(ctx, CDM_EIO, e, "cannot read '%s': %s", path, NULL);
+        return win_error(ctx, CDM_EIO, e, "cannot read '%s'", path);
     int rc = CDM_OK;
     LARGE_INTEGER size;
     /* A pipe or a console opened by name is no disk file: never read from it. */

@@ -15,11 +15,11 @@ static int seal_at(cdm_ctx *ctx, int parent, const char *name, const char *shown
 {
     int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot open folder '%s': %s", shown, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot open folder '%s'", shown);
     DIR *dir = fdopendir(fd);
     if (!dir) {
         close(fd);
-        return cdm_error_set(ctx, CDM_EIO, "cannot read folder '%s': %s", shown, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot read folder '%s'", shown);
     }
     int rc = CDM_OK;
     struct dirent *de;
@@ -35,8 +35,7 @@ static int seal_at(cdm_ctx *ctx, int parent, const char *name, const char *shown
     }
     struct stat st;
     if (!rc && (fstat(dirfd(dir), &st) != 0 || fchmod(dirfd(dir), st.st_mode & 07555) != 0))
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot make folder '%s' read-only: %s", shown,
-                           strerror(errno));
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot make folder '%s' read-only", shown);
     closedir(dir);
     return rc;
 }
@@ -50,12 +49,11 @@ int fs_dir_set_writable(cdm_ctx *ctx, const char *dir, bool writable)
 {
     struct stat st;
     if (lstat(dir, &st) != 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot inspect '%s': %s", dir, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot inspect '%s'", dir);
     if (!S_ISDIR(st.st_mode))
         return cdm_error_set(ctx, CDM_EIO, "cannot change '%s': it is not a folder", dir);
     mode_t mode = writable ? (st.st_mode & 07777) | S_IWUSR : st.st_mode & 07555;
     if (mode != (st.st_mode & 07777) && chmod(dir, mode) != 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot change the permissions of '%s': %s", dir,
-                             strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot change the permissions of '%s'", dir);
     return CDM_OK;
 }

@@ -21,7 +21,7 @@ int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
     if (!set) {
         fs_file_abort(*out);
         *out = NULL;
-        return win_fail(ctx, CDM_EIO, e, "cannot make '%s' read-only: %s", path, NULL);
+        return win_error(ctx, CDM_EIO, e, "cannot make '%s' read-only", path);
     }
     return CDM_OK;
 }

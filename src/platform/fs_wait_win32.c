@@ -2,7 +2,9 @@
 #include "fs.h"
 #include "fs_wait_win32.h"
 #include "win32_util.h"
+#include "base/error.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
 /* The first warning comes after this much waiting: a scanner usually lets go sooner, and a
@@ -66,13 +68,12 @@ bool win_wait_again(struct win_wait *ww, DWORD e, bool denial_may_pass)
     return true;
 }
 
-int win_wait_fail(const struct win_wait *ww, const char *fmt, const char *a, const char *b)
+int win_wait_fail(const struct win_wait *ww, const char *fmt, ...)
 {
-    if (!ww->held)
-        return win_fail(ww->ctx, CDM_EIO, ww->last, fmt, a, b);
     char *text = win_error_text(ww->last);
     const char *holds = ww->last == ERROR_ACCESS_DENIED ? "may hold" : "holds";
-    char *why = ww->start && retry_ms
+    char *why = !ww->held ? xstrdup(text)
+                : ww->start && retry_ms
                     ? xasprintf("%s, still after %u s: another program %s it open (an antivirus "
                                 "scanner, the Search indexer, a sync client?); close it and try "
                                 "again, or wait longer with [windows] retry_seconds in the "
@@ -82,8 +83,10 @@ int win_wait_fail(const struct win_wait *ww, const char *fmt, const char *a, con
                                 "Search indexer, a sync client?); try again, or let cdm wait "
                                 "for it with [windows] retry_seconds in the configuration",
                                 text, holds);
-    int rc = b ? cdm_error_set(ww->ctx, CDM_EIO, fmt, a, b, why)
-               : cdm_error_set(ww->ctx, CDM_EIO, fmt, a, why);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = cdm_error_vset_why(ww->ctx, CDM_EIO, why, fmt, ap);
+    va_end(ap);
     free(why);
     free(text);
     return rc;

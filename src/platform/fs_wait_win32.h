@@ -12,12 +12,13 @@
  *   while (!MoveFileExW(...)) {
  *       DWORD e = GetLastError(); // before anything judging the denial sets another
  *       if (!win_wait_again(&ww, e, denial_may_pass(...)))
- *           return win_wait_fail(&ww, "cannot rename '%s' to '%s': %s", from, to);
+ *           return win_wait_fail(&ww, "cannot rename '%s' to '%s'", from, to);
  *   }
  */
 #ifndef CDM_FS_WAIT_WIN32_H
 #define CDM_FS_WAIT_WIN32_H
 
+#include "base/util.h"
 #include "cdm.h"
 
 #include <stdbool.h>
@@ -45,9 +46,9 @@ bool win_held_error(DWORD e, bool denial_may_pass);
  * time is spent); else waits the next pause (warning once after 2 s) and returns true for
  * the caller to try again. */
 bool win_wait_again(struct win_wait *ww, DWORD e, bool denial_may_pass);
-/* win_fail (CDM_EIO) for the error that ended the wait, the last one win_wait_again judged:
+/* win_error (CDM_EIO) for the error that ended the wait, the last one win_wait_again judged:
  * a holder's error says so and what to do. */
-int win_wait_fail(const struct win_wait *ww, const char *fmt, const char *a, const char *b);
+int win_wait_fail(const struct win_wait *ww, const char *fmt, ...) CDM_PRINTF(2, 3);
 /* Whether the file at w carries the read-only attribute (false when it cannot be read). */
 bool win_read_only(const wchar_t *w);
 

@@ -61,7 +61,7 @@ int fs_mkdir(cdm_ctx *ctx, const char *path)
     free(w);
     if (ok || (e == ERROR_ALREADY_EXISTS && fs_kind(path) == FS_DIR))
         return CDM_OK;
-    return win_fail(ctx, CDM_EIO, e, "cannot create folder '%s': %s", path, NULL);
+    return win_error(ctx, CDM_EIO, e, "cannot create folder '%s'", path);
 }
 
 int fs_mkdir_p(cdm_ctx *ctx, const char *path)
@@ -100,7 +100,7 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
     while (!MoveFileExW(wf, wt, flags)) {
         DWORD e = GetLastError(); /* before rename_denial_may_pass sets another */
         if (!win_wait_again(&ww, e, rename_denial_may_pass(wt))) {
-            rc = win_wait_fail(&ww, "cannot rename '%s' to '%s': %s", from, to);
+            rc = win_wait_fail(&ww, "cannot rename '%s' to '%s'", from, to);
             break;
         }
     }
@@ -123,7 +123,7 @@ static int delete_file_w(cdm_ctx *ctx, const wchar_t *w, DWORD attr, const char 
         if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
             return CDM_OK; /* a pending deletion that completed while we waited */
         if (!win_wait_again(&ww, e, !win_read_only(w)))
-            return win_wait_fail(&ww, what, shown, NULL);
+            return win_wait_fail(&ww, "cannot %s '%s'", what, shown);
     }
     return CDM_OK;
 }
@@ -136,7 +136,7 @@ static int remove_dir_w(cdm_ctx *ctx, const wchar_t *w, const char *what, const 
         if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
             return CDM_OK;
         if (!win_wait_again(&ww, e, !win_read_only(w)))
-            return win_wait_fail(&ww, what, shown, NULL);
+            return win_wait_fail(&ww, "cannot %s '%s'", what, shown);
     }
     return CDM_OK;
 }
@@ -148,16 +148,16 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
         DWORD e = GetLastError();
         if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
             return CDM_OK;
-        return win_fail(ctx, CDM_EIO, e, "cannot inspect '%s': %s", shown, NULL);
+        return win_error(ctx, CDM_EIO, e, "cannot inspect '%s'", shown);
     }
     /* Any reparse point is removed as itself: RemoveDirectoryW on a junction deletes the
      * junction, never what it points to. Entering it has wiped real data in other tools. */
     if (attr & FILE_ATTRIBUTE_REPARSE_POINT)
         return (attr & FILE_ATTRIBUTE_DIRECTORY)
-                   ? remove_dir_w(ctx, w, "cannot delete link '%s': %s", shown)
-                   : delete_file_w(ctx, w, attr, "cannot delete link '%s': %s", shown);
+                   ? remove_dir_w(ctx, w, "delete link", shown)
+                   : delete_file_w(ctx, w, attr, "delete link", shown);
     if (!(attr & FILE_ATTRIBUTE_DIRECTORY))
-        return delete_file_w(ctx, w, attr, "cannot delete '%s': %s", shown);
+        return delete_file_w(ctx, w, attr, "delete", shown);
     size_t n = wcslen(w);
     wchar_t *pattern = xmalloc((n + 3) * sizeof(wchar_t));
     memcpy(pattern, w, n * sizeof(wchar_t));
@@ -169,7 +169,7 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
     if (h == INVALID_HANDLE_VALUE) {
         DWORD e = GetLastError();
         if (e != ERROR_FILE_NOT_FOUND)
-            return win_fail(ctx, CDM_EIO, e, "cannot read folder '%s': %s", shown, NULL);
+            return win_error(ctx, CDM_EIO, e, "cannot read folder '%s'", shown);
     } else {
         int rc = CDM_OK;
         do {
@@ -191,7 +191,7 @@ static int remove_tree_w(cdm_ctx *ctx, const wchar_t *w, const char *shown)
         if (rc)
             return rc;
     }
-    return remove_dir_w(ctx, w, "cannot delete folder '%s': %s", shown);
+    return remove_dir_w(ctx, w, "delete folder", shown);
 }
 
 int fs_remove_tree(cdm_ctx *ctx, const char *path)
@@ -208,7 +208,7 @@ int fs_remove_file(cdm_ctx *ctx, const char *path)
     DWORD attr = GetFileAttributesW(w);
     int rc = attr == INVALID_FILE_ATTRIBUTES
                  ? CDM_OK
-                 : delete_file_w(ctx, w, attr, "cannot delete '%s': %s", path);
+                 : delete_file_w(ctx, w, attr, "delete", path);
     free(w);
     return rc;
 }
@@ -244,8 +244,7 @@ int fs_list_dir(cdm_ctx *ctx, const char *path, char ***names)
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return win_fail(ctx, not_found_or(e, CDM_EIO), e, "cannot read folder '%s': %s", path,
-                        NULL);
+        return win_error(ctx, not_found_or(e, CDM_EIO), e, "cannot read folder '%s'", path);
     size_t count = 0, cap = 16;
     char **v = xmalloc(cap * sizeof(*v));
     do {
@@ -333,7 +332,7 @@ int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_fi
     DWORD e = GetLastError();
     free(w);
     if (h == INVALID_HANDLE_VALUE)
-        return win_fail(ctx, CDM_EIO, e, "cannot create '%s': %s", path, NULL);
+        return win_error(ctx, CDM_EIO, e, "cannot create '%s'", path);
     struct fs_file *f = xmalloc(sizeof(*f));
     f->h = h;
     f->path = xstrdup(path);
@@ -347,7 +346,7 @@ int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n)
     while (n) {
         DWORD chunk = n > (1u << 30) ? (1u << 30) : (DWORD)n, wrote = 0;
         if (!WriteFile(f->h, p, chunk, &wrote, NULL))
-            return win_fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+            return win_error(ctx, CDM_EIO, GetLastError(), "cannot write '%s'", f->path);
         p += wrote;
         n -= wrote;
     }
@@ -358,9 +357,9 @@ int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
 {
     int rc = CDM_OK;
     if (!FlushFileBuffers(f->h))
-        rc = win_fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+        rc = win_error(ctx, CDM_EIO, GetLastError(), "cannot write '%s'", f->path);
     if (!CloseHandle(f->h) && !rc)
-        rc = win_fail(ctx, CDM_EIO, GetLastError(), "cannot write '%s': %s", f->path, NULL);
+        rc = win_error(ctx, CDM_EIO, GetLastError(), "cannot write '%s'", f->path);
     free(f->path);
     free(f);
     return rc;
@@ -414,7 +413,7 @@ int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
                              "cannot create symbolic link '%s': Windows allows it only with "
                              "Developer Mode on or as administrator; turn on Developer Mode",
                              path);
-    return win_fail(ctx, CDM_EIO, e, "cannot create link '%s': %s", path, NULL);
+    return win_error(ctx, CDM_EIO, e, "cannot create link '%s'", path);
 }
 
 int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
@@ -424,7 +423,7 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
     DWORD e = GetLastError();
     free(we);
     free(wp);
-    return ok ? CDM_OK : win_fail(ctx, CDM_EIO, e, "cannot create hard link '%s': %s", path, NULL);
+    return ok ? CDM_OK : win_error(ctx, CDM_EIO, e, "cannot create hard link '%s'", path);
 }
 
 

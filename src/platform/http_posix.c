@@ -88,8 +88,8 @@ struct http_session *http_session_new(struct http_result *result)
     if (!load_symbols(lib, &s->api) || s->api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK ||
         !(s->curl = s->api.easy_init())) {
         result->failure = HTTP_UNAVAILABLE;
-        COPY_ARRAY(result->detail,
-                   "the libcurl found cannot be used (a symbol is missing or it failed to start)");
+        COPY_STR_ARRAY(result->detail, "the libcurl found cannot be used (a symbol is missing "
+                                       "or it failed to start)");
         dlclose(lib);
         free(s);
         return NULL;
@@ -308,7 +308,7 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
     if (t.stalled)
         snprintf(result->detail, sizeof(result->detail), "no data for %ld s", timeout);
     else if (t.limit != HTTP_OK)
-        COPY_ARRAY(result->detail, t.limit_detail);
+        COPY_STR_ARRAY(result->detail, t.limit_detail);
     else if (result->failure != HTTP_OK)
         copy_text(result->detail, sizeof(result->detail),
                   *errbuf ? errbuf : api->easy_strerror(code));

@@ -286,7 +286,7 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
     if (!WinHttpCrackUrl(url, 0, 0, &uc) ||
         (uc.nScheme != INTERNET_SCHEME_HTTP && uc.nScheme != INTERNET_SCHEME_HTTPS)) {
         kind = r->failure = HTTP_BAD_URL;
-        COPY_ARRAY(r->detail, "not an http:// or https:// URL");
+        COPY_STR_ARRAY(r->detail, "not an http:// or https:// URL");
         goto out;
     }
     bool https = uc.nScheme == INTERNET_SCHEME_HTTPS;

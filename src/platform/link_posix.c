@@ -36,7 +36,7 @@ static int link_read_once(cdm_ctx *ctx, const char *path, enum link_kind *kind, 
                 *changed = true;
                 return CDM_OK;
             }
-            return cdm_error_set(ctx, CDM_EIO, "cannot read link '%s': %s", path, strerror(e));
+            return cdm_error_errno(ctx, CDM_EIO, e, "cannot read link '%s'", path);
         }
         if ((size_t)n < size) {
             sb_addn(&sb, buf, (size_t)n);
@@ -87,10 +87,10 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
     char *tmp = xasprintf("%s.cdm-%llu.tmp", path, (unsigned long long)getpid());
     unlink(tmp);
     if (symlink(target, tmp) != 0) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot create link '%s': %s", tmp, strerror(errno));
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot create link '%s'", tmp);
     } else if (rename(tmp, path) != 0) {
         rc =
-            cdm_error_set(ctx, CDM_EIO, "cannot put link '%s' in place: %s", path, strerror(errno));
+            cdm_error_os(ctx, CDM_EIO, "cannot put link '%s' in place", path);
         unlink(tmp);
     } else {
         char *dir = path_dirname(path);
@@ -121,7 +121,7 @@ int link_remove(cdm_ctx *ctx, const char *path)
                              "made; it was left alone",
                              path);
     if (unlink(path) != 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot remove link '%s': %s", path, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot remove link '%s'", path);
     return CDM_OK;
 }
 

@@ -57,10 +57,7 @@ static int fail(cdm_ctx *ctx, DWORD code, const char *what, const char *path)
                              "cannot %s '%s': junctions are unavailable on this file system; "
                              "put the project on an NTFS volume",
                              what, path);
-    char *msg = win_error_text(code);
-    int rc = cdm_error_set(ctx, CDM_EIO, "cannot %s '%s': %s", what, path, msg);
-    free(msg);
-    return rc;
+    return win_error(ctx, CDM_EIO, code, "cannot %s '%s'", what, path);
 }
 
 static HANDLE open_reparse(const wchar_t *path, DWORD access)
@@ -172,7 +169,7 @@ static int move_in(cdm_ctx *ctx, const wchar_t *from, const wchar_t *to, const c
     struct win_wait ww = WIN_WAIT_INIT(ctx, path, false);
     while (!MoveFileExW(from, to, MOVEFILE_WRITE_THROUGH))
         if (!win_wait_again(&ww, GetLastError(), true))
-            return ww.held ? win_wait_fail(&ww, "cannot put link in place '%s': %s", path, NULL)
+            return ww.held ? win_wait_fail(&ww, "cannot put link in place '%s'", path)
                            : fail(ctx, ww.last, "put link in place", path);
     return CDM_OK;
 }
@@ -270,7 +267,7 @@ static int remove_dir_link(cdm_ctx *ctx, const wchar_t *w, const char *path)
     while (!RemoveDirectoryW(w)) {
         DWORD e = GetLastError(); /* before win_read_only sets another */
         if (!win_wait_again(&ww, e, !win_read_only(w)))
-            return ww.held ? win_wait_fail(&ww, "cannot remove link '%s': %s", path, NULL)
+            return ww.held ? win_wait_fail(&ww, "cannot remove link '%s'", path)
                            : fail(ctx, ww.last, "remove link", path);
     }
     return CDM_OK;
@@ -388,11 +385,11 @@ int link_view_entry(cdm_ctx *ctx, const char *target, const char *path, bool dir
     char *why = win_error_text(e);
     int rc = fs_symlink(ctx, target, path);
     if (rc) {
-        char *sym = xstrdup(cdm_error_message(ctx));
+        struct saved_error sym = error_save(ctx);
         rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
                            "cannot link '%s' to '%s': no hard link (%s), and %s", path, target, why,
-                           sym);
-        free(sym);
+                           sym.message ? sym.message : "unknown error");
+        free(sym.message);
     }
     free(why);
     return rc;

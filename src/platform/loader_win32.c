@@ -133,7 +133,7 @@ static void fact_known(struct host_fact *f, const char *value)
     if (!copy_str(f->value, sizeof(f->value), value)) {
         f->state = HOST_FACT_UNKNOWN;
         f->value[0] = '\0';
-        COPY_ARRAY(f->why, "the value is longer than any cdm knows");
+        COPY_STR_ARRAY(f->why, "the value is longer than any cdm knows");
     }
 }
 

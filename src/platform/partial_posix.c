@@ -22,7 +22,7 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
     for (;;) {
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
         if (fd < 0)
-            return cdm_error_set(ctx, CDM_EIO, "cannot open '%s': %s", path, strerror(errno));
+            return cdm_error_os(ctx, CDM_EIO, "cannot open '%s'", path);
         int r;
         while ((r = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) != 0 && errno == EINTR)
             ;
@@ -31,13 +31,13 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
             close(fd);
             if (e == EWOULDBLOCK)
                 return CDM_EBUSY;
-            return cdm_error_set(ctx, CDM_EIO, "cannot lock '%s': %s", path, strerror(e));
+            return cdm_error_errno(ctx, CDM_EIO, e, "cannot lock '%s'", path);
         }
         struct stat held, named;
         if (fstat(fd, &held) != 0) {
             int e = errno;
             close(fd);
-            return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", path, strerror(e));
+            return cdm_error_errno(ctx, CDM_EIO, e, "cannot read '%s'", path);
         }
         if (lstat(path, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev) {
             close(fd); /* renamed or deleted by the holder we waited for */
@@ -69,7 +69,7 @@ long long fs_partial_read(cdm_ctx *ctx, struct fs_partial *p, uint64_t offset, v
     while ((got = pread(p->fd, buf, n, (off_t)offset)) < 0 && errno == EINTR)
         ;
     if (got < 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot read '%s': %s", p->path, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot read '%s'", p->path);
     return got;
 }
 
@@ -81,8 +81,9 @@ int fs_partial_append(cdm_ctx *ctx, struct fs_partial *p, const void *buf, size_
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return cdm_error_set(ctx, CDM_EIO, "cannot write '%s': %s", p->path,
-                                 w < 0 ? strerror(errno) : "nothing was written");
+            return w < 0 ? cdm_error_os(ctx, CDM_EIO, "cannot write '%s'", p->path)
+                         : cdm_error_set(ctx, CDM_EIO, "cannot write '%s': nothing was written",
+                                         p->path);
         c += w;
         n -= (size_t)w;
         p->size += (uint64_t)w;
@@ -93,7 +94,7 @@ int fs_partial_append(cdm_ctx *ctx, struct fs_partial *p, const void *buf, size_
 int fs_partial_truncate(cdm_ctx *ctx, struct fs_partial *p)
 {
     if (ftruncate(p->fd, 0) != 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot truncate '%s': %s", p->path, strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot truncate '%s'", p->path);
     p->size = 0;
     return CDM_OK;
 }
@@ -101,8 +102,7 @@ int fs_partial_truncate(cdm_ctx *ctx, struct fs_partial *p)
 int fs_partial_sync(cdm_ctx *ctx, struct fs_partial *p)
 {
     if (fsync(p->fd) != 0)
-        return cdm_error_set(ctx, CDM_EIO, "cannot write '%s' to disk: %s", p->path,
-                             strerror(errno));
+        return cdm_error_os(ctx, CDM_EIO, "cannot write '%s' to disk", p->path);
     return CDM_OK;
 }
 

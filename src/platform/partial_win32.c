@@ -21,10 +21,7 @@ struct fs_partial {
 
 static int fail(cdm_ctx *ctx, DWORD e, const char *what, const char *path)
 {
-    char *why = win_error_text(e);
-    int rc = cdm_error_set(ctx, CDM_EIO, "cannot %s '%s': %s", what, path, why);
-    free(why);
-    return rc;
+    return win_error(ctx, CDM_EIO, e, "cannot %s '%s'", what, path);
 }
 
 static OVERLAPPED at(uint64_t offset)

@@ -80,10 +80,8 @@ int trace_channel_open(cdm_ctx *ctx, const char *dir, const char *audit,
             return CDM_OK;
         }
     }
-    int rc = cdm_error_set(ctx, CDM_EIO,
-                           "cannot make the doctor's channel '%s': %s; set TMPDIR to a short "
-                           "local folder",
-                           ch->path, strerror(errno));
+    cdm_error_os(ctx, CDM_EIO, "cannot make the doctor's channel '%s'", ch->path);
+    int rc = cdm_error_append(ctx, CDM_EIO, "; set TMPDIR to a short local folder");
     trace_channel_close(ch);
     return rc;
 }

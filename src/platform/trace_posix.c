@@ -211,8 +211,7 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     char *pattern = path_join(tmp && *tmp ? tmp : "/tmp", "cdm-trace.XXXXXX");
     dir = mkdtemp(pattern) ? pattern : NULL;
     if (!dir) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot make a temporary folder '%s': %s", pattern,
-                           strerror(errno));
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot make a temporary folder '%s'", pattern);
         free(pattern);
         goto out;
     }
@@ -257,7 +256,7 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     if (err) {
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot run '%s': %s", program, strerror(err));
+        rc = cdm_error_errno(ctx, CDM_EIO, err, "cannot run '%s'", program);
         goto out;
     }
     if (WIFSIGNALED(status)) {
@@ -288,13 +287,13 @@ int trace_exec(cdm_ctx *ctx, const struct trace_request *req, int *exit_code)
         int set = req->env[c].value ? setenv(req->env[c].name, req->env[c].value, 1)
                                     : unsetenv(req->env[c].name);
         if (set != 0)
-            return cdm_error_set(ctx, CDM_EIO, "cannot set %s for '%s': %s", req->env[c].name,
-                                 req->argv[0], strerror(errno));
+            return cdm_error_os(ctx, CDM_EIO, "cannot set %s for '%s'", req->env[c].name,
+                                req->argv[0]);
     }
     fflush(NULL);
     execvp(req->argv[0], req->argv);
     int e = errno;
     *exit_code = e == ENOENT ? 127 : 126; /* as shells say it */
-    return cdm_error_set(ctx, e == ENOENT ? CDM_ENOTFOUND : CDM_EIO, "cannot run '%s': %s",
-                         req->argv[0], strerror(e));
+    return cdm_error_errno(ctx, e == ENOENT ? CDM_ENOTFOUND : CDM_EIO, e, "cannot run '%s'",
+                           req->argv[0]);
 }

@@ -253,9 +253,7 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     fflush(NULL);
     if (!CreateProcessW(l.program, l.line, NULL, NULL, inherit,
                         DEBUG_PROCESS | CREATE_UNICODE_ENVIRONMENT, l.env, NULL, &si, &pi)) {
-        char *why = win_error_text(GetLastError());
-        rc = cdm_error_set(ctx, CDM_EIO, "cannot run '%s': %s", req->argv[0], why);
-        free(why);
+        rc = win_error(ctx, CDM_EIO, GetLastError(), "cannot run '%s'", req->argv[0]);
         goto out;
     }
     watch(pi.dwProcessId, out);
@@ -288,7 +286,7 @@ int trace_exec(cdm_ctx *ctx, const struct trace_request *req, int *exit_code)
     if (!CreateProcessW(l.program, l.line, NULL, NULL, FALSE, CREATE_UNICODE_ENVIRONMENT, l.env,
                         NULL, &si, &pi)) {
         *exit_code = 126;
-        rc = win_fail(ctx, CDM_EIO, GetLastError(), "cannot run '%s': %s", req->argv[0], NULL);
+        rc = win_error(ctx, CDM_EIO, GetLastError(), "cannot run '%s'", req->argv[0]);
         goto out;
     }
     WaitForSingleObject(pi.hProcess, INFINITE);

@@ -1,22 +1,10 @@
 /* A user's places on POSIX systems (userenv.h): XDG folders under $HOME; no registry. */
 #include "platform/userenv.h"
+#include "platform/posix_util.h"
 #include "base/error.h"
 #include "base/util.h"
 
 #include <stdlib.h>
-
-/* $var when it is an absolute path, else $HOME/fallback; then leaf below it. */
-static char *xdg_dir(const char *var, const char *fallback, const char *leaf)
-{
-    const char *xdg = getenv(var);
-    if (xdg && xdg[0] == '/')
-        return path_join(xdg, leaf);
-    const char *home = getenv("HOME");
-    char *base = path_join(home && *home ? home : "/", fallback);
-    char *out = path_join(base, leaf);
-    free(base);
-    return out;
-}
 
 bool userenv_uses_registry(void)
 {
@@ -25,7 +13,7 @@ bool userenv_uses_registry(void)
 
 char *userenv_envd_dir(void)
 {
-    return xdg_dir("XDG_CONFIG_HOME", ".config", "environment.d");
+    return posix_xdg_dir("XDG_CONFIG_HOME", ".config", "environment.d");
 }
 
 char *userenv_profile(void)

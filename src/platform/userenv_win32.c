@@ -31,7 +31,7 @@ static int open_env(cdm_ctx *ctx, REGSAM access, HKEY *key)
     LSTATUS e = RegOpenKeyExW(HKEY_CURRENT_USER, L"Environment", 0, access, key);
     if (e == ERROR_SUCCESS)
         return CDM_OK;
-    return win_fail(ctx, CDM_EIO, (DWORD)e, "cannot open '%s': %s", "HKCU\\Environment", NULL);
+    return win_error(ctx, CDM_EIO, (DWORD)e, "cannot open '%s'", "HKCU\\Environment");
 }
 
 int userenv_reg_get(cdm_ctx *ctx, const char *name, char **value, bool *expand)
@@ -61,7 +61,7 @@ int userenv_reg_get(cdm_ctx *ctx, const char *name, char **value, bool *expand)
     }
     if (e != ERROR_SUCCESS) {
         rc =
-            win_fail(ctx, CDM_EIO, (DWORD)e, "cannot read 'HKCU\\Environment\\%s': %s", name, NULL);
+            win_error(ctx, CDM_EIO, (DWORD)e, "cannot read 'HKCU\\Environment\\%s'", name);
         goto out;
     }
     *value = win_narrow(buf);
@@ -88,8 +88,7 @@ int userenv_reg_set(cdm_ctx *ctx, const char *name, const char *value, bool expa
     else if ((e = RegDeleteValueW(key, wname)) == ERROR_FILE_NOT_FOUND)
         e = ERROR_SUCCESS;
     if (e != ERROR_SUCCESS)
-        rc = win_fail(ctx, CDM_EIO, (DWORD)e, "cannot write 'HKCU\\Environment\\%s': %s", name,
-                      NULL);
+        rc = win_error(ctx, CDM_EIO, (DWORD)e, "cannot write 'HKCU\\Environment\\%s'", name);
     free(wvalue);
     free(wname);
     RegCloseKey(key);

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/util.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -240,10 +241,13 @@ bool win_is_wine(void)
     return ntdll && GetProcAddress(ntdll, "wine_get_version") != NULL;
 }
 
-int win_fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b)
+int win_error(cdm_ctx *ctx, int code, DWORD e, const char *fmt, ...)
 {
     char *why = win_error_text(e);
-    int rc = b ? cdm_error_set(ctx, code, fmt, a, b, why) : cdm_error_set(ctx, code, fmt, a, why);
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = cdm_error_vset_why(ctx, code, why, fmt, ap);
+    va_end(ap);
     free(why);
     return rc;
 }

@@ -5,6 +5,7 @@
 #ifndef CDM_WIN32_UTIL_H
 #define CDM_WIN32_UTIL_H
 
+#include "base/util.h"
 #include "cdm.h"
 
 #include <stdbool.h>
@@ -31,9 +32,9 @@ bool win_is_root(const char *path);
 /* The system's text for a Win32 error, lower case, without the full stop, with the
  * number: "access is denied (error 5)". malloc'd. */
 char *win_error_text(DWORD code);
-/* cdm_error_set with fmt, its one or two strings (b may be NULL) and, last, the text of
- * Windows error e. */
-int win_fail(cdm_ctx *ctx, int code, DWORD e, const char *fmt, const char *a, const char *b);
+/* cdm_error_os for a Windows error: fmt's text, ": " and the text of error e
+ * ("cannot open 'x': access is denied (error 5)"). */
+int win_error(cdm_ctx *ctx, int code, DWORD e, const char *fmt, ...) CDM_PRINTF(4, 5);
 
 /* Append one argument of a command line, quoted as the C runtime's parser reads it back
  * (CommandLineToArgvW's rules). */

@@ -110,6 +110,16 @@ printf 'not an archive at all\n' >"$SCRATCH/corrupt/cudnn-linux-x86_64-9.1.0.70_
 run_cdm install "$SCRATCH/corrupt/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"
 expect_rc 1 "a text file with an archive's name is refused"
 expect_err "cannot read archive" "saying it cannot be read"
+# An archive of no entries at all, of both kinds (the zip reader refuses one before its walk)
+mkdir -p "$SCRATCH/empty"
+tar -cJf "$SCRATCH/empty/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz" -T /dev/null
+run_cdm install "$SCRATCH/empty/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"
+expect_rc 1 "an empty .tar.xz is refused"
+expect_err "the archive is empty" "saying it is empty"
+check "empty .tar.xz: nothing is left" nothing_left 9.1.0.70-cuda12
+printf 'PK\005\006%018d' 0 | tr 0 '\000' >"$SCRATCH/empty/cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip"
+run_cdm install "$SCRATCH/empty/cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip" --platform windows-x86_64
+expect_rc 1 "an empty .zip is refused"
 
 # Limits from the config: total size and entry count.
 printf '[install]\nmax_size = 100K\n' >"$CDM_CONFIG"

@@ -2,7 +2,9 @@
 #include "engine/core/internal.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char warned[256];
 
@@ -32,6 +34,34 @@ int main(void)
     is_int(error_restore(ctx, &saved), CDM_EIO, "error_restore returns the saved code");
     is_str(cdm_error_message(ctx), "cannot read 'a'", "and puts the first message back");
 
+    /* the system's reason appended, errno read before anything can change it */
+    errno = ENOENT;
+    is_int(cdm_error_os(ctx, CDM_EIO, "cannot open '%s'", "b"), CDM_EIO, "cdm_error_os: its code");
+    char expect[128];
+    snprintf(expect, sizeof(expect), "cannot open 'b': %s", strerror(ENOENT));
+    is_str(cdm_error_message(ctx), expect, "and the message ends with strerror(errno)");
+    cdm_error_errno(ctx, CDM_EIO, EACCES, "cannot lock '%s'", "c");
+    snprintf(expect, sizeof(expect), "cannot lock 'c': %s", strerror(EACCES));
+    is_str(cdm_error_message(ctx), expect, "cdm_error_errno: the reason of the value given");
+    cdm_error_set(ctx, CDM_EIO, "no such file");
+    is_int(cdm_error_wrap(ctx, CDM_ENOTFOUND, "cannot attach '%s'", "v"), CDM_ENOTFOUND,
+           "cdm_error_wrap: the code given");
+    is_str(cdm_error_message(ctx), "cannot attach 'v': no such file", "context: old message");
+    is_int(cdm_error_append(ctx, CDM_EIO, "; try %s", "again"), CDM_EIO,
+           "cdm_error_append: the code given");
+    is_str(cdm_error_message(ctx), "cannot attach 'v': no such file; try again",
+           "old message, then the hint");
+    is_int(cdm_error_code(ctx), CDM_EIO, "and the code is the new one");
+
+    /* no context: a quiet call, the code alone */
+    is_int(cdm_error_set(NULL, CDM_ENOTFOUND, "cannot read '%s'", "q"), CDM_ENOTFOUND,
+           "cdm_error_set without a context returns its code");
+    is_int(cdm_error_os(NULL, CDM_EIO, "cannot open '%s'", "q"), CDM_EIO, "so does cdm_error_os");
+    cdm_warn(NULL, "dropped");
+    cdm_note(NULL, "dropped");
+    is_str(cdm_error_message(ctx), "cannot attach 'v': no such file; try again",
+           "and the context's own error is untouched");
+
     cdm_warn(ctx, "unknown setting '%s'", "x");
     is_str(warned, "unknown setting 'x'", "warnings go to the front end's callback");
 
@@ -51,6 +81,19 @@ int main(void)
     sb_free(&sb);
     ok(path_within("/s/9.1", "/s") && path_within("/s", "/s/") && !path_within("/store2", "/store"),
        "path_within: the folder itself and below it, not a name that only begins the same");
+    /* key=value lines: cdm's state files exactly, pyvenv.cfg with blanks */
+    char *v = text_key_value("rootx=1\nroot=/s \r\nid=9\n", "root", false);
+    is_str(v, "/s ", "text_key_value: the exact key's value, kept whole");
+    free(v);
+    ok(!text_key_value("root = /s\n", "root", false), "exact: no blanks around '='");
+    v = text_key_value("home = /usr/bin \ninclude-system-site-packages = true\n", "home", true);
+    is_str(v, "/usr/bin", "spaced: blanks around key, '=' and value dropped");
+    free(v);
+    ok(!text_key_value("homepage = x\n\n", "home", true), "a longer key is another key");
+    char slashes[] = "C:/a/b\\c";
+    is_str(path_slashes_to(slashes, '\\'), "C:\\a\\b\\c",
+           "path_slashes_to: every '/' to the separator");
+    is_str(path_slashes_to(slashes, '/'), "C:\\a\\b\\c", "and '/' leaves the path as it is");
     ok(path_within("/tmp/x", "/") && path_within("/", "/") && !path_within("tmp", "/"),
        "path_within: the root holds every absolute path");
     /* ALLOC_GROW: the room for x[nr] every time, a new block only when the old one is full */

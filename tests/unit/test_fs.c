@@ -68,6 +68,11 @@ static void names(cdm_ctx *ctx, const char *scratch)
     is_int(fs_list_dir(ctx, file, &none) != CDM_OK, 1, "listing a file fails");
     char *missing = path_join(scratch, "missing");
     is_int(fs_list_dir(ctx, missing, &none), CDM_ENOTFOUND, "listing a missing folder: not found");
+    /* the quiet form, without a context: the same names, or NULL */
+    list = fs_list_names(dir);
+    ok(list && list[0] && list[1] && !list[2], "fs_list_names: the folder's names");
+    cdm_strv_free(list);
+    ok(!fs_list_names(missing) && !fs_list_names(file), "and NULL where there is no folder");
     free(missing);
 
     char *renamed = path_join(dir, "renamed.txt");

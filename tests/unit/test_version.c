@@ -100,9 +100,22 @@ static void official(void)
            NULL, "an unknown hash is not official");
 }
 
+/* The install id: written by install, fetch, lock and resolve, read back by history. */
+static void install_ids(void)
+{
+    char id[64], v[32];
+    ok(install_id_format("9.1.0.70", 12, id, sizeof(id)), "an install id fits");
+    is_str(id, "9.1.0.70-cuda12", "version, '-cuda', the CUDA major");
+    ok(!install_id_format("9.1.0.70", 12, id, 10), "one that does not fit is refused");
+    ok(install_id_version("9.1.0.70-cuda12", v, sizeof(v)), "its version is read back");
+    is_str(v, "9.1.0.70", "the part before '-cuda'");
+    ok(!install_id_version("9.1.0.70-cuda12", v, 4) && !*v, "too long a version gives ''");
+}
+
 int main(void)
 {
     official();
+    install_ids();
     versions();
     specs();
     encodings();

@@ -69,7 +69,7 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
     char *state = userstate_dir(ctx);
     struct cdm_project p = {.has_link = true};
     int rc = copy_path(ctx, p.path, sizeof(p.path), state);
-    COPY_ARRAY(p.linked_id, c->id);
+    COPY_STR_ARRAY(p.linked_id, c->id);
     free(state);
     if (rc)
         return rc;
@@ -87,12 +87,12 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
                              c->id, c->id);
     if (rc || (rc = installed(ctx, &p, &in)))
         return rc;
-    COPY_ARRAY(out->project, p.path);
-    COPY_ARRAY(out->link_path, in.path);
-    COPY_ARRAY(out->target, in.path);
-    COPY_ARRAY(out->id, in.id);
-    COPY_ARRAY(out->bin_dir, in.bin_dir);
-    COPY_ARRAY(out->lib_dir, in.lib_dir);
+    COPY_STR_ARRAY(out->project, p.path);
+    COPY_STR_ARRAY(out->link_path, in.path);
+    COPY_STR_ARRAY(out->target, in.path);
+    COPY_STR_ARRAY(out->id, in.id);
+    COPY_STR_ARRAY(out->bin_dir, in.bin_dir);
+    COPY_STR_ARRAY(out->lib_dir, in.lib_dir);
     return CDM_OK;
 }
 
@@ -129,13 +129,9 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
         struct default_choice c;
         int drc = default_read(ctx, &c);
         if (drc == CDM_ENOTFOUND) {
-            char *why = xstrdup(cdm_error_message(ctx));
-            cdm_error_set(ctx, rc,
-                          "%s; or choose a version for outside projects with 'cdm "
-                          "default VERSION'",
-                          why);
-            free(why);
-            return rc;
+            return cdm_error_append(ctx, rc,
+                                    "; or choose a version for outside projects with 'cdm "
+                                    "default VERSION'");
         }
         return drc ? drc : default_activation(ctx, &c, out);
     }
@@ -158,21 +154,21 @@ static int project_activation(cdm_ctx *ctx, const struct cdm_project *p,
     int rc;
     if ((rc = store_open_read(ctx)) || (rc = installed(ctx, p, &in)))
         return rc;
-    COPY_ARRAY(out->project, p->path);
+    COPY_STR_ARRAY(out->project, p->path);
     if (*p->no_link)
-        COPY_ARRAY(out->link_path, p->target);
+        COPY_STR_ARRAY(out->link_path, p->target);
     else
-        COPY_ARRAY(out->link_path, p->link_path);
-    COPY_ARRAY(out->target, p->target);
-    COPY_ARRAY(out->id, in.id);
-    COPY_ARRAY(out->bin_dir, in.bin_dir);
-    COPY_ARRAY(out->lib_dir, in.lib_dir);
+        COPY_STR_ARRAY(out->link_path, p->link_path);
+    COPY_STR_ARRAY(out->target, p->target);
+    COPY_STR_ARRAY(out->id, in.id);
+    COPY_STR_ARRAY(out->bin_dir, in.bin_dir);
+    COPY_STR_ARRAY(out->lib_dir, in.lib_dir);
     if (*p->view) {
         /* The folders activation puts on the path lists are the view's (the toolkit's). */
         view_toolkit_version(p->view, out->toolkit, sizeof(out->toolkit));
-        struct view_dirs d = view_dirs(p->target, str_starts_with(in.platform, "windows"));
-        COPY_ARRAY(out->lib_dir, d.lib);
-        COPY_ARRAY(out->bin_dir, d.bin);
+        struct view_dirs d = view_dirs(p->target, fs_platform_is_windows(in.platform));
+        COPY_STR_ARRAY(out->lib_dir, d.lib);
+        COPY_STR_ARRAY(out->bin_dir, d.bin);
     }
     return CDM_OK;
 }
@@ -188,8 +184,7 @@ static bool default_unchanged(cdm_ctx *ctx, const char *project, const char *act
                 !strcmp(c.id, active) && !strcmp(c.root, cdm_root(ctx));
     if (same) {
         char *dir = path_join(c.root, c.id);
-        size_t n = strlen(dir);
-        same = !strncmp(entry, dir, n) && (!entry[n] || strchr("/\\", entry[n]));
+        same = path_within(entry, dir);
         free(dir);
     }
     free(state);
@@ -218,8 +213,7 @@ static bool unchanged_at(cdm_ctx *ctx, const char *near)
         goto out;
     }
     size_t n = strlen(project);
-    if (!near || strcmp(near, project) || strncmp(entry, project, n) || !strchr("/\\", entry[n]) ||
-        !entry[n])
+    if (!near || strcmp(near, project) || !path_within(entry, project) || !entry[n])
         goto out;
     const char *name = entry + n + 1;
     link_path = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
@@ -227,7 +221,7 @@ static bool unchanged_at(cdm_ctx *ctx, const char *near)
     if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS) {
         /* The same install, through a view (a toolkit) exactly when one is active. */
         char id[64], *home = fs_getenv("CDM_SAVED_CUDA_HOME");
-        bool view = strchr(path_basename(target), '+') != NULL;
+        bool view = store_is_view_name(target);
         same = store_install_of(ctx, target, id, sizeof(id)) && !strcmp(id, active) &&
                view == (home != NULL);
         free(home);
@@ -248,8 +242,8 @@ static char *hook_link(cdm_ctx *ctx, const char *near)
     char *project = fs_getenv("CDM_PROJECT"), *entry = fs_getenv("CDM_PATH_ENTRY");
     char *link = NULL;
     size_t n = project ? strlen(project) : 0;
-    if (project && entry && !strcmp(project, near) && !strncmp(entry, project, n) &&
-        entry[n] && strchr("/\\", entry[n]) && entry[n + 1]) {
+    if (project && entry && !strcmp(project, near) && path_within(entry, project) && entry[n] &&
+        entry[n + 1]) {
         const char *name = entry + n + 1;
         link = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
     }

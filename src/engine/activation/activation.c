@@ -184,12 +184,7 @@ static char *list_with_last(const struct shell_platform *pf, const char *rest, c
 
 static char *native_path(const struct shell_platform *pf, const char *path)
 {
-    char *s = xstrdup(path);
-    if (pf->dir_sep != '/')
-        for (char *p = s; *p; p++)
-            if (*p == '/')
-                *p = pf->dir_sep;
-    return s;
+    return path_slashes_to(xstrdup(path), pf->dir_sep);
 }
 
 /* Where the loader's list is not PATH (POSIX), a toolkit's programs need PATH too. */

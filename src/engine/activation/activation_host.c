@@ -61,10 +61,6 @@ void activation_target_of(const struct shell_platform *pf, const struct cdm_acti
     t->audit = NULL;
 }
 
-static bool host_windows(void)
-{
-    return str_starts_with(cdm_host_platform(), "windows");
-}
 
 /* The audit library for a's redirect into *audit (NULL: none). Where there can be none, a
  * redirect asked for fails and one the configuration wants is dropped with a warning. */
@@ -74,7 +70,7 @@ static int redirect_library(cdm_ctx *ctx, const struct cdm_activation *a, char *
     if (a->redirect == CDM_REDIRECT_NO)
         return CDM_OK;
     bool asked = a->redirect == CDM_REDIRECT_ASKED;
-    if (host_windows()) {
+    if (fs_host_is_windows()) {
         const char *why = "its loader has no audit interface to redirect cuDNN loads with "
                           "('cdm attach ENV' makes a Python environment's own cuDNN DLLs the "
                           "project's)";
@@ -145,7 +141,7 @@ bool cdm_activation_is_current(const struct cdm_activation *a)
     struct activation_target t;
     activation_target_of(pf, a, &t);
     struct env_snapshot env = {NULL, 0};
-    bool redirect = a->redirect != CDM_REDIRECT_NO && !host_windows();
+    bool redirect = a->redirect != CDM_REDIRECT_NO && !fs_host_is_windows();
     bool current = activation_current(pf, env_snapshot_get, &env, &t, redirect);
     env_snapshot_free(&env);
     return current;

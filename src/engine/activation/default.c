@@ -75,9 +75,9 @@ static int default_install(cdm_ctx *ctx, const struct default_choice *c,
 
 static int fill(cdm_ctx *ctx, const struct default_choice *c, struct cdm_default_result *out)
 {
-    COPY_ARRAY(out->id, c->id);
+    COPY_STR_ARRAY(out->id, c->id);
     if (*c->id)
-        COPY_ARRAY(out->root, c->root);
+        COPY_STR_ARRAY(out->root, c->root);
     char *path = *c->id ? path_join(c->root, c->id) : xstrdup("");
     int rc = copy_path(ctx, out->path, sizeof(out->path), path);
     free(path);
@@ -99,7 +99,7 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
         rc = CDM_OK;
     if (rc)
         return rc;
-    COPY_ARRAY(out->previous_id, cur.id);
+    COPY_STR_ARRAY(out->previous_id, cur.id);
     next = cur;
     if (req->spec) {
         if ((rc = cdm_resolve(ctx, req->spec, req->cuda, &in)))
@@ -107,7 +107,7 @@ int cdm_default(cdm_ctx *ctx, const struct cdm_default_request *req, struct cdm_
         have_install = true;
         if ((rc = copy_path(ctx, next.root, sizeof(next.root), cdm_root(ctx))))
             return rc;
-        COPY_ARRAY(next.id, in.id);
+        COPY_STR_ARRAY(next.id, in.id);
     }
     if (req->unset)
         memset(&next, 0, sizeof(next));

@@ -43,16 +43,6 @@ void persist_where(const cdm_ctx *ctx, char *out, size_t size)
     sb_free(&text);
 }
 
-/* The install's folder and the loader path entry, in the system's own form. */
-static char *native(const char *path, bool windows)
-{
-    char *s = xstrdup(path);
-    for (char *p = s; windows && *p; p++)
-        if (*p == '/')
-            *p = '\\';
-    return s;
-}
-
 /* ---- Linux: environment.d and ~/.profile ---------------------------------------------- */
 
 /* Characters environment.d and a single-quoted shell word both take as they are. */
@@ -296,8 +286,9 @@ static char *saved_form(const char *value)
 static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char *record,
                      bool dry_run, bool *changed, char *where, size_t size)
 {
-    char *dir = native(in->path, true);
-    char *bin_rel = native(*in->bin_dir ? in->bin_dir : "", true);
+    /* the install's folder and the loader path entry, in the system's own form */
+    char *dir = path_slashes_to(xstrdup(in->path), '\\');
+    char *bin_rel = path_slashes_to(xstrdup(in->bin_dir), '\\');
     char *entry = *bin_rel ? path_join(dir, bin_rel) : xstrdup(dir);
     char *old_entry = record ? userstate_get(record, "entry") : NULL;
     char *cuda = NULL, *cudnn = NULL, *path = NULL, *rec = NULL;

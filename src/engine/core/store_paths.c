@@ -1,6 +1,8 @@
 #include "store_paths.h"
 #include "platform/fs.h"
+#include "platform/sha256.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +129,33 @@ char *store_deployed_object(const cdm_ctx *ctx, const char *sha256)
     return path;
 }
 
+#define VIEW_TOOLKIT "+cuda"
+
+char *view_name(const char *install_id, const char *tk_version, const char *tk_real)
+{
+    struct sha256 *h = sha256_new();
+    sha256_update(h, tk_real, strlen(tk_real));
+    char hex[65];
+    sha256_finish_hex(h, hex);
+    sha256_free(h);
+    return xasprintf("%s" VIEW_TOOLKIT "%s-%.8s", install_id, tk_version, hex);
+}
+
+bool store_is_view_name(const char *path)
+{
+    return strchr(path_basename(path), '+') != NULL;
+}
+
+void view_toolkit_version(const char *name, char *out, size_t size)
+{
+    const char *v = strstr(name, VIEW_TOOLKIT);
+    const char *dash = v ? strrchr(v, '-') : NULL;
+    size_t skip = strlen(VIEW_TOOLKIT);
+    out[0] = '\0';
+    if (v && dash && (size_t)(dash - v) - skip < size)
+        snprintf(out, size, "%.*s", (int)(dash - v - skip), v + skip);
+}
+
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size)
 {
     id[0] = '\0';
@@ -135,8 +164,8 @@ bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t siz
     char *real_root = fs_realpath(ctx->root);
     char *views = real_root ? path_join(real_root, "views") : NULL;
     const char *name = path_basename(path);
-    /* A view's name starts with its install's id and a '+', which no id holds. */
-    bool in_views = real_parent && views && !strcmp(real_parent, views) && strchr(name, '+');
+    /* A view's name starts with its install's id */
+    bool in_views = real_parent && views && !strcmp(real_parent, views) && store_is_view_name(name);
     bool found = in_views || (real_parent && real_root && !strcmp(real_parent, real_root));
     found = found && copy_str(id, size, name);
     if (found && in_views)

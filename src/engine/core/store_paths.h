@@ -57,6 +57,15 @@ char *store_attached_dir(const cdm_ctx *ctx, long long n);
 /* .deployed/ and .deployed/<sha256>: the files cdm deploy replaced, kept for its undo */
 char *store_deployed_dir(const cdm_ctx *ctx);
 char *store_deployed_object(const cdm_ctx *ctx, const char *sha256);
+/* A view's name: "<install id>+cuda<toolkit version>-<8 hex of the toolkit's real folder's
+ * hash>", for install_id over the toolkit of version tk_version in folder tk_real (links
+ * resolved); malloc'd. */
+char *view_name(const char *install_id, const char *tk_version, const char *tk_real);
+/* Whether the last component of path is a view's name (an install's id never holds '+'). */
+bool store_is_view_name(const char *path);
+/* The toolkit's version in a view's name ("13.0.88"); "" when name is none. */
+void view_toolkit_version(const char *name, char *out, size_t size);
+
 /* views/, and the view called name in it */
 char *store_views_dir(const cdm_ctx *ctx);
 char *store_view_path(const cdm_ctx *ctx, const char *name);

@@ -32,15 +32,7 @@ int userstate_read(cdm_ctx *ctx, const char *name, struct strbuf *text)
 
 char *userstate_get(const char *text, const char *key)
 {
-    size_t n = strlen(key);
-    for (const char *line = text; *line;) {
-        size_t len = strcspn(line, "\r\n");
-        if (len > n && !strncmp(line, key, n) && line[n] == '=')
-            return xstrndup(line + n + 1, len - n - 1);
-        line += len;
-        line += strspn(line, "\r\n");
-    }
-    return NULL;
+    return text_key_value(text, key, false);
 }
 
 int userstate_write(cdm_ctx *ctx, const char *name, const char *text)

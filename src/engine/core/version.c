@@ -64,6 +64,26 @@ bool version_format(const struct version *v, char *out, size_t size)
     return fits;
 }
 
+#define INSTALL_ID_CUDA "-cuda"
+
+bool install_id_format(const char *version, int cuda, char *out, size_t size)
+{
+    int n = snprintf(out, size, "%s" INSTALL_ID_CUDA "%d", version, cuda);
+    return n >= 0 && (size_t)n < size;
+}
+
+bool install_id_version(const char *id, char *out, size_t size)
+{
+    const char *dash = strstr(id, INSTALL_ID_CUDA);
+    size_t n = dash ? (size_t)(dash - id) : strlen(id);
+    bool fits = n < size;
+    if (!fits)
+        n = 0;
+    memcpy(out, id, n);
+    out[n] = '\0';
+    return fits;
+}
+
 bool version_spec_parse(const char *s, struct version_spec *spec)
 {
     memset(spec, 0, sizeof(*spec));
@@ -187,7 +207,7 @@ static bool parse_old_style(const char *stem, struct archive_name *out)
     for (size_t i = 0; i < CDM_ARRAY_LEN(old_platforms); i++)
         if (strlen(old_platforms[i].old_name) == platform_len &&
             !strncmp(platform, old_platforms[i].old_name, platform_len))
-            COPY_ARRAY(out->platform, old_platforms[i].platform);
+            COPY_STR_ARRAY(out->platform, old_platforms[i].platform);
     if (!out->platform[0])
         return false;
     if (!parse_dotted(v + 2, &out->version, &end) || *end != '\0' || out->version.count != 4)

@@ -22,6 +22,13 @@ bool version_has_prefix(const struct version *v, const struct version *prefix);
  * seven digits). */
 bool version_format(const struct version *v, char *out, size_t size);
 
+/* An install's id, the one format the store's folders, the index and cudnn.lock share:
+ * "8.8.0.121-cuda11". False when it does not fit in size. */
+bool install_id_format(const char *version, int cuda, char *out, size_t size);
+/* The version part of an install id: "8.8.0.121" of "8.8.0.121-cuda11" (the whole id when it
+ * has no CUDA part); "" and false when it does not fit in size. */
+bool install_id_version(const char *id, char *out, size_t size);
+
 /* What a user may type for a version: 8, 8.8, 8.8.0, 8.8.0.121, 8.8.0.121-cuda11, latest. */
 struct version_spec {
     bool latest;

@@ -41,7 +41,7 @@ static int choose_install(struct doctor *d, const struct cdm_doctor_request *req
     d->minor = v.part[1];
     d->patch = v.part[2];
     d->native = !strcmp(d->install.platform, cdm_host_platform());
-    d->windows = str_starts_with(d->install.platform, "windows");
+    d->windows = fs_platform_is_windows(d->install.platform);
     d->lib_dir = path_join(d->install.path, d->windows ? d->install.bin_dir : d->install.lib_dir);
     char *file = cudnn_lib_name(d->windows, d->major);
     d->main_lib = path_join(d->lib_dir, file);
@@ -70,9 +70,9 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
         rc = choose_install(d, req);
     if (!rc) {
         if (d->have_project)
-            COPY_ARRAY(report->project, d->project.path);
+            COPY_STR_ARRAY(report->project, d->project.path);
         if (d->have_install) {
-            COPY_ARRAY(report->install_id, d->install.id);
+            COPY_STR_ARRAY(report->install_id, d->install.id);
             d->libs = cudnn_libs_in(ctx, d->lib_dir, d->windows, d->major);
         }
         for (size_t i = 0; i < CDM_ARRAY_LEN(layers); i++)

@@ -2,6 +2,7 @@
  * compatibility tables of CUDNN_FACTS.md (compat.c). */
 #include "compat.h"
 #include "db.h"
+#include "platform/fs.h"
 #include "doctor.h"
 #include "store_paths.h"
 #include "view.h"
@@ -113,7 +114,7 @@ static void check_compat_driver(struct doctor *d)
     if (*dr->version) {
         char why[512];
         enum compat_verdict v = compat_driver(
-            dr->version, ma, mi, str_starts_with(cdm_host_platform(), "windows"), why, sizeof(why));
+            dr->version, ma, mi, fs_host_is_windows(), why, sizeof(why));
         static const enum cdm_check_status map[] = {CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL,
                                                     CDM_CHECK_SKIP};
         doctor_add(d, "compat.driver", map[v], fix, "%s (%s %d.%d)", why, what, ma, mi);

@@ -30,7 +30,7 @@ static char *check_name(const struct py_env *e, size_t nth)
 /* Windows or POSIX names: the install's, else this machine's. */
 static bool windows(const struct doctor *d)
 {
-    return d->have_install ? d->windows : str_starts_with(cdm_host_platform(), "windows");
+    return d->have_install ? d->windows : fs_host_is_windows();
 }
 
 /* The wheel's folder leads to the project's install: its main library is the install's

@@ -333,20 +333,14 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
 {
     if (is_zip(path)) /* by its bytes: a download is read under a .partial name */
         return zip_extract(ctx, path, dest, limits, result);
-    memset(result, 0, sizeof(*result));
+    struct handed handed = {0};
+    struct walk w; /* holds nothing yet: a failed open leaves nothing to free */
+    walk_start(&w, ctx, path, dest, limits, result, write_regular, &handed);
     struct stream s;
     int rc = stream_open(ctx, path, &s);
     if (rc)
         return rc;
-    struct handed handed = {.writer = xw_start(s.hash), .stream = &s};
-    struct walk w = {.ctx = ctx,
-                     .archive_path = path,
-                     .dest = dest,
-                     .limits = limits,
-                     .result = result,
-                     .take_file = write_regular,
-                     .arg = &handed,
-                     .check = {.max_entries = limits->max_entries}};
+    handed = (struct handed){.writer = xw_start(s.hash), .stream = &s};
     s.writer = handed.writer;
     struct archive *a = archive_read_new();
     /* Streaming readers only (a zip goes to zip_extract): the hash is of the bytes read. */
@@ -380,7 +374,6 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         goto out;
     }
     struct archive_entry *e;
-    unsigned entries = 0;
     for (;;) {
         int r = archive_read_next_header(a, &e);
         if (r == ARCHIVE_EOF)
@@ -389,16 +382,11 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
             rc = read_failed(ctx, a, &s, "it is damaged or incomplete; download it again");
             goto out;
         }
-        entries++;
         if ((rc = walk_entry(&w, a, e)))
             goto out;
         fs_crash_point("extract-entry");
     }
-    if (entries == 0) {
-        rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty", path);
-        goto out;
-    }
-    if ((rc = take_written(&w, &s)) || (rc = walk_links(&w)))
+    if ((rc = take_written(&w, &s)) || (rc = walk_finish(&w)))
         goto out;
     if ((rc = stream_drain(&s)))
         goto out;
@@ -411,8 +399,6 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     else
         snprintf(result->unpacked_by, sizeof(result->unpacked_by),
                  "tar, read by libarchive on one thread, written on another");
-    _Static_assert(sizeof(result->top) == sizeof(w.check.top), "the same top folder buffer");
-    memcpy(result->top, w.check.top, sizeof(result->top));
 out:
     if (s.writer) { /* stopped early: the writer's error, if it failed, is the cause */
         struct xw_file *done;

@@ -165,8 +165,39 @@ static enum entry_kind entry_kind_of(struct archive_entry *e)
     }
 }
 
+void walk_start(struct walk *w, cdm_ctx *ctx, const char *path, const char *dest,
+                const struct extract_limits *limits, struct extract_result *result,
+                int (*take_file)(struct walk *w, struct archive *a, struct archive_entry *e,
+                                 const char *rel),
+                void *arg)
+{
+    memset(result, 0, sizeof(*result));
+    *w = (struct walk){.ctx = ctx,
+                       .archive_path = path,
+                       .dest = dest,
+                       .limits = limits,
+                       .result = result,
+                       .take_file = take_file,
+                       .arg = arg,
+                       .check = {.max_entries = limits->max_entries}};
+}
+
+int walk_finish(struct walk *w)
+{
+    if (w->entries == 0)
+        return cdm_error_set(w->ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty",
+                             w->archive_path);
+    int rc = walk_links(w);
+    if (rc)
+        return rc;
+    _Static_assert(sizeof(w->result->top) == sizeof(w->check.top), "the same top folder buffer");
+    memcpy(w->result->top, w->check.top, sizeof(w->result->top));
+    return CDM_OK;
+}
+
 int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e)
 {
+    w->entries++;
     const char *raw = archive_entry_pathname_utf8(e);
     if (!raw)
         raw = archive_entry_pathname(e);

@@ -29,7 +29,19 @@ struct walk {
     struct entry_checker check;
     struct strmap file_index; /* a regular file's path -> its place in result->files */
     char *header_from;        /* the header that gave the version */
+    unsigned entries;         /* walk_entry's calls: none is an empty archive */
 };
+
+/* The start of an archive's walk: result emptied, w set to extract path into dest, each
+ * regular file given to take_file with arg (archive.c's tar walk, zip_extract.c's). */
+void walk_start(struct walk *w, cdm_ctx *ctx, const char *path, const char *dest,
+                const struct extract_limits *limits, struct extract_result *result,
+                int (*take_file)(struct walk *w, struct archive *a, struct archive_entry *e,
+                                 const char *rel),
+                void *arg);
+/* The end of a walk that saw every entry: an empty archive refused, the links judged and
+ * made (walk_links), the top folder into the result. */
+int walk_finish(struct walk *w);
 
 /* A copy of s owned by r. */
 const char *walk_keep_string(struct extract_result *r, const char *s);
@@ -44,7 +56,7 @@ bool walk_is_version_header(const char *rel);
 int walk_header_version(struct walk *w, const char *rel, const char *text, size_t len);
 /* Check one entry and act on it (w->take_file for a regular file). */
 int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e);
-/* After the last entry: judge the links held and make them. */
+/* After the last entry: judge the links held and make them (walk_finish does). */
 int walk_links(struct walk *w);
 /* What the walk holds (not the result). */
 void walk_free(struct walk *w);

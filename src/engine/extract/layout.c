@@ -12,10 +12,10 @@ static void keep_prefix(char *dst, size_t size, const char *rel, size_t n)
     }
 }
 
+/* Below dir, not dir itself. */
 static bool under(const char *path, const char *dir)
 {
-    size_t n = strlen(dir);
-    return !strncmp(path, dir, n) && path[n] == '/';
+    return path_within(path, dir) && path[strlen(dir)];
 }
 
 void layout_note(struct layout_scan *scan, const char *rel)
@@ -56,23 +56,23 @@ void layout_note(struct layout_scan *scan, const char *rel)
 void layout_result(const struct layout_scan *scan, struct cdm_install_info *in)
 {
     if (scan->bin_x64)
-        COPY_ARRAY(in->bin_dir, "bin/x64");
+        COPY_STR_ARRAY(in->bin_dir, "bin/x64");
     else if (scan->bin)
-        COPY_ARRAY(in->bin_dir, "bin");
+        COPY_STR_ARRAY(in->bin_dir, "bin");
     else
         in->bin_dir[0] = '\0';
     if (scan->lib_x64)
-        COPY_ARRAY(in->lib_dir, "lib/x64");
+        COPY_STR_ARRAY(in->lib_dir, "lib/x64");
     else if (scan->lib64)
-        COPY_ARRAY(in->lib_dir, "lib64");
+        COPY_STR_ARRAY(in->lib_dir, "lib64");
     else if (scan->lib)
-        COPY_ARRAY(in->lib_dir, "lib");
+        COPY_STR_ARRAY(in->lib_dir, "lib");
     else
-        COPY_ARRAY(in->lib_dir, scan->target_lib);
+        COPY_STR_ARRAY(in->lib_dir, scan->target_lib);
     if (scan->include)
-        COPY_ARRAY(in->include_dir, "include");
+        COPY_STR_ARRAY(in->include_dir, "include");
     else
-        COPY_ARRAY(in->include_dir, scan->target_include);
+        COPY_STR_ARRAY(in->include_dir, scan->target_include);
 }
 
 const char *layout_os(const struct layout_scan *scan)

@@ -383,9 +383,6 @@ static int walk_directory(struct walk *w, struct plan *p)
             break;
     }
     zip_close(a, src);
-    if (!rc && p->entry == 0)
-        rc = cdm_error_set(w->ctx, CDM_EARCHIVE, "cannot install '%s': the archive is empty",
-                           w->archive_path);
     if (!rc && p->declared > w->limits->max_total_size)
         rc = too_big(w->ctx, w->archive_path, w->limits);
     return rc;
@@ -412,16 +409,9 @@ static bool read_directory(const char *path, const struct extract_limits *limits
 int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
                 const struct extract_limits *limits, struct extract_result *result)
 {
-    memset(result, 0, sizeof(*result));
     struct plan plan = {0};
-    struct walk w = {.ctx = ctx,
-                     .archive_path = path,
-                     .dest = dest,
-                     .limits = limits,
-                     .result = result,
-                     .take_file = plan_file,
-                     .arg = &plan,
-                     .check = {.max_entries = limits->max_entries}};
+    struct walk w;
+    walk_start(&w, ctx, path, dest, limits, result, plan_file, &plan);
     struct shared shared = {.path = path, .limits = limits};
     atomic_init(&shared.extracted, 0);
     atomic_init(&shared.stop, false);
@@ -453,7 +443,7 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
         if (j->keep)
             rc = walk_header_version(&w, j->rel, sb_str(&j->header), j->header.len);
     }
-    if (rc || (rc = walk_links(&w)))
+    if (rc || (rc = walk_finish(&w)))
         goto out;
     size_t here = atomic_load(&shared.inflated_here);
     if (here == plan.count)
@@ -468,8 +458,6 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     result->archive_size = hasher.size;
     if (ctx->options.progress)
         ctx->options.progress(ctx->options.callback_arg, hasher.size, hasher.size);
-    _Static_assert(sizeof(result->top) == sizeof(w.check.top), "the same top folder buffer");
-    memcpy(result->top, w.check.top, sizeof(result->top));
 out:
     for (size_t k = 0; k < made; k++) {
         free(workers[k].mine);

@@ -9,6 +9,7 @@
 #include "platform/fs.h"
 #include "redist.h"
 #include "store_paths.h"
+#include "version.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static int in_store(cdm_ctx *ctx, const struct manifest_entry *e, bool force,
                     struct cdm_install_info *out)
 {
     char id[64];
-    snprintf(id, sizeof(id), "%s-cuda%d", e->version, e->cuda);
+    install_id_format(e->version, e->cuda, id, sizeof(id));
     db_close(ctx); /* a fresh look: another process may have installed it meanwhile */
     int rc = db_open_read(ctx);
     if (rc || db_install_get(ctx, id, out) != CDM_OK || out->state != CDM_INSTALL_OK)
@@ -77,8 +78,8 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
                            req->sha256, e->name, pick.manifest_url, e->sha256);
         goto out;
     }
-    COPY_ARRAY(out->name, e->name);
-    COPY_ARRAY(out->sha256, e->sha256);
+    COPY_STR_ARRAY(out->name, e->name);
+    COPY_STR_ARRAY(out->sha256, e->sha256);
     if ((rc = copy_path(ctx, out->source, sizeof(out->source), pick.manifest_url)))
         goto out;
     out->official = r.official;

@@ -96,18 +96,18 @@ static void read_archive(const cJSON *archive, const char *component_version, co
 {
     const char *rel = string_of(archive, "relative_path");
     if (!rel || !copy_str(e->relative_path, sizeof(e->relative_path), rel)) {
-        COPY_ARRAY(e->problem, "it has no usable relative_path");
+        COPY_STR_ARRAY(e->problem, "it has no usable relative_path");
         return;
     }
     struct archive_name an;
     if (!copy_str(e->name, sizeof(e->name), path_basename(e->relative_path)))
-        COPY_ARRAY(e->problem, "its file name is too long");
+        COPY_STR_ARRAY(e->problem, "its file name is too long");
     else if (!manifest_path_safe(rel))
         snprintf(e->problem, sizeof(e->problem), "its relative_path '%.100s' is unsafe", rel);
     else if (!sha256_of(archive, e->sha256))
-        COPY_ARRAY(e->problem, "its sha256 is not 64 hex digits");
+        COPY_STR_ARRAY(e->problem, "its sha256 is not 64 hex digits");
     else if (!size_of(archive, &e->size))
-        COPY_ARRAY(e->problem, "its size is not a number of bytes");
+        COPY_STR_ARRAY(e->problem, "its size is not a number of bytes");
     else if (!archive_name_parse(e->name, &an))
         snprintf(e->problem, sizeof(e->problem), "'%.100s' is not a cuDNN archive name", e->name);
     else if (strcmp(an.platform, e->platform))
@@ -147,7 +147,7 @@ static void read_platform(struct manifest *m, size_t *cap, const cJSON *platform
         e.cuda = cuda;
         if (!copy_str(e.platform, sizeof(e.platform), platform->string) ||
             !copy_str(e.variant, sizeof(e.variant), item->string))
-            COPY_ARRAY(e.problem, "its platform or variant key is too long");
+            COPY_STR_ARRAY(e.problem, "its platform or variant key is too long");
         else
             read_archive(item, component_version, item->string, &e);
         add_entry(m, cap, &e);
@@ -155,7 +155,7 @@ static void read_platform(struct manifest *m, size_t *cap, const cJSON *platform
     if (flat) {
         memset(&e, 0, sizeof(e));
         if (!copy_str(e.platform, sizeof(e.platform), platform->string))
-            COPY_ARRAY(e.problem, "its platform key is too long");
+            COPY_STR_ARRAY(e.problem, "its platform key is too long");
         else
             read_archive(platform, component_version, "", &e);
         add_entry(m, cap, &e);

@@ -117,12 +117,12 @@ int redist_offer(struct redist *r, struct cdm_offer *o, const struct manifest_en
                  const char *label, const char *url)
 {
     memset(o, 0, sizeof(*o));
-    COPY_ARRAY(o->version, e->version);
+    COPY_STR_ARRAY(o->version, e->version);
     o->cuda = e->cuda;
-    COPY_ARRAY(o->platform, e->platform);
-    COPY_ARRAY(o->name, e->name);
+    COPY_STR_ARRAY(o->platform, e->platform);
+    COPY_STR_ARRAY(o->name, e->name);
     o->size = e->size;
-    COPY_ARRAY(o->sha256, e->sha256);
+    COPY_STR_ARRAY(o->sha256, e->sha256);
     if (!copy_str(o->label, sizeof(o->label), label))
         return long_label(r, label);
     return copy_path(r->ctx, o->url, sizeof(o->url), url);
@@ -456,9 +456,9 @@ static void legacy_manifest(const struct legacy_list *list, const char *version,
         if (!copy_str(e->name, sizeof(e->name), a->name) ||
             !copy_str(e->sha256, sizeof(e->sha256), a->sha256))
             continue;
-        COPY_ARRAY(e->platform, an.platform);
+        COPY_STR_ARRAY(e->platform, an.platform);
         e->cuda = an.cuda_major;
-        COPY_ARRAY(e->version, v);
+        COPY_STR_ARRAY(e->version, v);
         snprintf(e->relative_path, sizeof(e->relative_path), "%s/%s", a->folder, a->name);
         e->legacy = true;
         m->count++;
@@ -481,14 +481,14 @@ static int find_legacy(struct redist *r, const struct version_spec *spec, const 
             !version_spec_matches(spec, &an.version, an.cuda_major) ||
             !version_format(&an.version, v, sizeof(v)) || !strcmp(v, last))
             continue;
-        COPY_ARRAY(last, v);
+        COPY_STR_ARRAY(last, v);
         if (!strstr(sb_str(&s->manifests), where))
             sb_addf(&s->manifests, "%s%s", s->manifests.len ? ", " : "", where);
         legacy_manifest(&list, v, &out->manifest);
         note_variants(s, &out->manifest, platform);
         rc = pick_in(r, &out->manifest, where, spec, platform, s, &out->entry);
         if (rc == CDM_OK) {
-            COPY_ARRAY(out->label, v);
+            COPY_STR_ARRAY(out->label, v);
             out->manifest_url = xstrdup(where);
             break;
         }

@@ -135,13 +135,11 @@ static int preflight(cdm_ctx *ctx, const char *toolkit, struct plan *p)
         char *probe = xasprintf("%s.cdm-probe-%llu", dest, (unsigned long long)fs_process_id());
         struct fs_file *f = NULL;
         if (!rc && fs_file_create(ctx, probe, false, &f) != CDM_OK) {
-            char *why = xstrdup(cdm_error_message(ctx));
-            rc = cdm_error_set(ctx, CDM_EIO,
-                               "cannot deploy into '%s': %s; a toolkit under Program Files "
-                               "needs an elevated shell (Run as administrator), one owned by "
-                               "root needs sudo (nothing was changed)",
-                               toolkit, why);
-            free(why);
+            cdm_error_wrap(ctx, CDM_EIO, "cannot deploy into '%s'", toolkit);
+            rc = cdm_error_append(ctx, CDM_EIO,
+                                  "; a toolkit under Program Files needs an elevated shell (Run "
+                                  "as administrator), one owned by root needs sudo (nothing was "
+                                  "changed)");
         } else if (!rc) {
             fs_file_close(ctx, f);
             fs_remove_file(ctx, probe);
@@ -175,9 +173,9 @@ static int keep_before(cdm_ctx *ctx, const char *toolkit, struct plan *p, size_t
         char *target = NULL;
         enum link_kind lk;
         if (k == FS_NONE) {
-            COPY_ARRAY(f->before_kind, "none");
+            COPY_STR_ARRAY(f->before_kind, "none");
         } else if (k == FS_LINK) {
-            COPY_ARRAY(f->before_kind, "link");
+            COPY_STR_ARRAY(f->before_kind, "link");
             if (!(rc = link_read(ctx, dest, &lk, &target)) &&
                 (lk != LINK_OURS || !copy_str(f->before_link, sizeof(f->before_link), target)))
                 rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
@@ -186,7 +184,7 @@ static int keep_before(cdm_ctx *ctx, const char *toolkit, struct plan *p, size_t
                                    dest);
             (*replaced)++;
         } else {
-            COPY_ARRAY(f->before_kind, "file");
+            COPY_STR_ARRAY(f->before_kind, "file");
             f->before_mode = fs_file_mode(dest);
             if (!(rc = deploy_hash(ctx, dest, f->before_sha256)))
                 rc = deploy_keep(ctx, dest, f->before_sha256);
@@ -300,10 +298,10 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
         (rc = keep_before(ctx, toolkit, &p, &out->replaced)))
         goto out;
     fs_crash_point("deploy-kept");
-    COPY_ARRAY(d.toolkit, out->toolkit);
-    COPY_ARRAY(d.install_id, in.id);
-    COPY_ARRAY(d.toolkit_version, tk.version);
-    COPY_ARRAY(d.state, "deploying");
+    COPY_STR_ARRAY(d.toolkit, out->toolkit);
+    COPY_STR_ARRAY(d.install_id, in.id);
+    COPY_STR_ARRAY(d.toolkit_version, tk.version);
+    COPY_STR_ARRAY(d.state, "deploying");
     if ((rc = db_deploy_insert(ctx, &d, p.files, p.n)))
         goto out;
     fs_crash_point("deploy-recorded");

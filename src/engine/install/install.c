@@ -124,7 +124,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         (rc = check_content(ctx, archive, &name, &x)))
         goto out;
     describe_content(&name, &x, &in);
-    COPY_ARRAY(result->unpacked_by, x.unpacked_by);
+    COPY_STR_ARRAY(result->unpacked_by, x.unpacked_by);
     /* the hash was checked against NVIDIA's own manifest, fetched over TLS */
     in.official = in.official || dl.official;
     if ((rc = install_commit(ctx, tmp, &in, x.files, x.file_count)))
@@ -169,13 +169,16 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
     int rc = sources_find(ctx, &spec, platform, req->what, archive);
     if (rc != CDM_ENOTFOUND)
         return rc;
-    char *in_sources = xstrdup(cdm_error_message(ctx));
+    struct saved_error in_sources = error_save(ctx);
     rc = fetch_for_install(ctx, req, platform, dl);
-    if (dl->off)
-        rc = cdm_error_set(ctx, rc, "%s (downloads are off: [fetch] base)", in_sources);
-    else if (!rc && !dl->installed)
+    if (dl->off) {
+        in_sources.code = rc;
+        error_restore(ctx, &in_sources);
+        return cdm_error_append(ctx, rc, " (downloads are off: [fetch] base)");
+    }
+    free(in_sources.message);
+    if (!rc && !dl->installed)
         *archive = xstrdup(dl->path);
-    free(in_sources);
     return rc;
 }
 
@@ -242,12 +245,11 @@ static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_nam
 {
     memset(in, 0, sizeof(*in));
     if (!version_format(&name->version, in->version, sizeof(in->version)) ||
-        snprintf(in->id, sizeof(in->id), "%s-cuda%d", in->version, name->cuda_major) >=
-            (int)sizeof(in->id))
+        !install_id_format(in->version, name->cuda_major, in->id, sizeof(in->id)))
         return cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': its version is too long",
                              archive);
     in->cuda = name->cuda_major;
-    COPY_ARRAY(in->platform, name->platform);
+    COPY_STR_ARRAY(in->platform, name->platform);
     if (!copy_str(in->archive_name, sizeof(in->archive_name), file_name))
         return cdm_error_set(ctx, CDM_EARCHIVE,
                              "cannot install '%s': its file name is longer than %zu bytes; "
@@ -270,7 +272,7 @@ static void describe_content(const struct archive_name *name, const struct extra
     in->layout[0] = layout;
     layout_result(&x->scan, in);
     in->archive_size = x->archive_size;
-    COPY_ARRAY(in->sha256, x->sha256);
+    COPY_STR_ARRAY(in->sha256, x->sha256);
     in->official = official_archive_for(x->sha256) != NULL;
     in->installed_at = (int64_t)time(NULL);
     in->size = x->extracted_size;

@@ -207,7 +207,7 @@ static int check_record(struct copy *c, const struct cdm_install_info *in)
     struct version v;
     char id[sizeof(in->id)];
     if (!version_parse(in->version, &v) || in->cuda <= 0 ||
-        snprintf(id, sizeof(id), "%s-cuda%d", in->version, in->cuda) >= (int)sizeof(id) ||
+        !install_id_format(in->version, in->cuda, id, sizeof(id)) ||
         strcmp(id, in->id) || link_name_check(in->platform) || !in->platform[0])
         return cdm_error_set(c->ctx, CDM_EARCHIVE,
                              "refusing the store '%s': its record of '%s' is not one cdm writes "

@@ -168,9 +168,9 @@ static int offer_for(cdm_ctx *ctx, const struct lock *l, const char *platform,
                            "check the platform's name ('cdm available %s --platform all')",
                            l->version, platform, l->cuda, l->version);
     if (found) {
-        COPY_ARRAY(e->archive, found->name);
+        COPY_STR_ARRAY(e->archive, found->name);
         e->size = found->size;
-        COPY_ARRAY(e->sha256, found->sha256);
+        COPY_STR_ARRAY(e->sha256, found->sha256);
     }
     free(v);
     return rc;
@@ -184,7 +184,7 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
                           : cdm_project_find(ctx, NULL, &p);
     if (rc || (rc = store_open_read(ctx)))
         return rc;
-    COPY_ARRAY(out->project, p.path);
+    COPY_STR_ARRAY(out->project, p.path);
     char *path = lock_path(p.path);
     if ((rc = copy_path(ctx, out->path, sizeof(out->path), path)))
         goto out;
@@ -197,7 +197,7 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
                            p.path, *id ? id : "no link, no pin", p.path);
         goto out;
     }
-    COPY_ARRAY(out->install_id, in.id);
+    COPY_STR_ARRAY(out->install_id, in.id);
     if (req->check) {
         struct lock l;
         if ((rc = lock_read(ctx, p.path, &l)) == CDM_ENOTFOUND)
@@ -218,12 +218,12 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
         goto out;
     }
     struct lock l = {.cuda = in.cuda};
-    COPY_ARRAY(l.version, in.version);
+    COPY_STR_ARRAY(l.version, in.version);
     /* this machine: the bytes that were installed */
     struct lock_entry *e = entry_for(&l, in.platform, true);
-    COPY_ARRAY(e->archive, in.archive_name);
+    COPY_STR_ARRAY(e->archive, in.archive_name);
     e->size = in.archive_size;
-    COPY_ARRAY(e->sha256, in.sha256);
+    COPY_STR_ARRAY(e->sha256, in.sha256);
     for (size_t i = 0; !rc && i < req->nplatforms; i++) {
         if (!strcmp(req->platforms[i], in.platform))
             continue;
@@ -263,7 +263,7 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
         return CDM_OK;
     if (rc)
         return rc;
-    COPY_ARRAY(out->project, p.path);
+    COPY_STR_ARRAY(out->project, p.path);
     char *path = lock_path(p.path);
     if ((rc = copy_path(ctx, out->path, sizeof(out->path), path))) {
         free(path);
@@ -279,8 +279,8 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
         return rc;
     }
     char id[64];
-    snprintf(id, sizeof(id), "%s-cuda%d", l.version, l.cuda);
-    COPY_ARRAY(out->install_id, id);
+    install_id_format(l.version, l.cuda, id, sizeof(id)); /* a 32-byte version always fits */
+    COPY_STR_ARRAY(out->install_id, id);
     struct cdm_install_info in;
     if ((rc = store_open_read(ctx)) == CDM_OK && db_install_get(ctx, id, &in) == CDM_OK) {
         if (strcmp(in.sha256, e->sha256))
@@ -298,10 +298,7 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
     struct cdm_install_result r;
     rc = cdm_install(ctx, &req, &r);
     if (rc) {
-        char *why = xstrdup(cdm_error_message(ctx));
-        rc = cdm_error_set(ctx, rc, "cannot install what '%s' names (%s): %s", path, e->archive,
-                           why);
-        free(why);
+        rc = cdm_error_wrap(ctx, rc, "cannot install what '%s' names (%s)", path, e->archive);
     } else {
         out->changed = true;
     }

@@ -2,22 +2,11 @@
 #include "db.h"
 #include "project.h"
 #include "store.h"
+#include "version.h"
 #include "platform/fs.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The version part of an install id: "9.1.0.70" of "9.1.0.70-cuda12"; "" when it is
- * too long to be a version. */
-static void id_version(const char *id, char *out, size_t size)
-{
-    const char *dash = strstr(id, "-cuda");
-    size_t n = dash ? (size_t)(dash - id) : strlen(id);
-    if (n >= size)
-        n = 0;
-    memcpy(out, id, n);
-    out[n] = '\0';
-}
 
 static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
 {
@@ -25,9 +14,9 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
     int rc = db_generation_get(ctx, out->project.path, 0, &cur);
     if (rc == CDM_OK) {
         out->generation = cur.number;
-        COPY_ARRAY(out->index_id, cur.install_id);
-        COPY_ARRAY(out->toolkit, cur.toolkit);
-        COPY_ARRAY(out->toolkit_path, cur.toolkit_path);
+        COPY_STR_ARRAY(out->index_id, cur.install_id);
+        COPY_STR_ARRAY(out->toolkit, cur.toolkit);
+        COPY_STR_ARRAY(out->toolkit_path, cur.toolkit_path);
     } else if (rc != CDM_ENOTFOUND) {
         return rc;
     }
@@ -38,9 +27,9 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
         if (out->installed) {
             store_install_state(ctx, &in);
             out->install_state = in.state;
-            COPY_ARRAY(out->version, in.version);
+            COPY_STR_ARRAY(out->version, in.version);
         } else {
-            id_version(id, out->version, sizeof(out->version));
+            install_id_version(id, out->version, sizeof(out->version));
         }
     }
     out->drift = !out->gone && strcmp(out->index_id, id) != 0;
@@ -69,7 +58,7 @@ int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out)
                                project);
         if (rc == CDM_OK) {
             out->gone = true;
-            COPY_ARRAY(out->project.link_name, cur.link_name);
+            COPY_STR_ARRAY(out->project.link_name, cur.link_name);
             char *link = path_join(key, cur.link_name);
             if (!(rc = copy_path(ctx, out->project.path, sizeof(out->project.path), key)))
                 rc = copy_path(ctx, out->project.link_path, sizeof(out->project.link_path), link);

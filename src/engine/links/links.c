@@ -88,13 +88,14 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
     rc = in ? link_set_or_none(ctx, link_path, d->path, &none) : link_remove(ctx, link_path);
     free(link_path);
     if (rc && none) {
-        char *why = xstrdup(cdm_error_message(ctx));
-        rc = db_generation_set_no_link(ctx, p->path, number, why);
+        /* kept: the index's call may set an error of its own */
+        struct saved_error why = error_save(ctx);
+        rc = db_generation_set_no_link(ctx, p->path, number, why.message);
         if (!rc)
             cdm_warn(ctx, "%s: the project has no link; activation points at the store directly "
                           "('%s')",
-                     why, d->path);
-        free(why);
+                     why.message, d->path);
+        free(why.message);
     }
     if (rc) {
         struct saved_error saved = error_save(ctx);
@@ -131,12 +132,8 @@ static int choose_toolkit(cdm_ctx *ctx, const char *project, const char *given,
         return CDM_OK;
     int rc = toolkit_resolve(ctx, spec, tk);
     if (rc && !given) {
-        char *why = xstrdup(cdm_error_message(ctx));
-        rc = cdm_error_set(ctx, rc,
-                           "the CUDA toolkit recorded with '%s' cannot be used: %s; pass "
-                           "--toolkit with another, or --toolkit none",
-                           project, why);
-        free(why);
+        cdm_error_wrap(ctx, rc, "the CUDA toolkit recorded with '%s' cannot be used", project);
+        rc = cdm_error_append(ctx, rc, "; pass --toolkit with another, or --toolkit none");
     }
     return rc;
 }
@@ -225,12 +222,9 @@ static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
     return rc == CDM_ENOTFOUND ? CDM_OK : rc;
 }
 
-/*
- * The install a change links, when a kill interrupted its install or removal: the change
- * touches that install, so it settles the interrupted installs first (as the look, holding
- * no lock yet, may), and links the install if it was finished, or says it is gone if it was
- * undone. A change to another install leaves them to the commands about installs.
- */
+/* A change touches the install it links: when a kill interrupted that one's install or
+ * removal, the look (holding no lock yet) settles the interrupted installs first. A change
+ * to another install leaves them to the commands about installs. */
 static void settle_target(cdm_ctx *ctx, const char *spec, int cuda)
 {
     struct saved_error saved = error_save(ctx); /* the change resolves again and tells */
@@ -408,7 +402,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         (*tk.version && (rc = check_pair(ctx, p.path, &in, &tk, req->force))) ||
         (rc = attach_check_switch(ctx, p.path, &in, req->force)))
         return rc;
-    COPY_ARRAY(result->previous_id, p.linked_id);
+    COPY_STR_ARRAY(result->previous_id, p.linked_id);
     char *link_path = path_join(p.path, name);
     enum link_kind kind;
     char *target = NULL;
@@ -487,7 +481,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
         return rc;
     if (p.link_foreign)
         return refuse_unlink(ctx, &p, "it was left alone");
-    COPY_ARRAY(result->previous_id, p.linked_id);
+    COPY_STR_ARRAY(result->previous_id, p.linked_id);
     bool changed = false;
     if (dry_run)
         return dry_finish(ctx, p.path,
@@ -545,7 +539,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
                              p.path, number, project ? project : "");
     if (rc)
         return rc;
-    COPY_ARRAY(result->previous_id, p.linked_id);
+    COPY_STR_ARRAY(result->previous_id, p.linked_id);
     struct cdm_install_info in;
     struct dest d = {0};
     if (back.install_id[0]) {
@@ -562,9 +556,9 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     /* The generation's toolkit as it recorded it; its view is built again when cdm gc
      * removed it since. */
     struct cdm_toolkit tk = {0};
-    COPY_ARRAY(tk.version, back.toolkit);
-    COPY_ARRAY(tk.real, back.toolkit_path);
-    COPY_ARRAY(tk.path, back.toolkit_path);
+    COPY_STR_ARRAY(tk.version, back.toolkit);
+    COPY_STR_ARRAY(tk.real, back.toolkit_path);
+    COPY_STR_ARRAY(tk.path, back.toolkit_path);
     if (back.install_id[0] && (rc = make_dest(ctx, &in, &tk, back.view, &d)))
         return rc;
     enum link_kind kind = LINK_NONE;

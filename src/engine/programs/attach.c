@@ -32,10 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool host_windows(void)
-{
-    return str_starts_with(cdm_host_platform(), "windows");
-}
 
 /* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place): *folder malloc'd, dist
  * what owns the files, *origin which kind of place. */
@@ -43,50 +39,49 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
                       struct py_dist *dist, enum py_cudnn_origin *origin)
 {
     size_t own = 0;
+    bool windows = fs_host_is_windows();
     *sites = py_site_packages(venv, &own);
     if (!own)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "'%s' is not a Python environment: it has no %s; give the folder "
                              "that holds pyvenv.cfg",
-                             venv,
-                             host_windows() ? "Lib\\site-packages" : "lib/python3.X/site-packages");
+                             venv, py_site_packages_shown(windows));
     struct py_cudnn_place place;
-    if (py_cudnn_place(venv, *sites, own, host_windows(), &place)) {
+    if (py_cudnn_place(venv, *sites, own, windows, &place)) {
         *folder = place.folder;
         *dist = place.dist;
         if (origin)
             *origin = place.origin;
         return CDM_OK;
     }
-    return cdm_error_set(ctx, CDM_ENOTFOUND,
-                         "'%s' has no cuDNN wheel folder (site-packages%s)%s, nor a conda cudnn "
-                         "package: install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
-                         "framework that pulls it in), then attach",
-                         venv, host_windows() ? "\\nvidia\\cudnn\\bin" : "/nvidia/cudnn/lib",
-                         host_windows() ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
+    char *wheel = py_wheel_dir_in("site-packages", windows);
+    int rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                           "'%s' has no cuDNN wheel folder (%s)%s, nor a conda cudnn package: "
+                           "install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
+                           "framework that pulls it in), then attach",
+                           venv, wheel,
+                           windows ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
+    free(wheel);
+    return rc;
 }
 
 static void fill_result(struct cdm_attach_result *out, const struct db_attachment *a)
 {
-    COPY_ARRAY(out->venv, a->venv);
-    COPY_ARRAY(out->folder, a->folder);
-    COPY_ARRAY(out->target, a->target);
-    COPY_ARRAY(out->original, a->original);
-    COPY_ARRAY(out->project, a->project);
-    COPY_ARRAY(out->install_id, a->install_id);
-    COPY_ARRAY(out->wheel, a->wheel);
+    COPY_STR_ARRAY(out->venv, a->venv);
+    COPY_STR_ARRAY(out->folder, a->folder);
+    COPY_STR_ARRAY(out->target, a->target);
+    COPY_STR_ARRAY(out->original, a->original);
+    COPY_STR_ARRAY(out->project, a->project);
+    COPY_STR_ARRAY(out->install_id, a->install_id);
+    COPY_STR_ARRAY(out->wheel, a->wheel);
 }
 
 /* The link target of a project: <project>/<link>/<lib_dir> (bin_dir on Windows). */
 static char *project_target(const struct cdm_activation *act)
 {
-    const char *sub = host_windows() ? act->bin_dir : act->lib_dir;
+    const char *sub = attach_target_sub(act->lib_dir, act->bin_dir);
     char *target = *sub ? path_join(act->link_path, sub) : xstrdup(act->link_path);
-    if (host_windows())
-        for (char *p = target; *p; p++)
-            if (*p == '/')
-                *p = '\\';
-    return target;
+    return fs_host_is_windows() ? path_slashes_to(target, '\\') : target;
 }
 
 
@@ -127,7 +122,7 @@ static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_chang
     if (rc)
         return rc;
     fs_crash_point("detach-recorded");
-    rc = attach_restore(ctx, a, wheel_changed, host_windows(), &out->restored, &out->dropped);
+    rc = attach_restore(ctx, a, wheel_changed, fs_host_is_windows(), &out->restored, &out->dropped);
     if (rc)
         return rc; /* recovery finishes it: the record says detaching */
     fs_crash_point("detach-moved");
@@ -140,7 +135,7 @@ static int check_wheel_folder(cdm_ctx *ctx, const char *venv, const char *folder
 {
     enum fs_kind kind = fs_kind(folder);
     char *real = fs_realpath(folder);
-    char *inside = xasprintf("%s%s", venv, host_windows() ? "\\" : "/");
+    char *inside = xasprintf("%s%s", venv, fs_host_is_windows() ? "\\" : "/");
     int rc = CDM_OK;
     if (kind == FS_LINK)
         rc = cdm_error_set(ctx, CDM_EEXISTS,
@@ -205,7 +200,7 @@ static int keep_first(cdm_ctx *ctx, struct db_attachment *a, const char *name)
     if (rc || !(rc = fs_rename(ctx, from, to)))
         goto out;
     /* another file system (or no room under the state): beside the wheel's folder */
-    char *first = xstrdup(cdm_error_message(ctx));
+    struct saved_error first = error_save(ctx);
     fs_remove_tree(ctx, a->original);
     char *wheel_parent = path_dirname(a->folder);
     char *kept_name = xasprintf(".%s.cdm-original-%lld", path_basename(a->folder), a->id);
@@ -216,9 +211,9 @@ static int keep_first(cdm_ctx *ctx, struct db_attachment *a, const char *name)
     if (!rc)
         rc = db_attach_set_original(ctx, a->id, a->original);
     if (!rc && !(rc = make_kept_dir(ctx, a->original)) && (rc = fs_rename(ctx, from, to)))
-        cdm_error_set(ctx, rc, "cannot keep the wheel's files: %s; and %s", first,
-                      cdm_error_message(ctx));
-    free(first);
+        cdm_error_set(ctx, rc, "cannot keep the wheel's files: %s; and %s",
+                      first.message ? first.message : "unknown error", cdm_error_message(ctx));
+    free(first.message);
     free(beside);
     free(kept_name);
     free(wheel_parent);
@@ -297,8 +292,8 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)) ||
         (rc = copy_path(ctx, out->folder, sizeof(out->folder), folder)))
         goto out;
-    COPY_ARRAY(out->project, proj.path);
-    COPY_ARRAY(out->install_id, in.id);
+    COPY_STR_ARRAY(out->project, proj.path);
+    COPY_STR_ARRAY(out->install_id, in.id);
     attach_wheel_text(&dist, out->wheel, sizeof(out->wheel));
 
     /* A record of this folder: current, or overtaken by pip or uv since (then settled
@@ -331,20 +326,20 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         goto out;
     }
     if ((rc = check_wheel_folder(ctx, venv, folder)) ||
-        (rc = attach_wheel_files(ctx, folder, host_windows(), &names)))
+        (rc = attach_wheel_files(ctx, folder, fs_host_is_windows(), &names)))
         goto out;
     if (!names[0]) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cannot attach '%s': '%s' holds no cuDNN library (%s); reinstall the "
                            "nvidia-cudnn wheel (pip install --force-reinstall), then attach",
-                           venv, folder, host_windows() ? "cudnn*.dll" : "libcudnn*.so*");
+                           venv, folder, fs_host_is_windows() ? "cudnn*.dll" : "libcudnn*.so*");
         goto out;
     }
 
     struct py_requirement pin;
     py_framework_requirement(sites, &pin);
-    COPY_ARRAY(out->framework, pin.framework);
-    COPY_ARRAY(out->requirement, pin.text);
+    COPY_STR_ARRAY(out->framework, pin.framework);
+    COPY_STR_ARRAY(out->requirement, pin.text);
     char why[512];
     if (!attach_suits(sites, attach_reference(&dist, origin), &in, why, sizeof(why))) {
         if (!req->force) {
@@ -360,9 +355,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     /* the links go through the project's own link, as activation's paths do */
     struct cdm_activation act;
     if ((rc = cdm_activation_find(ctx, proj.path, false, &act))) {
-        char *why_not = xstrdup(cdm_error_message(ctx));
-        cdm_error_set(ctx, rc, "cannot attach '%s': %s", venv, why_not);
-        free(why_not);
+        cdm_error_wrap(ctx, rc, "cannot attach '%s'", venv);
         goto out;
     }
     target = project_target(&act);
@@ -371,13 +364,13 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         goto out;
 
     /* the change, in the order recovery expects */
-    COPY_ARRAY(a->venv, out->venv);
-    COPY_ARRAY(a->folder, out->folder);
-    COPY_ARRAY(a->project, proj.path);
-    COPY_ARRAY(a->target, out->target);
-    COPY_ARRAY(a->install_id, in.id);
-    COPY_ARRAY(a->wheel, out->wheel);
-    COPY_ARRAY(a->state, "attaching");
+    COPY_STR_ARRAY(a->venv, out->venv);
+    COPY_STR_ARRAY(a->folder, out->folder);
+    COPY_STR_ARRAY(a->project, proj.path);
+    COPY_STR_ARRAY(a->target, out->target);
+    COPY_STR_ARRAY(a->install_id, in.id);
+    COPY_STR_ARRAY(a->wheel, out->wheel);
+    COPY_STR_ARRAY(a->state, "attaching");
     if ((rc = db_attach_insert(ctx, a)))
         goto out;
     char *kept_dir = store_attached_dir(ctx, a->id);
@@ -388,13 +381,12 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     fs_crash_point("attach-recorded");
     if (rc || (rc = link_files(ctx, a, names))) {
         /* put back what moved; the record goes once nothing is kept */
-        char *why_failed = xstrdup(cdm_error_message(ctx));
+        struct saved_error why_failed = error_save(ctx);
         unsigned restored, dropped;
-        if (attach_restore(ctx, a, false, host_windows(), &restored, &dropped) == CDM_OK)
+        if (attach_restore(ctx, a, false, fs_host_is_windows(), &restored, &dropped) == CDM_OK)
             db_attach_delete(ctx, a->id);
-        cdm_error_set(ctx, CDM_EIO, "%s", why_failed);
-        free(why_failed);
-        rc = CDM_EIO;
+        why_failed.code = CDM_EIO;
+        rc = error_restore(ctx, &why_failed);
         goto out;
     }
     fs_crash_point("attach-done");

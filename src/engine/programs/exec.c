@@ -15,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool host_windows(void)
-{
-    return str_starts_with(cdm_host_platform(), "windows");
-}
 
 /* Windows: an environment of the project whose torch loads its own cuDNN DLLs by path,
  * not attached to the project (its cudnn64_9.dll is not the project's). */
@@ -57,10 +53,10 @@ int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code)
     if (rc)
         return rc;
     /* the redirect is exec's own unless refused; without cdm-audit.so, a warning */
-    act.redirect = req->no_redirect || host_windows() ? CDM_REDIRECT_NO : CDM_REDIRECT_WANTED;
+    act.redirect = req->no_redirect || fs_host_is_windows() ? CDM_REDIRECT_NO : CDM_REDIRECT_WANTED;
     if ((rc = cdm_activation_plan(ctx, &act, &plan)))
         return rc;
-    if (host_windows())
+    if (fs_host_is_windows())
         warn_torch_own_dlls(ctx, &act);
     struct trace_env *env = xcalloc(plan.n + 1, sizeof(*env));
     for (size_t i = 0; i < plan.n; i++) {

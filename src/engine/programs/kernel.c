@@ -19,10 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool host_windows(void)
-{
-    return str_starts_with(cdm_host_platform(), "windows");
-}
 
 /* Jupyter's kernel names: letters, digits, '.', '_', '-' (jupyter_client's pattern), and
  * short enough for out (a result's name), where a valid one is copied. */
@@ -48,8 +44,8 @@ static void default_name(const char *project, char *out, size_t size)
 /* Jupyter's user data folder's kernels/, or <prefix>/share/jupyter/kernels. */
 static char *kernels_dir(const char *prefix)
 {
-    char *data = prefix ? path_join(prefix, host_windows() ? "share\\jupyter" : "share/jupyter")
-                        : app_jupyter_data_dir();
+    const char *share = fs_host_is_windows() ? "share\\jupyter" : "share/jupyter";
+    char *data = prefix ? path_join(prefix, share) : app_jupyter_data_dir();
     char *dir = path_join(data, "kernels");
     free(data);
     return dir;
@@ -59,7 +55,7 @@ static char *kernels_dir(const char *prefix)
  * else python3 (python.exe on Windows) on PATH; malloc'd, NULL when none is found. */
 static char *find_python(const char *project)
 {
-    const char *exe = host_windows() ? "Scripts\\python.exe" : "bin/python";
+    const char *exe = fs_host_is_windows() ? "Scripts\\python.exe" : "bin/python";
     struct py_env *envs = NULL;
     size_t n = 0;
     py_envs_find(project, &envs, &n);
@@ -73,11 +69,11 @@ static char *find_python(const char *project)
     }
     free(envs);
     char *path = found ? NULL : fs_getenv("PATH");
-    char sep = host_windows() ? ';' : ':';
+    char sep = fs_host_is_windows() ? ';' : ':';
     for (char *dir = path; dir && *dir && !found;) {
         char *end = strchr(dir, sep);
         char *one = end ? xstrndup(dir, (size_t)(end - dir)) : xstrdup(dir);
-        char *candidate = path_join(one, host_windows() ? "python.exe" : "python3");
+        char *candidate = path_join(one, fs_host_is_windows() ? "python.exe" : "python3");
         if (*one && fs_kind(candidate) != FS_NONE)
             found = fs_absolute(candidate);
         free(candidate);
@@ -142,8 +138,8 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
                                                   "kernel to start it");
         goto out;
     }
-    COPY_ARRAY(out->project, act.project);
-    COPY_ARRAY(out->install_id, act.id);
+    COPY_STR_ARRAY(out->project, act.project);
+    COPY_STR_ARRAY(out->install_id, act.id);
     if (req->name && !take_kernel_name(req->name, out->name, sizeof(out->name))) {
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "'%s' cannot name a Jupyter kernel: use letters, digits, '.', '_' "

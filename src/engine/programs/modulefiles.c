@@ -132,7 +132,7 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
                                "set ModulesVersion \"%s\"\n",
                                newest->id);
         rc = write_marked(ctx, path, text, &out->written);
-        COPY_ARRAY(out->default_id, newest->id);
+        COPY_STR_ARRAY(out->default_id, newest->id);
         free(text);
         free(path);
     }

@@ -93,7 +93,7 @@ static void apply_file(const char *file, const char *base, const char *rel, bool
         return;
     }
     size_t blen = strlen(base);
-    if (blen && (strncmp(rel, base, blen) || rel[blen] != '/')) {
+    if (blen && !(path_within(rel, base) && rel[blen])) {
         sb_free(&text);
         return;
     }
@@ -154,11 +154,13 @@ static bool ignored_path(const char *top, const char *rel, bool is_dir)
 
 bool gitignore_ignores(const char *top, const char *dir, const char *name)
 {
-    size_t tlen = strlen(top);
-    if (strncmp(dir, top, tlen) || (dir[tlen] && dir[tlen] != '/' && dir[tlen] != '\\'))
+    if (!path_within(dir, top))
         return false;
+    const char *below = dir + strlen(top);
+    while (*below == '/' || *below == '\\')
+        below++;
     struct strbuf rel = STRBUF_INIT;
-    sb_add(&rel, dir[tlen] ? dir + tlen + 1 : "");
+    sb_add(&rel, below);
     for (char *c = rel.buf; c && *c; c++)
         if (*c == '\\')
             *c = '/';

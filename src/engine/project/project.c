@@ -43,7 +43,7 @@ static int project_link_name(cdm_ctx *ctx, struct cdm_project *p)
 {
     struct cdm_generation newest;
     if (db_open_read(ctx) == CDM_OK && db_generation_newest(ctx, p->path, &newest) == CDM_OK) {
-        COPY_ARRAY(p->link_name, newest.link_name);
+        COPY_STR_ARRAY(p->link_name, newest.link_name);
         return CDM_OK;
     }
     const char *name = cdm_link_name(ctx);
@@ -68,9 +68,9 @@ static int project_no_link(cdm_ctx *ctx, struct cdm_project *p)
     int rc = copy_path(ctx, p->target, sizeof(p->target), target);
     free(target);
     if (!rc) {
-        COPY_ARRAY(p->linked_id, cur.install_id);
-        COPY_ARRAY(p->view, cur.view);
-        COPY_ARRAY(p->no_link, cur.no_link);
+        COPY_STR_ARRAY(p->linked_id, cur.install_id);
+        COPY_STR_ARRAY(p->view, cur.view);
+        COPY_STR_ARRAY(p->no_link, cur.no_link);
     }
     return rc;
 }
@@ -100,8 +100,7 @@ int cdm_project_open(cdm_ctx *ctx, const char *dir, struct cdm_project *out)
     if (target) {
         rc = copy_path(ctx, out->target, sizeof(out->target), target);
         store_install_of(ctx, target, out->linked_id, sizeof(out->linked_id));
-        /* A view's name holds a '+', an install's never does (view.h). */
-        if (!rc && *out->linked_id && strchr(path_basename(target), '+'))
+        if (!rc && *out->linked_id && store_is_view_name(target))
             rc = copy_path(ctx, out->view, sizeof(out->view), path_basename(target));
         free(target);
         if (rc)

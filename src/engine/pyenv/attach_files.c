@@ -177,7 +177,7 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
     }
     size_t total = 0, replaced = 0;
     for (; kept[total]; total++)
-        if (!attach_file_is_ours(ctx, a->folder, a->target, kept[total], str_starts_with(cdm_host_platform(), "windows")))
+        if (!attach_file_is_ours(ctx, a->folder, a->target, kept[total], fs_host_is_windows()))
             replaced++;
     if (replaced)
         snprintf(why, size,
@@ -189,6 +189,11 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
 
 /* The distribution whose own cuDNN version is the reference where no framework pins one:
  * the wheel or the conda package; not torch, whose version says nothing of its DLLs'. */
+const char *attach_target_sub(const char *lib_dir, const char *bin_dir)
+{
+    return fs_host_is_windows() ? bin_dir : lib_dir;
+}
+
 const struct py_dist *attach_reference(const struct py_dist *dist, enum py_cudnn_origin origin)
 {
     return origin == PY_CUDNN_TORCH_LIB ? NULL : dist;

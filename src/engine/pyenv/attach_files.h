@@ -47,6 +47,9 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
 bool attach_is_folder_link(cdm_ctx *ctx, const struct db_attachment *a);
 
 /* The rules an attach and a switch apply (attach.c, attach_switch.c). */
+/* The folder of an install an attachment links into, below the install or the project's
+ * link: bin_dir on Windows (where the DLLs are), lib_dir elsewhere. */
+const char *attach_target_sub(const char *lib_dir, const char *bin_dir);
 /* The distribution whose own version is the reference where no framework pins one: the
  * wheel or the conda package, not torch (origin PY_CUDNN_TORCH_LIB: NULL). */
 const struct py_dist *attach_reference(const struct py_dist *dist, enum py_cudnn_origin origin);

@@ -13,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool host_windows(void)
-{
-    return str_starts_with(cdm_host_platform(), "windows");
-}
 
 /* One environment attached to the project, against the install it would follow: why not
  * (into why, "" when it may). */
@@ -45,8 +41,8 @@ static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
     size_t own = 0;
     char **sites = py_site_packages(a->venv, &own);
     struct py_cudnn_place place;
-    if (py_cudnn_place(a->venv, sites, own, host_windows(), &place)) {
-        const char *sub = host_windows() ? to->bin_dir : to->lib_dir;
+    if (py_cudnn_place(a->venv, sites, own, fs_host_is_windows(), &place)) {
+        const char *sub = attach_target_sub(to->lib_dir, to->bin_dir);
         if (!attach_suits(sites, attach_reference(&place.dist, place.origin), to, why, size)) {
             /* why says it */
         } else if (!same_folder_below(a->target, sub)) {
@@ -111,7 +107,7 @@ static char *file_under(const struct db_attachment *a, const char *project, cons
                         const char *name, char **link_path)
 {
     size_t n = strlen(project);
-    if (strncmp(a->target, project, n) || !a->target[n])
+    if (!path_within(a->target, project) || !a->target[n])
         return NULL;
     const char *rest = a->target + n + 1;
     const char *sub = rest + strcspn(rest, "/\\"); /* /<sub>, or "" */

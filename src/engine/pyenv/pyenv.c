@@ -1,6 +1,5 @@
 /* Python environments: site-packages, dist-info folders, METADATA and RECORD files. */
 #include "pyenv.h"
-#include "internal.h"
 #include "platform/fs.h"
 
 #include <ctype.h>
@@ -25,16 +24,6 @@ static void normalize(const char *name, char *out, size_t size)
 
 /* The names in a folder, NULL when it cannot be listed: here an unreadable folder simply
  * holds no environment, so its error goes to a context of its own, not the caller's. */
-static char **list_names(const char *dir)
-{
-    cdm_ctx quiet = {0};
-    char **names = NULL;
-    if (fs_list_dir(&quiet, dir, &names) != CDM_OK)
-        names = NULL;
-    error_state_free(&quiet.err);
-    return names;
-}
-
 static void add_unique(char ***v, size_t *n, char *path)
 {
     char *real = fs_realpath(path);
@@ -68,7 +57,7 @@ static void sites_of(const char *prefix, char ***v, size_t *n)
     const char *const libs[] = {"lib", "local/lib"};
     for (size_t l = 0; l < CDM_ARRAY_LEN(libs); l++) {
         char *lib = path_join(prefix, libs[l]);
-        char **names = fs_is_dir_followed(lib) ? list_names(lib) : NULL;
+        char **names = fs_is_dir_followed(lib) ? fs_list_names(lib) : NULL;
         if (names) {
             for (char **e = names; *e; e++) {
                 if (!str_starts_with(*e, "python3"))
@@ -88,32 +77,6 @@ static void sites_of(const char *prefix, char ***v, size_t *n)
         strv_free(names);
         free(lib);
     }
-}
-
-/* The value of "key = value" in a pyvenv.cfg, malloc'd; NULL when absent. */
-static char *cfg_value(const char *text, const char *key)
-{
-    size_t klen = strlen(key);
-    for (const char *line = text; line && *line;
-         line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-        while (*line == ' ' || *line == '\t')
-            line++;
-        if (strncmp(line, key, klen))
-            continue;
-        const char *p = line + klen;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p != '=')
-            continue;
-        p++;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        size_t n = strcspn(p, "\r\n");
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        return xstrndup(p, n);
-    }
-    return NULL;
 }
 
 /* A small text file, malloc'd and NUL-terminated; NULL when unreadable. limit: bytes kept. */
@@ -137,8 +100,8 @@ char **py_site_packages(const char *prefix, size_t *own)
     char *cfg_path = path_join(prefix, "pyvenv.cfg");
     char *cfg = read_text(cfg_path, 1 << 16);
     free(cfg_path);
-    char *system = cfg ? cfg_value(cfg, "include-system-site-packages") : NULL;
-    char *home = cfg ? cfg_value(cfg, "home") : NULL;
+    char *system = cfg ? text_key_value(cfg, "include-system-site-packages", true) : NULL;
+    char *home = cfg ? text_key_value(cfg, "home", true) : NULL;
     if (system && home && !strcmp(system, "true")) {
         /* home is the base interpreter's folder: <base>/bin, or <base> itself on Windows */
         const char *base_name = path_basename(home);
@@ -175,7 +138,7 @@ bool py_find_dist(const char *site, const char *prefix, bool exact, struct py_di
 {
     char want[128], have[128];
     normalize(prefix, want, sizeof(want));
-    char **names = list_names(site);
+    char **names = fs_list_names(site);
     bool found = false;
     if (names) {
         for (char **e = names; *e && !found; e++) {
@@ -196,13 +159,22 @@ bool py_find_dist(const char *site, const char *prefix, bool exact, struct py_di
     return found;
 }
 
-bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dist *dist)
+const char *py_site_packages_shown(bool windows)
+{
+    return windows ? "Lib\\site-packages" : "lib/python3.X/site-packages";
+}
+
+char *py_wheel_dir_in(const char *site, bool windows)
 {
     char *path = path_join(site, windows ? "nvidia/cudnn/bin" : "nvidia/cudnn/lib");
     if (windows)
-        for (char *p = path + strlen(site); *p; p++)
-            if (*p == '/')
-                *p = '\\';
+        path_slashes_to(path + strlen(site), '\\');
+    return path;
+}
+
+bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dist *dist)
+{
+    char *path = py_wheel_dir_in(site, windows);
     if (fs_kind(path) == FS_NONE) {
         free(path);
         *folder = NULL;
@@ -218,7 +190,7 @@ bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dis
 static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
 {
     char *lib = path_join(site, "torch\\lib");
-    char **names = fs_is_dir_followed(lib) ? list_names(lib) : NULL;
+    char **names = fs_is_dir_followed(lib) ? fs_list_names(lib) : NULL;
     bool found = false;
     for (char **e = names; e && *e && !found; e++)
         found = str_starts_with_icase(*e, "cudnn") && str_ends_with_icase(*e, ".dll");
@@ -235,7 +207,7 @@ static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
 static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct py_dist *dist)
 {
     char *meta = path_join(prefix, "conda-meta");
-    char **names = fs_is_dir_followed(meta) ? list_names(meta) : NULL;
+    char **names = fs_is_dir_followed(meta) ? fs_list_names(meta) : NULL;
     bool found = false;
     for (char **e = names; e && *e && !found; e++) {
         if (!str_starts_with(*e, "cudnn-") || !str_ends_with(*e, ".json"))
@@ -247,7 +219,7 @@ static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct 
             *build = '\0';
             const char *version = strrchr(stem, '-') + 1;
             memset(dist, 0, sizeof(*dist));
-            COPY_ARRAY(dist->name, "cudnn");
+            COPY_STR_ARRAY(dist->name, "cudnn");
             found = copy_str(dist->version, sizeof(dist->version), version);
             char *path = path_join(meta, *e);
             found = found && copy_str(dist->path, sizeof(dist->path), path);
@@ -407,7 +379,7 @@ bool py_owner_of(const char *file, struct py_dist *out)
             char *first = xstrndup(rel, tn);
             normalize(first, top, sizeof(top));
             free(first);
-            char **names = list_names(dir);
+            char **names = fs_list_names(dir);
             for (char **e = names; e && *e && !found; e++) {
                 struct py_dist d;
                 if (!parse_dist_folder(*e, &d))

@@ -28,6 +28,13 @@ char **py_site_packages(const char *prefix, size_t *own);
  * as one -) starts with prefix ("nvidia-cudnn-cu", "torch"); exact: the whole name. */
 bool py_find_dist(const char *site, const char *prefix, bool exact, struct py_dist *out);
 
+/* The site-packages layout, as a message names it: "lib/python3.X/site-packages", or
+ * "Lib\\site-packages" on Windows. */
+const char *py_site_packages_shown(bool windows);
+/* The cuDNN wheel's library folder in site, in the system's own form:
+ * site/nvidia/cudnn/lib, or site\nvidia\cudnn\bin on Windows. malloc'd. */
+char *py_wheel_dir_in(const char *site, bool windows);
+
 /* The cuDNN wheel: its library folder in site (nvidia/cudnn/lib, or bin on Windows) and its
  * dist-info. False when site holds no such folder. dist->name is "" when the folder has no
  * dist-info beside it. */

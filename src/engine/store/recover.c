@@ -209,7 +209,7 @@ static int recover_attachments(cdm_ctx *ctx, unsigned *done)
 {
     struct db_attachment *v = NULL;
     size_t n = 0;
-    bool windows = str_starts_with(cdm_host_platform(), "windows");
+    bool windows = fs_host_is_windows();
     int rc = db_attach_unsettled(ctx, &v, &n);
     for (size_t i = 0; i < n && !rc; i++) {
         struct db_attachment *a = &v[i];

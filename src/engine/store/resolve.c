@@ -114,9 +114,9 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
     if (!spec.latest && v->count == 4 && spec.cuda) {
         /* A whole id names at most one install: read just its row (cdm link with thousands
          * of installs), and leave the messages for a miss to the search below. */
-        char id[64];
-        snprintf(id, sizeof(id), "%d.%d.%d.%d-cuda%d", v->part[0], v->part[1], v->part[2],
-                 v->part[3], spec.cuda);
+        char version[32], id[64];
+        version_format(v, version, sizeof(version));
+        install_id_format(version, spec.cuda, id, sizeof(id));
         int rc = store_open_read(ctx);
         if (!rc)
             rc = db_install_get(ctx, id, out);

@@ -27,16 +27,17 @@ static int recover_once(cdm_ctx *ctx, unsigned protocols)
 }
 
 /* A store this cdm may not write: say whose it is. */
-static int refuse_shared(cdm_ctx *ctx, const char *why)
+static int refuse_shared(cdm_ctx *ctx)
 {
     char *index = store_index_path(ctx);
     char *owner = fs_owner_name(fs_kind(index) == FS_FILE ? index : ctx->root);
-    int rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                           "cannot change the store '%s': %s; versions are installed and "
-                           "removed there by its writer (%s, who owns it); for versions of "
-                           "your own, use a store you may write (--root DIR), where 'cdm install "
-                           "--from-store %s VERSION' copies one from this one",
-                           ctx->root, why, owner ? owner : "its owner", ctx->root);
+    cdm_error_wrap(ctx, CDM_EUNSUPPORTED, "cannot change the store '%s'", ctx->root);
+    int rc = cdm_error_append(ctx, CDM_EUNSUPPORTED,
+                              "; versions are installed and removed there by its writer (%s, "
+                              "who owns it); for versions of your own, use a store you may "
+                              "write (--root DIR), where 'cdm install --from-store %s VERSION' "
+                              "copies one from this one",
+                              owner ? owner : "its owner", ctx->root);
     free(owner);
     free(index);
     return rc;
@@ -110,11 +111,10 @@ int store_open_write(cdm_ctx *ctx, unsigned touches)
     if (ctx->db && ctx->lock)
         return recover_once(ctx, touches);
     if (ctx->config.shared_read_only) {
-        char *why = xasprintf("it is shared read-only ([store] shared in config '%s')",
-                              ctx->config.path ? ctx->config.path : "?");
-        int rc = refuse_shared(ctx, why);
-        free(why);
-        return rc;
+        cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                      "it is shared read-only ([store] shared in config '%s')",
+                      ctx->config.path ? ctx->config.path : "?");
+        return refuse_shared(ctx);
     }
     /* An index a reader opened before (a command that looked first) is kept: the same
      * file, which SQLite reads afresh in each transaction, so the look costs no second
@@ -136,9 +136,7 @@ int store_open_write(cdm_ctx *ctx, unsigned touches)
         rc = cdm_error_set(ctx, CDM_EIO, "its index '%s' is read-only here", db_path);
     if (rc && existed && own) {
         /* A store that is there but cannot be written (a read-only mount, another user's) */
-        char *why = xstrdup(cdm_error_message(ctx));
-        rc = refuse_shared(ctx, why);
-        free(why);
+        rc = refuse_shared(ctx);
     }
     if (!rc && !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
         rc = recover_once(ctx, touches);

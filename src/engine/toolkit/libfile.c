@@ -28,7 +28,7 @@ static bool in_install(cdm_ctx *ctx, const char *real, struct cdm_install_info *
 {
     char *root = fs_realpath(cdm_root(ctx));
     size_t n = root ? strlen(root) : 0;
-    bool inside = root && !strncmp(real, root, n) && (real[n] == '/' || real[n] == '\\');
+    bool inside = root && path_within(real, root) && real[n]; /* below the root, not it */
     free(root);
     if (!inside || !ctx->db)
         return false;
@@ -50,23 +50,23 @@ void lib_origin(cdm_ctx *ctx, const char *path, struct lib_origin *out)
     bool whole = copy_str(out->folder, sizeof(out->folder), dir);
     free(dir);
     if (!whole) { /* a Windows path past 4096 bytes: said, not guessed at */
-        COPY_ARRAY(out->source, "nothing: its folder's name is too long for cdm");
+        COPY_STR_ARRAY(out->source, "nothing: its folder's name is too long for cdm");
         free(real);
         return;
     }
     struct cdm_install_info in;
     struct py_dist dist;
     if (real && in_install(ctx, real, &in)) {
-        COPY_ARRAY(out->install_id, in.id);
-        COPY_ARRAY(out->version, in.version);
+        COPY_STR_ARRAY(out->install_id, in.id);
+        COPY_STR_ARRAY(out->version, in.version);
         snprintf(out->source, sizeof(out->source), "the store's install %s", in.id);
     } else if (py_owner_of(path, &dist) || (real && py_owner_of(real, &dist))) {
-        COPY_ARRAY(out->version, dist.version);
+        COPY_STR_ARRAY(out->version, dist.version);
         snprintf(out->source, sizeof(out->source), "the wheel %s %s", dist.name, dist.version);
     } else {
         cudnn_version_of_file(path, out->version, sizeof(out->version));
         if (out->version[0])
-            COPY_ARRAY(out->source, "its file name or cudnn_version.h");
+            COPY_STR_ARRAY(out->source, "its file name or cudnn_version.h");
     }
     free(real);
 }

@@ -150,10 +150,10 @@ int cdm_toolkits(cdm_ctx *ctx, struct cdm_toolkit **out, size_t *count)
             ALLOC_GROW(v, found);
             struct cdm_toolkit *t = &v[found++];
             memset(t, 0, sizeof(*t));
-            COPY_ARRAY(t->version, info.version);
+            COPY_STR_ARRAY(t->version, info.version);
             copy_text(t->source, sizeof(t->source), info.from ? info.from : "");
             if (!copy_str(t->found_by, sizeof(t->found_by), places[i].why))
-                COPY_ARRAY(t->found_by, "?");
+                COPY_STR_ARRAY(t->found_by, "?");
             if ((rc = copy_path(ctx, t->path, sizeof(t->path), places[i].dir)) == CDM_OK)
                 rc = copy_path(ctx, t->real, sizeof(t->real), real);
         }
@@ -184,9 +184,9 @@ static int toolkit_of_dir(cdm_ctx *ctx, const char *dir, struct cdm_toolkit *out
                            "bin/nvcc that gives a version; give the toolkit's top folder",
                            dir);
     if (!rc) {
-        COPY_ARRAY(out->version, info.version);
+        COPY_STR_ARRAY(out->version, info.version);
         copy_text(out->source, sizeof(out->source), info.from ? info.from : "");
-        COPY_ARRAY(out->found_by, "--toolkit");
+        COPY_STR_ARRAY(out->found_by, "--toolkit");
         if (!(rc = copy_path(ctx, out->path, sizeof(out->path), dir)))
             rc = copy_path(ctx, out->real, sizeof(out->real), real);
     }

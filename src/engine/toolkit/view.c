@@ -4,30 +4,10 @@
 #include "store_paths.h"
 #include "platform/fs.h"
 #include "platform/link.h"
-#include "platform/sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-char *view_name(const char *install_id, const char *tk_version, const char *tk_real)
-{
-    struct sha256 *h = sha256_new();
-    sha256_update(h, tk_real, strlen(tk_real));
-    char hex[65];
-    sha256_finish_hex(h, hex);
-    sha256_free(h);
-    return xasprintf("%s+cuda%s-%.8s", install_id, tk_version, hex);
-}
-
-void view_toolkit_version(const char *name, char *out, size_t size)
-{
-    const char *v = strstr(name, "+cuda");
-    const char *dash = v ? strrchr(v, '-') : NULL;
-    out[0] = '\0';
-    if (v && dash && (size_t)(dash - v) - strlen("+cuda") < size)
-        snprintf(out, size, "%.*s", (int)(dash - v - strlen("+cuda")), v + strlen("+cuda"));
-}
 
 static bool has_dir(const char *top, const char *rel)
 {
@@ -43,15 +23,15 @@ struct view_dirs view_dirs(const char *dir, bool windows)
      * bin\x64; Linux ones have lib64 (a link to targets/<arch>/lib), lib in some. */
     struct view_dirs d;
     if (windows && has_dir(dir, "lib/x64"))
-        COPY_ARRAY(d.lib, "lib/x64");
+        COPY_STR_ARRAY(d.lib, "lib/x64");
     else if (!windows && has_dir(dir, "lib64"))
-        COPY_ARRAY(d.lib, "lib64");
+        COPY_STR_ARRAY(d.lib, "lib64");
     else
-        COPY_ARRAY(d.lib, "lib");
+        COPY_STR_ARRAY(d.lib, "lib");
     if (windows && has_dir(dir, "bin/x64"))
-        COPY_ARRAY(d.bin, "bin/x64");
+        COPY_STR_ARRAY(d.bin, "bin/x64");
     else
-        COPY_ARRAY(d.bin, "bin");
+        COPY_STR_ARRAY(d.bin, "bin");
     return d;
 }
 
@@ -166,13 +146,13 @@ struct mapping {
  * program folder; n set to how many. */
 static size_t mappings(const struct cdm_install_info *in, const char *tk, struct mapping m[3])
 {
-    struct view_dirs d = view_dirs(tk, str_starts_with(in->platform, "windows"));
-    COPY_ARRAY(m[0].src, in->include_dir);
-    COPY_ARRAY(m[0].dst, "include");
-    COPY_ARRAY(m[1].src, in->lib_dir);
-    COPY_ARRAY(m[1].dst, d.lib);
-    COPY_ARRAY(m[2].src, in->bin_dir);
-    COPY_ARRAY(m[2].dst, d.bin);
+    struct view_dirs d = view_dirs(tk, fs_platform_is_windows(in->platform));
+    COPY_STR_ARRAY(m[0].src, in->include_dir);
+    COPY_STR_ARRAY(m[0].dst, "include");
+    COPY_STR_ARRAY(m[1].src, in->lib_dir);
+    COPY_STR_ARRAY(m[1].dst, d.lib);
+    COPY_STR_ARRAY(m[2].src, in->bin_dir);
+    COPY_STR_ARRAY(m[2].dst, d.bin);
     return *in->bin_dir ? 3 : 2;
 }
 

@@ -17,18 +17,14 @@
 
 #include "internal.h"
 
-/* The view's name for install_id over the toolkit of version tk_version in folder tk_real
- * (links resolved); malloc'd. */
-char *view_name(const char *install_id, const char *tk_version, const char *tk_real);
-
-/* The toolkit's version in a view's name ("13.0.88"); "" when name is none. */
-void view_toolkit_version(const char *name, char *out, size_t size);
+/* A view's name (view_name, view_toolkit_version, store_is_view_name) is store_paths.h's:
+ * the project's and the store's paths, below this room, tell a view by it. */
 
 /* The folders of a toolkit (or of a view of it, which has the same) where the libraries
  * and the programs are, relative, '/' separated: lib64, lib or lib/x64; bin or bin/x64.
  * windows: the install is a Windows one. */
 struct view_dirs {
-    char lib[8], bin[8]; /* sized for the longest, lib/x64 and bin/x64: COPY_ARRAY takes them */
+    char lib[8], bin[8]; /* sized for the longest, lib/x64 and bin/x64: COPY_STR_ARRAY takes them */
 };
 struct view_dirs view_dirs(const char *dir, bool windows);
 
