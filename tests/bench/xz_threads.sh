@@ -1,5 +1,6 @@
 #!/bin/bash
-# cdm install of a .tar.xz of one xz block and of many (xz -T0 with 8 MiB blocks), against
+# cdm install of a .tar.xz of one xz block and of many (xz -T0 -6 with 8 MiB blocks; xz -T0 -1,
+# 3 MiB blocks, as tests/pack_real_cudnn.sh packs), against
 # what a user would run instead on the same archive: `tar -I 'xz -T0' -x` then sync, and
 # bsdtar -x then sync; medians of 3, in turn; and the floor, the same tar uncompressed,
 # extracted and synced (what writing the bytes costs this disk). The tar holds MB megabytes
@@ -14,7 +15,7 @@ trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 export CDM_CONFIG="$work/config.ini" CDM_STATE="$work/state.db"
 : >"$CDM_CONFIG"
 n=cudnn-linux-x86_64-9.1.0.70_cuda12-archive
-mkdir -p "$work/$n/lib" "$work/$n/include" "$work/one" "$work/many"
+mkdir -p "$work/$n/lib" "$work/$n/include" "$work/one" "$work/many" "$work/fast"
 printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' >"$work/$n/include/cudnn_version.h"
 for i in 1 2 3 4; do
   # random bytes as base64 (compresses to 3/4) and zeros: about as compressible as cuDNN
@@ -25,6 +26,8 @@ echo stand-in >"$work/$n/LICENSE"
 tar -C "$work" -cf "$work/$n.tar" "$n"
 xz -T1 -6 -c "$work/$n.tar" >"$work/one/$n.tar.xz"
 xz -T0 -6 --block-size=8MiB -c "$work/$n.tar" >"$work/many/$n.tar.xz"
+# as tests/pack_real_cudnn.sh packs the real cuDNN: level 1, xz's own 3 MiB blocks
+xz -T0 -1 -c "$work/$n.tar" >"$work/fast/$n.tar.xz"
 rm -rf "$work/${n:?}"
 median() { sort -n | sed -n 2p; }
 ms() { local s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000)); }
@@ -32,7 +35,7 @@ cdm_install() { rm -rf "$work/s"; CDM_ROOT=$work/s "$CDM" install -q "$1"; }
 tar_xz() { rm -rf "$work/x" && mkdir "$work/x" && tar -I 'xz -T0' -xf "$1" -C "$work/x" && sync; }
 floor() { rm -rf "$work/x" && mkdir "$work/x" && tar -xf "$work/$n.tar" -C "$work/x" && sync; }
 bsd() { rm -rf "$work/x" && mkdir "$work/x" && bsdtar -xf "$1" -C "$work/x" && sync; }
-for kind in one many; do
+for kind in one many fast; do
   a=$work/$kind/$n.tar.xz
   c=() t=() b=() f=()
   for round in 1 2 3; do
