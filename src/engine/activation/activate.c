@@ -173,6 +173,17 @@ static int project_activation(cdm_ctx *ctx, const struct cdm_project *p,
     return CDM_OK;
 }
 
+/* The link an activation's path entry goes through: <project>/<link name> of the entry
+ * <project>/<link name>/<lib folder> (malloc'd); NULL when the entry is not below project. */
+static char *entry_link(const char *project, const char *entry)
+{
+    size_t n = strlen(project);
+    if (!path_within(entry, project) || !entry[n] || !entry[n + 1])
+        return NULL;
+    const char *name = entry + n + 1;
+    return xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
+}
+
 /* Outside any project: the default is active (CDM_PROJECT the state folder) and is still
  * the user's default, its path entry inside the install's folder. */
 static bool default_unchanged(cdm_ctx *ctx, const char *project, const char *active,
@@ -212,11 +223,8 @@ static bool unchanged_at(cdm_ctx *ctx, const char *near)
         same = default_unchanged(ctx, project, active, entry);
         goto out;
     }
-    size_t n = strlen(project);
-    if (!near || strcmp(near, project) || !path_within(entry, project) || !entry[n])
+    if (strcmp(near, project) || !(link_path = entry_link(project, entry)))
         goto out;
-    const char *name = entry + n + 1;
-    link_path = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
     enum link_kind kind;
     if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS) {
         /* The same install, through a view (a toolkit) exactly when one is active. */
@@ -240,13 +248,7 @@ out:
 static char *hook_link(cdm_ctx *ctx, const char *near)
 {
     char *project = fs_getenv("CDM_PROJECT"), *entry = fs_getenv("CDM_PATH_ENTRY");
-    char *link = NULL;
-    size_t n = project ? strlen(project) : 0;
-    if (project && entry && !strcmp(project, near) && path_within(entry, project) && entry[n] &&
-        entry[n + 1]) {
-        const char *name = entry + n + 1;
-        link = xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
-    }
+    char *link = project && entry && !strcmp(project, near) ? entry_link(project, entry) : NULL;
     free(entry);
     free(project);
     return link ? link : path_join(near, cdm_link_name(ctx));
