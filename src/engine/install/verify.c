@@ -91,7 +91,8 @@ static int collect_regular(void *arg, const struct db_file *f)
     if (f->link_target || !f->sha256)
         return CDM_OK;
     ALLOC_GROW(v->hashed, v->nhashed);
-    v->hashed[v->nhashed++] = (struct file_hash){.path = path_join(v->dir, f->path)};
+    v->hashed[v->nhashed++] =
+        (struct file_hash){.path = path_join(v->dir, f->path), .expected = f->size};
     return CDM_OK;
 }
 

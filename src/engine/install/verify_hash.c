@@ -10,7 +10,7 @@
 #define HASH_BUF (1u << 17)
 
 struct pool {
-    struct file_hash *files;
+    struct file_hash **files; /* the largest first */
     size_t n, next;
     struct monitor *m;
 };
@@ -52,16 +52,26 @@ static int worker(void *arg)
         monitor_leave(p->m);
         if (i == p->n)
             break;
-        hash_one(&p->files[i], h, buf);
+        hash_one(p->files[i], h, buf);
     }
     free(buf);
     sha256_free(h);
     return 0;
 }
 
+static int largest_first(const void *a, const void *b)
+{
+    const struct file_hash *x = *(struct file_hash *const *)a, *y = *(struct file_hash *const *)b;
+    return x->expected < y->expected ? 1 : x->expected > y->expected ? -1 : 0;
+}
+
 void hash_files(struct file_hash *files, size_t n, unsigned threads)
 {
-    struct pool p = {files, n, 0, monitor_new()};
+    struct file_hash **order = xmalloc((n ? n : 1) * sizeof(*order));
+    for (size_t i = 0; i < n; i++)
+        order[i] = &files[i];
+    qsort(order, n, sizeof(*order), largest_first);
+    struct pool p = {order, n, 0, monitor_new()};
     if (threads > n)
         threads = n ? (unsigned)n : 1;
     struct thread **started = xcalloc(threads, sizeof(*started));
@@ -73,4 +83,5 @@ void hash_files(struct file_hash *files, size_t n, unsigned threads)
             thread_join(started[t]);
     free(started);
     monitor_free(p.m);
+    free(order);
 }
