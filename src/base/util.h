@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 /* Before banned.h, which turns some of their functions into errors: */
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,5 +141,15 @@ const char *str_closest(const char *word, const char *const *candidates, size_t 
 void format_size(char *out, size_t size, unsigned long long bytes);
 
 #include "banned.h"
+
+/* The unsigned number of n bytes (1 to 8) stored little-endian at p: the binary formats cdm
+ * reads (zip, PE, a junction's reparse data) are little-endian whatever the host. */
+static inline uint64_t load_le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
 
 #endif

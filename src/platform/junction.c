@@ -172,25 +172,15 @@ const char *junction_build(const char *target, unsigned char **buf, size_t *size
     return NULL;
 }
 
-static size_t get16(const unsigned char *p)
-{
-    return (size_t)p[0] | ((size_t)p[1] << 8);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
 /* UTF-16LE bytes to UTF-8; NULL on unpaired surrogates or NUL. */
 static char *utf16_to_utf8(const unsigned char *p, size_t bytes)
 {
     struct strbuf sb = STRBUF_INIT;
     sb_add(&sb, "");
     for (size_t i = 0; i < bytes; i += 2) {
-        uint32_t c = (uint32_t)get16(p + i);
+        uint32_t c = (uint32_t)load_le(p + i, 2);
         if (c >= 0xD800 && c <= 0xDBFF && i + 3 < bytes) {
-            uint32_t low = (uint32_t)get16(p + i + 2);
+            uint32_t low = (uint32_t)load_le(p + i + 2, 2);
             if (low < 0xDC00 || low > 0xDFFF)
                 goto bad;
             c = 0x10000 + ((c - 0xD800) << 10) + (low - 0xDC00);
@@ -224,11 +214,11 @@ bad:
  * a symbolic link, whose flags come first), UTF-8; NULL when the buffer is inconsistent. */
 static char *substitute_name(const unsigned char *buf, size_t size, size_t names_at)
 {
-    size_t data = get16(buf + 4);
+    size_t data = (size_t)load_le(buf + 4, 2);
     if (size < names_at || HEADER_SIZE + data > size || HEADER_SIZE + data < names_at)
         return NULL;
     size_t names = HEADER_SIZE + data - names_at;
-    size_t off = get16(buf + 8), len = get16(buf + 10);
+    size_t off = (size_t)load_le(buf + 8, 2), len = (size_t)load_le(buf + 10, 2);
     if (off % 2 || len % 2 || off + len > names)
         return NULL;
     return utf16_to_utf8(buf + names_at + off, len);
@@ -238,7 +228,7 @@ static char *substitute_name(const unsigned char *buf, size_t size, size_t names
  * directory symbolic link that cdm makes has (a relative one is never cdm's). */
 static enum junction_kind symlink_parse(const unsigned char *buf, size_t size, char **target)
 {
-    if (size < SYMLINK_NAMES_AT || get32(buf + NAMES_AT) & SYMLINK_FLAG_RELATIVE_BIT)
+    if (size < SYMLINK_NAMES_AT || load_le(buf + NAMES_AT, 4) & SYMLINK_FLAG_RELATIVE_BIT)
         return JUNCTION_SYMLINK;
     char *sub = substitute_name(buf, size, SYMLINK_NAMES_AT);
     if (sub && str_starts_with(sub, substitute_prefix)) {
@@ -255,7 +245,7 @@ enum junction_kind junction_parse(const unsigned char *buf, size_t size, char **
     *target = NULL;
     if (size < HEADER_SIZE)
         return JUNCTION_INVALID;
-    uint32_t tag = get32(buf);
+    uint32_t tag = (uint32_t)load_le(buf, 4);
     if (tag == JUNCTION_TAG_SYMLINK)
         return symlink_parse(buf, size, target);
     if (tag != JUNCTION_TAG_MOUNT_POINT)

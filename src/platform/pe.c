@@ -19,14 +19,6 @@ struct pe {
     unsigned nsections;
 };
 
-static uint32_t le(const unsigned char *p, int n)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < n; i++)
-        v |= (uint32_t)p[i] << (8 * i);
-    return v;
-}
-
 static bool read_at(const struct pe *pe, uint64_t off, void *buf, size_t n)
 {
     if (off > (uint64_t)pe->size || n > (uint64_t)pe->size - off)
@@ -38,8 +30,8 @@ static bool rva_to_offset(const struct pe *pe, uint32_t rva, uint64_t *off)
 {
     for (unsigned i = 0; i < pe->nsections; i++) {
         const unsigned char *s = pe->sections + 40 * i;
-        uint32_t vsize = le(s + 8, 4), va = le(s + 12, 4), rawsize = le(s + 16, 4),
-                 raw = le(s + 20, 4);
+        uint32_t vsize = (uint32_t)load_le(s + 8, 4), va = (uint32_t)load_le(s + 12, 4),
+                 rawsize = (uint32_t)load_le(s + 16, 4), raw = (uint32_t)load_le(s + 20, 4);
         uint32_t span = vsize > rawsize ? vsize : rawsize;
         if (rva >= va && rva - va < span) {
             if (rva - va >= rawsize)
@@ -80,26 +72,26 @@ const char *pe_read_imports(FILE *f, struct bin_imports *out)
     unsigned char dos[64], coff[24];
     if (!read_at(&pe, 0, dos, 64) || dos[0] != 'M' || dos[1] != 'Z')
         return "not a PE file";
-    uint32_t nt = le(dos + 0x3c, 4);
+    uint32_t nt = (uint32_t)load_le(dos + 0x3c, 4);
     if (!read_at(&pe, nt, coff, 24) || memcmp(coff, "PE\0\0", 4))
         return "no PE signature";
-    out->machine = le(coff + 4, 2);
-    pe.nsections = le(coff + 6, 2);
-    uint32_t opt_size = le(coff + 20, 2);
+    out->machine = (uint32_t)load_le(coff + 4, 2);
+    pe.nsections = (uint32_t)load_le(coff + 6, 2);
+    uint32_t opt_size = (uint32_t)load_le(coff + 20, 2);
     unsigned char opt[240] = {0};
     if (opt_size < 2 ||
         !read_at(&pe, nt + 24, opt, opt_size < sizeof(opt) ? opt_size : sizeof(opt)))
         return "truncated optional header";
-    uint32_t magic = le(opt, 2);
+    uint32_t magic = (uint32_t)load_le(opt, 2);
     if (magic != 0x10b && magic != 0x20b)
         return "unknown optional header";
     out->bits = magic == 0x20b ? 64 : 32;
     unsigned dirs_at = magic == 0x20b ? 112 : 96;
-    uint32_t ndirs = le(opt + dirs_at - 4, 4);
+    uint32_t ndirs = (uint32_t)load_le(opt + dirs_at - 4, 4);
     out->needed = xcalloc(PE_MAX_IMPORTS + 1, sizeof(char *));
     if (ndirs < 2 || dirs_at + 16 > opt_size)
         return NULL; /* no import directory: imports nothing */
-    uint32_t import_rva = le(opt + dirs_at + 8, 4);
+    uint32_t import_rva = (uint32_t)load_le(opt + dirs_at + 8, 4);
     if (!import_rva)
         return NULL;
     pe.sections = xmalloc(40 * (size_t)(pe.nsections ? pe.nsections : 1));
@@ -125,7 +117,7 @@ const char *pe_read_imports(FILE *f, struct bin_imports *out)
             why = "too many imports";
             break;
         }
-        char *name = name_at(&pe, le(d + 12, 4));
+        char *name = name_at(&pe, (uint32_t)load_le(d + 12, 4));
         if (!name) {
             why = "an import names no readable DLL";
             break;

@@ -59,5 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fs_reader_close(r);
 out:
     error_state_free(&ctx.err);
+    unlink(path); /* nothing left in /tmp after the run */
     return 0;
 }

@@ -29,17 +29,12 @@
 
 static uint16_t le16(const unsigned char *p)
 {
-    return (uint16_t)(p[0] | p[1] << 8);
+    return (uint16_t)load_le(p, 2);
 }
 
 static uint32_t le32(const unsigned char *p)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-    return le32(p) | (uint64_t)le32(p + 4) << 32;
+    return (uint32_t)load_le(p, 4);
 }
 
 /* n bytes at offset into buf: false on a short read (an error is in ctx if the read failed). */
@@ -72,15 +67,15 @@ static enum zip64_end read_zip64_end(cdm_ctx *ctx, struct fs_reader *r, uint64_t
     if (end_at < ZIP64_LOCATOR || !read_at(ctx, r, end_at - ZIP64_LOCATOR, loc, sizeof(loc)) ||
         le32(loc) != SIG_ZIP64_LOCATOR)
         return ZIP64_NONE;
-    uint64_t at = le64(loc + 8);
+    uint64_t at = load_le(loc + 8, 8);
     if (le32(loc + 4) != 0 || le32(loc + 16) > 1 || at > end_at - ZIP64_LOCATOR ||
         end_at - ZIP64_LOCATOR - at < ZIP64_END_SIZE || !read_at(ctx, r, at, rec, sizeof(rec)) ||
         le32(rec) != SIG_ZIP64_END || le32(rec + 16) != 0 || le32(rec + 20) != 0 ||
-        le64(rec + 24) != le64(rec + 32))
+        load_le(rec + 24, 8) != load_le(rec + 32, 8))
         return ZIP64_BAD;
-    place->count = le64(rec + 32);
-    place->size = le64(rec + 40);
-    place->start = le64(rec + 48);
+    place->count = load_le(rec + 32, 8);
+    place->size = load_le(rec + 40, 8);
+    place->start = load_le(rec + 48, 8);
     place->end = at;
     return ZIP64_READ;
 }
@@ -139,7 +134,7 @@ static bool read_zip64_extra(const unsigned char *x, size_t n, struct zip_dir_en
                     continue;
                 if (left < 8)
                     return false;
-                *want[k] = le64(v);
+                *want[k] = load_le(v, 8);
                 v += 8;
                 left -= 8;
             }

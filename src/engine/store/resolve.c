@@ -43,7 +43,8 @@ bool store_spec_interrupted(cdm_ctx *ctx, const char *spec_text, int cuda)
     struct cdm_install_info *all = NULL;
     size_t n = 0;
     bool found = false;
-    if (!version_spec_parse(spec_text, &spec) || store_open_read(ctx) ||
+    /* the common case, nothing interrupted, costs no read of every install */
+    if (!store_installs_interrupted(ctx) || !version_spec_parse(spec_text, &spec) ||
         db_install_list(ctx, &all, &n))
         return false;
     if (cuda)

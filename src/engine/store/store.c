@@ -184,6 +184,13 @@ static int work_visible(cdm_ctx *ctx, unsigned protocols, bool *visible)
     return *visible ? CDM_OK : db_work_pending(ctx, protocols, visible);
 }
 
+bool store_installs_interrupted(cdm_ctx *ctx)
+{
+    bool visible = false;
+    return store_open_read(ctx) == CDM_OK &&
+           work_visible(ctx, RECOVER_INSTALLS, &visible) == CDM_OK && visible;
+}
+
 int store_open_settled(cdm_ctx *ctx, unsigned touches)
 {
     bool visible = false;

@@ -31,6 +31,10 @@ int store_open_state(cdm_ctx *ctx, unsigned touches);
  * (store_install_state). */
 int store_open_settled(cdm_ctx *ctx, unsigned touches);
 
+/* Whether an install or a removal a kill interrupted (or a writer is doing now) leaves
+ * anything to see: a folder in .staging/, a pending record. */
+bool store_installs_interrupted(cdm_ctx *ctx);
+
 /* Whether an install spec names (version_spec_matches) is one a kill interrupted while it
  * was installed or removed, by the index and the disk as they are: no recovery runs. */
 bool store_spec_interrupted(cdm_ctx *ctx, const char *spec, int cuda);
