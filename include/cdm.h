@@ -110,7 +110,8 @@ struct cdm_install_info {
     char bin_dir[16];     /* "bin", "bin/x64" or "" when the archive has none */
     char lib_dir[32];     /* "lib", "lib/x64", "lib64", ... */
     char include_dir[48]; /* "include" or targets/.../include */
-    char archive_name[256];
+    char archive_name[256]; /* the file it came from: NVIDIA's archive, a wheel, ... */
+    char source[16];        /* that file's kind: "archive", "wheel" */
     uint64_t archive_size;
     char sha256[65];
     bool official;        /* the archive's hash is a known NVIDIA release */
@@ -130,12 +131,16 @@ struct cdm_install_request {
     const char *sha256;   /* --sha256, NULL for none */
     const char *platform; /* --platform, NULL: this machine's */
     bool force;           /* replace an install of the same id made from another archive */
+    const char *from;     /* where a version is downloaded from: "nvidia" ([fetch] base),
+                           * "pypi" ([fetch] index_url); NULL: [fetch] sources' order */
 };
 
 struct cdm_install_result {
     struct cdm_install_info install;
     bool changed;    /* false: the same archive was installed already */
     bool downloaded; /* the archive came from [fetch] base */
+    bool other_source; /* changed false: installed from another file with the same libraries */
+    bool by_version;   /* changed false: a version asked for, and installed (no file read) */
     char unpacked_by[96]; /* how the archive was unpacked (threads, inflater), for --verbose */
 };
 

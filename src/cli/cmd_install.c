@@ -3,20 +3,29 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
-enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE };
+enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE, OPT_FROM };
 
 static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    struct cdm_install_request req = {args->pos[0], (int)args->number[OPT_CUDA],
-                                      args->value[OPT_SHA256], args->value[OPT_PLATFORM],
-                                      args->given[OPT_FORCE]};
+    struct cdm_install_request req = {args->pos[0],
+                                      (int)args->number[OPT_CUDA],
+                                      args->value[OPT_SHA256],
+                                      args->value[OPT_PLATFORM],
+                                      args->given[OPT_FORCE],
+                                      args->value[OPT_FROM]};
     struct cdm_install_result result;
     cli_catch_interrupts(ctx);
     const char *from = args->value[OPT_FROM_STORE];
-    if (from && (req.sha256 || req.platform || req.force))
+    if (req.from && strcmp(req.from, "nvidia") && strcmp(req.from, "pypi"))
+        return cli_usage_error(cli,
+                               "--from takes nvidia (NVIDIA's archives, [fetch] base) or "
+                               "pypi (NVIDIA's wheels, [fetch] index_url), not '%s'",
+                               req.from);
+    if (from && (req.sha256 || req.platform || req.force || req.from))
         return cli_usage_error(cli, "--from-store copies an install as it is: it takes no "
-                                    "--sha256, --platform or --force");
+                                    "--sha256, --platform, --force or --from");
     if ((from ? cdm_install_from_store(ctx, from, req.what, req.cuda, &result)
               : cdm_install(ctx, &req, &result)) != CDM_OK) {
         int rc = cli_fail(cli);
@@ -35,6 +44,8 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
         json_kv_bool(&j, "changed", result.changed);
         json_kv_bool(&j, "official", in->official);
         json_kv_bool(&j, "downloaded", result.downloaded);
+        json_kv_string(&j, "source", in->source);
+        json_kv_string(&j, "from", in->archive_name);
         json_object_end(&j);
         json_print(&j, stdout);
     } else if (result.changed) {
@@ -42,20 +53,28 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
                  in->official ? " (official NVIDIA archive)" : "", in->path);
         if (cli->verbose) {
             /* One line a call: a line break inside a format is escaped with the names. */
-            cli_info(cli, "  archive %s, sha256 %s\n", in->archive_name, in->sha256);
+            cli_info(cli, "  %s %s, sha256 %s\n", in->source, in->archive_name, in->sha256);
             cli_info(cli, "  layout %s, bin '%s', lib '%s', include '%s'\n", in->layout,
                      in->bin_dir, in->lib_dir, in->include_dir);
             if (result.unpacked_by[0])
                 cli_info(cli, "  unpacked: %s\n", result.unpacked_by);
         }
+    } else if (result.by_version) {
+        cli_info(cli, "%s is installed (from %s '%s'); nothing to do\n", in->id, in->source,
+                 in->archive_name);
+    } else if (result.other_source) {
+        cli_info(cli,
+                 "%s is already installed (from %s '%s'), with the same library bytes; "
+                 "nothing to do\n",
+                 in->id, in->source, in->archive_name);
     } else {
-        cli_info(cli, "%s is already installed from this archive; nothing to do\n", in->id);
+        cli_info(cli, "%s is already installed from this %s; nothing to do\n", in->id, in->source);
     }
     return EXIT_OK;
 }
 
 static const struct cli_arg install_args[] = {
-    {"ARCHIVE|VERSION", CLI_ARG_REQUIRED, CLI_COMPLETE_FILES},
+    {"FILE|VERSION", CLI_ARG_REQUIRED, CLI_COMPLETE_FILES},
     CLI_ARG_END,
 };
 
@@ -71,6 +90,9 @@ static const struct cli_option install_options[] = {
     [OPT_FROM_STORE] = CLI_OPT_VALUE("from-store", "DIR", CLI_COMPLETE_DIRS,
                                      "copy VERSION from the store at DIR (a shared one), "
                                      "checking every file's hash"),
+    [OPT_FROM] = CLI_OPT_VALUE("from", "SOURCE", CLI_COMPLETE_NONE,
+                               "download VERSION from nvidia (NVIDIA's archive) or pypi (NVIDIA's "
+                               "wheel from the package index); default: [fetch] sources"),
     CLI_OPT_END,
 };
 
@@ -82,7 +104,9 @@ const struct cli_command cli_cmd_install = {
     .args = install_args,
     .options = install_options,
     .description =
-        "ARCHIVE is a .zip, .tar.xz or .tgz from NVIDIA; VERSION (8.8.0, 9.27) is looked up "
+        "ARCHIVE is a .zip, .tar.xz or .tgz from NVIDIA, or NVIDIA's wheel "
+        "(nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl), checked against its "
+        "RECORD; VERSION (8.8.0, 9.27) is looked up "
         "in the folders of [install] sources, else downloaded from [fetch] base (NVIDIA's "
         "redist folder by default) and checked against its manifest's size and SHA-256.\n"
         " cdm install 9.27 --cuda 13\n",

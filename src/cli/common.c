@@ -177,5 +177,6 @@ void cli_json_install(struct json *j, const struct cdm_install_info *in)
     json_kv_string(j, "lib_dir", in->lib_dir);
     json_kv_string(j, "include_dir", in->include_dir);
     json_kv_string(j, "archive", in->archive_name);
+    json_kv_string(j, "source", in->source);
     json_kv_string(j, "state", cdm_install_state_name(in->state));
 }

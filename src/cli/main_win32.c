@@ -69,12 +69,19 @@ int wmain(int argc, wchar_t **wargv)
             atexit(restore_console);
         }
     }
+    /* cli_main takes the options out of argv in place (cli_take_options compacts it):
+     * the strings are freed from a list of their own, each once */
+    char **owned = xcalloc((size_t)argc + 1, sizeof(char *));
     char **argv = xcalloc((size_t)argc + 1, sizeof(char *));
     for (int i = 0; i < argc; i++)
-        argv[i] = utf8_of(wargv[i]);
+        argv[i] = owned[i] = utf8_of(wargv[i]);
     int rc = cli_main(argc, argv);
+    /* what is printed still lies in stdio's buffers until exit: out before the frees */
+    fflush(stdout);
+    fflush(stderr);
     for (int i = 0; i < argc; i++)
-        free(argv[i]);
+        free(owned[i]);
+    free(owned);
     free(argv);
     return rc;
 }

@@ -10,6 +10,11 @@
  * (%APPDATA%\jupyter on Windows). malloc'd. */
 char *app_jupyter_data_dir(void);
 
+/* The user's Downloads folder, where a browser puts NVIDIA's archives and wheels:
+ * $HOME/Downloads (%USERPROFILE%\Downloads on Windows); NULL when there is no home.
+ * malloc'd. */
+char *app_downloads_dir(void);
+
 /* The running program's own file, links resolved; NULL when the system does not say.
  * malloc'd. */
 char *app_self_path(void);

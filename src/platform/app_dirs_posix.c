@@ -13,6 +13,12 @@ char *app_jupyter_data_dir(void)
     return posix_xdg_dir("XDG_DATA_HOME", ".local/share", "jupyter");
 }
 
+char *app_downloads_dir(void)
+{
+    const char *home = getenv("HOME");
+    return home && *home ? path_join(home, "Downloads") : NULL;
+}
+
 char *app_self_path(void)
 {
     return fs_realpath("/proc/self/exe");

@@ -18,6 +18,14 @@ char *app_jupyter_data_dir(void)
     return dir;
 }
 
+char *app_downloads_dir(void)
+{
+    char *home = fs_getenv("USERPROFILE");
+    char *dir = home && *home ? path_join(home, "Downloads") : NULL;
+    free(home);
+    return dir;
+}
+
 char *app_self_path(void)
 {
     wchar_t buf[32768];

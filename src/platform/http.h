@@ -43,6 +43,7 @@ struct http_head {
 struct http_request {
     const char *url;
     uint64_t from;       /* > 0: ask for the bytes from here on (Range: bytes=from-) */
+    const char *accept;  /* the Accept header's value; NULL: the client's default */
     const char *ca_file; /* NULL: the system's certificate store */
     unsigned timeout;    /* seconds: to connect, and the longest wait for data */
     /* A trickle is no progress either: stop below low_speed bytes a second, averaged over

@@ -32,6 +32,8 @@ struct curl_api {
     CURLcode (*easy_perform)(CURL *h);
     CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
     const char *(*easy_strerror)(CURLcode code);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+    void (*slist_free_all)(struct curl_slist *list);
 };
 
 struct http_session {
@@ -58,6 +60,8 @@ static bool load_symbols(void *lib, struct curl_api *api)
         {"curl_easy_perform", (void **)&api->easy_perform},
         {"curl_easy_getinfo", (void **)&api->easy_getinfo},
         {"curl_easy_strerror", (void **)&api->easy_strerror},
+        {"curl_slist_append", (void **)&api->slist_append},
+        {"curl_slist_free_all", (void **)&api->slist_free_all},
     };
     for (size_t i = 0; i < CDM_ARRAY_LEN(table); i++) {
         /* POSIX allows the conversion dlsym's result needs; ISO C does not know it. */
@@ -293,11 +297,20 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
         snprintf(range, sizeof(range), "%llu-", (unsigned long long)req->from);
         api->easy_setopt(c, CURLOPT_RANGE, range);
     }
+    struct curl_slist *headers = NULL;
+    if (req->accept) {
+        char *accept = xasprintf("Accept: %s", req->accept);
+        headers = api->slist_append(NULL, accept);
+        free(accept);
+        api->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    }
     api->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     api->easy_setopt(c, CURLOPT_HEADERDATA, &t);
     api->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     api->easy_setopt(c, CURLOPT_WRITEDATA, &t);
     CURLcode code = api->easy_perform(c);
+    if (headers)
+        api->slist_free_all(headers);
     long status = 0;
     api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     result->status = (int)status;

@@ -314,6 +314,14 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
         swprintf(range, CDM_ARRAY_LEN(range), L"Range: bytes=%llu-", (unsigned long long)req->from);
         WinHttpAddRequestHeaders(request, range, (DWORD)-1L, WINHTTP_ADDREQ_FLAG_ADD);
     }
+    if (req->accept) {
+        char *line = xasprintf("Accept: %s", req->accept);
+        wchar_t *accept = win_wide(line);
+        WinHttpAddRequestHeaders(request, accept, (DWORD)-1L,
+                                 WINHTTP_ADDREQ_FLAG_ADD | WINHTTP_ADDREQ_FLAG_REPLACE);
+        free(accept);
+        free(line);
+    }
     if (!WinHttpSendRequest(request, WINHTTP_NO_ADDITIONAL_HEADERS, 0, WINHTTP_NO_REQUEST_DATA, 0,
                             0, 0) ||
         !WinHttpReceiveResponse(request, NULL)) {

@@ -189,23 +189,24 @@ check "one installed it, the other found it installed" \
 check "the second waited for the first, and said so" grep -q "waiting for another cdm process" "$SCRATCH/e2"
 
 # ---- network failures --------------------------------------------------------------------
-CDM_FETCH_BASE=http://127.0.0.1:1/ run_cdm install 8.8.0 --cuda 11
+# (--force: 8.8.0 is installed, and an installed version is taken without the network)
+CDM_FETCH_BASE=http://127.0.0.1:1/ run_cdm install 8.8.0 --cuda 11 --force
 expect_rc 1 "nothing listening"
 expect_err "cannot connect to '127.0.0.1'" "says it cannot connect"
 if timeout 3 getent hosts cdm-test.invalid >/dev/null 2>&1 || [ $? -eq 124 ]; then
   skip "a name that does not resolve" "this machine's resolver answers .invalid or is slow"
 else
-  CDM_FETCH_BASE=http://cdm-test.invalid/ run_cdm install 8.8.0 --cuda 11
+  CDM_FETCH_BASE=http://cdm-test.invalid/ run_cdm install 8.8.0 --cuda 11 --force
   expect_err "the host name 'cdm-test.invalid' does not resolve" "a DNS failure names the host"
 fi
-CDM_FETCH_BASE=off run_cdm install 8.8.0 --cuda 11
+CDM_FETCH_BASE=off run_cdm install 8.8.0 --cuda 11 --force
 expect_err "downloads are off" "downloads can be turned off"
 fetch_config retries=many
 run_cdm available
 expect_rc 1 "a malformed [fetch] value"
 expect_err "line 2: \\[fetch\\] retries = 'many': give a whole number" "is named with its line"
 fetch_config retries=0 timeout=5
-CDM_FETCH_BASE=gopher://x/ run_cdm install 8.8.0 --cuda 11
+CDM_FETCH_BASE=gopher://x/ run_cdm install 8.8.0 --cuda 11 --force
 expect_err "cdm downloads from https://, http://, file:// URLs or a folder" "an unknown scheme is refused"
 
 # A full disk: the store on a small tmpfs (root only).

@@ -90,7 +90,7 @@ expect_rc 1 "a site hash for an archive NVIDIA published another hash of is refu
 expect_err "legacy_sums '$SUMS' line 1 gives '$L811' the hash $(sha "v8.1.1/$L811"), but NVIDIA's is 98a8784e" \
   "naming the file, the line and both hashes"
 printf 'not-a-hash  %s\n' "$W811" >"$SUMS"
-run_cdm install 8.1.1 --platform windows-x86_64
+run_cdm install 8.1.1 --platform windows-x86_64 --force
 expect_rc 1 "a malformed line is refused"
 expect_err "legacy_sums '$SUMS' line 1: give a lowercase SHA-256" "naming the file and the line"
 done_testing

@@ -1,4 +1,4 @@
-/* libFuzzer: the parsers of names and versions: NVIDIA's archive names, versions, version
+/* libFuzzer: the parsers of names and versions: NVIDIA's archive and wheel names, versions, version
  * specs, an entry's path and a link's target. */
 #include "engine/extract/entry_check.h"
 #include "engine/core/version.h"
@@ -17,6 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char out[32];
         version_format(&name.version, out, sizeof(out));
         layout_for_version(&name.version);
+    }
+    if (wheel_name_parse(s, &name)) {
+        char out[32];
+        version_format(&name.version, out, sizeof(out));
     }
     struct version v, w;
     if (version_parse(s, &v) && version_parse("9.1.0.70", &w))

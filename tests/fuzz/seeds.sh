@@ -21,7 +21,8 @@ from_store)
   ;;
 names)
   for s in cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz cudnn-windows-x86_64-8.8.0.121_cuda11-archive.zip \
-    cudnn-11.3-linux-x64-v8.2.1.32.tgz cudnn-linux-x86_64-8.3.1.22_cuda11.5-archive.tar.xz \
+    cudnn-11.3-linux-x64-v8.2.1.32.tgz nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl \
+    nvidia_cudnn_cu13-9.14.0.64-1-py3-none-win_amd64.whl cudnn-linux-x86_64-8.3.1.22_cuda11.5-archive.tar.xz \
     9.1.0.70-cuda12 latest 8.8 '../x' 'C:\\x' '\\\\?\\C:\\x' top/lib/a.so; do seed "$s"; done
   ;;
 header)
@@ -42,6 +43,11 @@ manifest)
   copy "$TESTS_DIR/data/redistrib_8.9.7.json"
   seed '{"release_date":"2025-01-01","release_label":"9.27.0","release_product":"cudnn","cudnn":{"name":"n","version":"9.27.0.48","linux-x86_64":{"cuda12":{"relative_path":"cudnn/linux-x86_64/cudnn-linux-x86_64-9.27.0.48_cuda12-archive.tar.xz","sha256":"AAAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","md5":"m","size":"100"}},"windows-arm64":{"cuda13":{"relative_path":"cudnn/windows-arm64/cudnn-windows-arm64-9.27.0.48_cuda13-archive.zip","sha256":"dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd","size":100},"relative_path":"../x.zip","sha256":"d","size":"1"},"cuda_variant":["12","13"]}}'
   seed '<a href="redistrib_9.1.0.json">redistrib_9.1.0.json</a> <a href="redistrib_8.9.7.29.json">x</a>\nredistrib_9.10.1.json\nredistrib_9.1.0.json redistrib_.json redistrib_1..json'
+  ;;
+wheel)
+  # NVIDIA's wheel layout (tests/make_wheel.py), Linux and Windows, deflated small
+  python3 "$TESTS_DIR/make_wheel.py" "$dir" nvidia-cudnn-cu12 9.1.0.70 >/dev/null
+  python3 "$TESTS_DIR/make_wheel.py" "$dir" nvidia-cudnn-cu13 9.14.0.64 --windows >/dev/null
   ;;
 zip)
   python3 - "$dir" <<'PY'

@@ -4,9 +4,12 @@
 usage: server.py ROOT PORT_FILE LOG_FILE
 
 Serves ROOT at http://127.0.0.1:PORT/<mode>/..., PORT chosen by the system and written to
-PORT_FILE. A folder is answered with an index page like NVIDIA's. Manifests and listings
-are always served as they are; the mode applies to archives (paths below cudnn/, and
-below v<version>/ as NVIDIA kept the archives older than its manifests):
+PORT_FILE. A folder is answered with an index page like NVIDIA's, or, where it holds an
+index.html, as a package index's project page: that file, or its index.json beside it when
+the request accepts application/vnd.pypi.simple.v1+json (PEP 691). Manifests, listings and
+index pages are always served as they are; the mode applies to archives (paths below
+cudnn/, and below v<version>/ as NVIDIA kept the archives older than its manifests) and to
+wheels (*.whl):
 
   ok        as it is, with Range requests honoured (206), 416 past the end
   cut       headers for the whole body, half of it, then the connection closes
@@ -107,6 +110,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(400)
             return self.finish_log(mode, rel, 400, 0, rng)
         path = os.path.join(ROOT, rel)
+        if os.path.isdir(path) and os.path.isfile(os.path.join(path, "index.html")):
+            # a package index's project page (PEP 503), or its JSON form (PEP 691) when
+            # the client asks for it and the folder has one
+            accept = self.headers.get("Accept") or ""
+            form, kind = "index.html", "text/html"
+            if "application/vnd.pypi.simple.v1+json" in accept and \
+                    os.path.isfile(os.path.join(path, "index.json")):
+                form, kind = "index.json", "application/vnd.pypi.simple.v1+json"
+            with open(os.path.join(path, form), "rb") as f:
+                body = f.read()
+            self.send(200, body, [("Content-Type", kind)])
+            return self.finish_log(mode, rel + form, 200, len(body), rng)
         if os.path.isdir(path):
             body = self.listing(path)
             self.send(200, body, [("Content-Type", "text/html")])
@@ -116,8 +131,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.finish_log(mode, rel, 404, 0, rng)
         with open(path, "rb") as f:
             data = f.read()
-        if not (rel.startswith("cudnn/") or re.match(r"v[0-9.]+/", rel)):
-            mode = "ok"  # manifests are served as they are
+        if not (rel.startswith("cudnn/") or re.match(r"v[0-9.]+/", rel) or rel.endswith(".whl")):
+            mode = "ok"  # manifests and index pages are served as they are
         if mode in ("cut-once", "500-once"):
             with log_lock:
                 if (mode, rel) in faulted:

@@ -163,6 +163,39 @@ static char *expand_path(struct parse_state *ps, int line, const char *section, 
     return out;
 }
 
+/* "nvidia, pypi": each once, in order. */
+static bool parse_fetch_sources(const char *value, struct cdm_config *c)
+{
+    static const char *const names[] = {[FETCH_NVIDIA] = "nvidia", [FETCH_PYPI] = "pypi"};
+    unsigned count = 0;
+    enum fetch_source order[2];
+    for (const char *p = value; *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        size_t n = strcspn(p, " \t,");
+        if (!n)
+            break;
+        bool known = false;
+        for (unsigned k = 0; k < CDM_ARRAY_LEN(names); k++) {
+            if (strlen(names[k]) != n || strncmp(p, names[k], n))
+                continue;
+            for (unsigned i = 0; i < count; i++)
+                if (order[i] == (enum fetch_source)k)
+                    return false;
+            order[count++] = (enum fetch_source)k;
+            known = true;
+        }
+        if (!known)
+            return false;
+        p += n;
+    }
+    if (!count)
+        return false;
+    memcpy(c->fetch_sources, order, count * sizeof(*order));
+    c->fetch_source_count = count;
+    return true;
+}
+
 static int on_entry(void *user, const char *section, const char *name, const char *value, int line)
 {
     struct parse_state *ps = user;
@@ -170,6 +203,14 @@ static int on_entry(void *user, const char *section, const char *name, const cha
     if (!strcmp(section, "fetch") && !strcmp(name, "base")) {
         free(c->fetch_base);
         c->fetch_base = xstrdup(value);
+    } else if (!strcmp(section, "fetch") && !strcmp(name, "index_url")) {
+        free(c->index_url);
+        c->index_url = xstrdup(value);
+    } else if (!strcmp(section, "fetch") && !strcmp(name, "sources")) {
+        if (!parse_fetch_sources(value, c))
+            return bad_value(ps, line, section, name, value,
+                             "give nvidia, pypi or both, in the order to try them "
+                             "(nvidia, pypi)");
     } else if (!strcmp(section, "fetch") && !strcmp(name, "legacy_sums")) {
         char *file = expand_path(ps, line, section, name, value);
         if (!file)
@@ -329,6 +370,8 @@ int config_load(cdm_ctx *ctx, struct cdm_config *c, const char *explicit_path)
     c->fetch_retries = DEFAULT_FETCH_RETRIES;
     c->fetch_retry_wait = DEFAULT_RETRY_WAIT;
     c->windows_retry_seconds = DEFAULT_WINDOWS_RETRY;
+    c->fetch_sources[0] = FETCH_NVIDIA;
+    c->fetch_source_count = 1;
     /* the usual way to say "no config": read nothing, refuse nothing */
     if (explicit_path && (!strcmp(explicit_path, "/dev/null") || !strcmp(explicit_path, "NUL")))
         return CDM_OK;
@@ -374,6 +417,7 @@ void config_free(struct cdm_config *c)
     free(c->root);
     free(c->link_name);
     free(c->fetch_base);
+    free(c->index_url);
     free(c->ca_file);
     free(c->legacy_sums);
     strv_free(c->sources);

@@ -21,6 +21,11 @@ struct cdm_config {
     unsigned threads;                  /* [install] threads: 0, every core this process may use */
     unsigned long long thread_memory;  /* [install] thread_memory: the threaded decoders' bound */
     char *fetch_base;                  /* [fetch] base; NULL: NVIDIA's redist folder */
+    char *index_url;   /* [fetch] index_url: a Python package index; NULL: PIP_INDEX_URL, PyPI */
+    /* [fetch] sources: where a version is downloaded from, in order (nvidia: [fetch] base;
+     * pypi: NVIDIA's wheels from [fetch] index_url) */
+    enum fetch_source { FETCH_NVIDIA, FETCH_PYPI } fetch_sources[2];
+    unsigned fetch_source_count;
     char *ca_file;                     /* [fetch] ca_file */
     char *legacy_sums; /* [fetch] legacy_sums: hashes of archives older than the manifests */
     unsigned fetch_timeout;            /* [fetch] timeout, seconds */

@@ -267,3 +267,63 @@ bool archive_name_parse(const char *file_name, struct archive_name *out)
         return parse_old_style(out->stem, out);
     return parse_current_style(out->stem, out);
 }
+
+const char *wheel_platform_of_tag(const char *tag)
+{
+    if (!strcmp(tag, "win_amd64"))
+        return "windows-x86_64";
+    if (!strcmp(tag, "win_arm64"))
+        return "windows-arm64";
+    /* manylinux2014_x86_64, manylinux_2_27_x86_64 (aarch64 wheels are NVIDIA's server
+     * builds, which its archives call sbsa) */
+    if (str_starts_with(tag, "manylinux") || str_starts_with(tag, "linux_")) {
+        if (str_ends_with(tag, "_x86_64"))
+            return "linux-x86_64";
+        if (str_ends_with(tag, "_aarch64"))
+            return "linux-sbsa";
+    }
+    return NULL;
+}
+
+bool wheel_name_parse(const char *file_name, struct archive_name *out)
+{
+    memset(out, 0, sizeof(*out));
+    /* {dist}-{version}[-{build}]-{python}-{abi}-{platform}.whl (PEP 427) */
+    if (!str_ends_with_icase(file_name, ".whl"))
+        return false;
+    size_t stem_len = strlen(file_name) - 4;
+    if (stem_len >= sizeof(out->stem))
+        return false;
+    memcpy(out->stem, file_name, stem_len);
+    out->stem[stem_len] = '\0';
+    char parts[256];
+    memcpy(parts, out->stem, stem_len + 1);
+    char *field[6];
+    int n = 0;
+    for (char *p = parts; p && n < 6; n++) {
+        field[n] = p;
+        char *dash = strchr(p, '-');
+        if (dash)
+            *dash = '\0';
+        p = dash ? dash + 1 : NULL;
+    }
+    int used = 0;
+    if (n < 5 || n > 6 || !str_starts_with_icase(field[0], "nvidia_cudnn_cu") ||
+        sscanf(field[0] + strlen("nvidia_cudnn_cu"), "%d%n", &out->cuda_major, &used) != 1 ||
+        field[0][strlen("nvidia_cudnn_cu") + used] || !version_parse(field[1], &out->version) ||
+        out->version.count != 4)
+        return false;
+    /* a tag may be compressed: manylinux_2_17_x86_64.manylinux2014_x86_64 */
+    for (char *p = field[n - 1]; p && !out->platform[0];) {
+        char *dot = strchr(p, '.');
+        if (dot)
+            *dot = '\0';
+        const char *platform = wheel_platform_of_tag(p);
+        if (platform && strlen(platform) < sizeof(out->platform))
+            memcpy(out->platform, platform, strlen(platform) + 1);
+        p = dot ? dot + 1 : NULL;
+    }
+    out->cuda_minor = -1;
+    out->layout = layout_for_version(&out->version);
+    return out->platform[0] != '\0';
+}

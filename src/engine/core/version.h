@@ -70,6 +70,15 @@ struct archive_name {
 };
 /* Parse a file name (not a path). False when it is not a cuDNN archive name. */
 bool archive_name_parse(const char *file_name, struct archive_name *out);
+/* NVIDIA's wheel by its name (PEP 427): nvidia_cudnn_cu12-9.1.0.70-py3-none-
+ * manylinux2014_x86_64.whl gives 9.1.0.70, CUDA 12, linux-x86_64, layout C. False for any
+ * other name. What a wheel says inside (its dist-info) decides at install; this name finds
+ * it in a folder. */
+bool wheel_name_parse(const char *file_name, struct archive_name *out);
+/* A wheel's platform tag as cdm names platforms: "manylinux2014_x86_64" -> "linux-x86_64",
+ * "win_amd64" -> "windows-x86_64" (aarch64: NVIDIA's server builds, linux-sbsa); NULL when
+ * cdm installs for none. */
+const char *wheel_platform_of_tag(const char *platform_tag);
 /* True for the extensions cdm reads: .zip .tar.xz .txz .tgz .tar.gz */
 bool archive_has_known_extension(const char *file_name);
 

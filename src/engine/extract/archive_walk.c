@@ -7,6 +7,7 @@
 #include "header.h"
 #include "platform/fs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,28 @@ int walk_finish(struct walk *w)
     return CDM_OK;
 }
 
+/* An entry's name as the checks see it under a selection (struct entry_select): the path
+ * below the selected folder, put under that folder's own name as the top (written into
+ * out); NULL for an entry passed over. A name that cannot be normalised is kept as it is,
+ * for the checks to refuse. */
+static const char *select_name(const struct entry_select *sel, const char *raw, char *out,
+                               size_t size)
+{
+    char path[4096];
+    if (!raw || entry_path_check(raw, path, sizeof(path)))
+        return raw;
+    if (!path_within(path, sel->below))
+        return NULL;
+    const char *rest = path + strlen(sel->below);
+    const char *base = path_basename(path);
+    for (const char *const *skip = sel->skip_names; skip && *skip; skip++)
+        if (*rest && !strcmp(base, *skip))
+            return NULL;
+    if (snprintf(out, size, "%s%s", path_basename(sel->below), rest) >= (int)size)
+        return raw;
+    return out;
+}
+
 int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e)
 {
     w->entries++;
@@ -209,6 +232,17 @@ int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e)
         target = archive_entry_symlink_utf8(e);
         if (!target)
             target = archive_entry_symlink(e);
+    }
+    const struct entry_select *sel = w->limits->select;
+    char selected[4096], selected_target[4096];
+    if (sel && !(raw = select_name(sel, raw, selected, sizeof(selected))))
+        return CDM_OK;
+    /* a hard link names a path of the archive: it moves with the selection (one outside
+     * it stays as it is, and is refused as not below the top folder) */
+    if (sel && kind == ENTRY_HARDLINK && target) {
+        const char *moved = select_name(sel, target, selected_target, sizeof(selected_target));
+        if (moved)
+            target = moved;
     }
     struct entry_verdict v;
     entry_check(&w->check, raw, kind, target, &v);

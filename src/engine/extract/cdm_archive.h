@@ -20,11 +20,21 @@ void layout_result(const struct layout_scan *scan, struct cdm_install_info *in);
 /* "windows", "linux" or "" from the libraries seen. */
 const char *layout_os(const struct layout_scan *scan);
 
+/* The part of an archive that is the install, for a source that is not NVIDIA's archive:
+ * a wheel's nvidia/cudnn/ beside its dist-info, a conda package's lib/ and include/. The
+ * entries outside it are passed over unwritten (a name that leaves its folder is refused
+ * wherever it is); below it, the folder's own name stands for the archive's top folder. */
+struct entry_select {
+    const char *below;             /* "nvidia/cudnn": its content is the install */
+    const char *const *skip_names; /* base names passed over below it, NULL-ended */
+};
+
 struct extract_limits {
     unsigned long long max_total_size;
     unsigned long long max_entries;
-    unsigned threads;                 /* at least 1 */
-    unsigned long long thread_memory; /* the bound of liblzma's threads' memory */
+    unsigned threads;                  /* at least 1 */
+    unsigned long long thread_memory;  /* the bound of liblzma's threads' memory */
+    const struct entry_select *select; /* NULL: every entry, below the one top folder */
 };
 
 struct extract_result {

@@ -179,7 +179,7 @@ static int transfer(struct transfer *t, struct net *net)
                  (unsigned long long)t->e->size);
     else
         cdm_note(ctx, "downloading '%s' (%s)", t->url, size);
-    struct net_sink sink = {kept, restart, head, body, t};
+    struct net_sink sink = {kept, restart, head, body, t, NULL};
     rc = net_get(net, t->url, &sink);
     have = fs_partial_size(t->d->file);
     if (rc == CDM_ENETWORK && have > 0)

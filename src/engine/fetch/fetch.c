@@ -7,6 +7,7 @@
 #include "cdm_archive.h"
 #include "fetch.h"
 #include "platform/fs.h"
+#include "pypi.h"
 #include "redist.h"
 #include "store_paths.h"
 #include "version.h"
@@ -56,10 +57,27 @@ static bool done_already(cdm_ctx *ctx, const struct manifest_entry *e, bool forc
     return r != 0;
 }
 
-int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
-                      struct fetched *out)
+/* Download e from url into <root>/downloads, unless another process installed it while
+ * this one waited for the download's lock; out->path is then the verified file. */
+static int download_entry(cdm_ctx *ctx, struct net *net, const char *url,
+                          const struct manifest_entry *e, bool force, struct fetched *out)
 {
-    memset(out, 0, sizeof(*out));
+    char *folder = store_downloads_dir(ctx);
+    int rc = download_hold(ctx, folder, e, &out->hold);
+    free(folder);
+    /* after the wait: another process may have installed it meanwhile */
+    if (rc || done_already(ctx, e, force, out, &rc))
+        return rc;
+    rc = download_run(ctx, net, url, e, &out->hold);
+    if (!rc)
+        out->path = xstrdup(out->hold.partial);
+    return rc;
+}
+
+/* NVIDIA's archive from [fetch] base, found in its manifests. */
+static int from_redist(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
+                       struct fetched *out)
+{
     struct redist r;
     struct redist_pick pick;
     memset(&pick, 0, sizeof(pick));
@@ -80,6 +98,7 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
     }
     COPY_STR_ARRAY(out->name, e->name);
     COPY_STR_ARRAY(out->sha256, e->sha256);
+    out->source_noun = "manifest";
     if ((rc = copy_path(ctx, out->source, sizeof(out->source), pick.manifest_url)))
         goto out;
     out->official = r.official;
@@ -94,20 +113,79 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
                                pick.manifest_url, e->relative_path, r.dir);
         goto out;
     }
-    char *folder = store_downloads_dir(ctx);
-    rc = download_hold(ctx, folder, e, &out->hold);
-    free(folder);
-    /* after the wait: another process may have installed it meanwhile */
-    if (rc || done_already(ctx, e, req->force, out, &rc))
-        goto out;
     char *url = redist_entry_location(&r, e);
-    rc = download_run(ctx, &r.net, url, e, &out->hold);
+    rc = download_entry(ctx, &r.net, url, e, req->force, out);
     free(url);
-    if (!rc)
-        out->path = xstrdup(out->hold.partial);
 out:
     redist_pick_free(&pick);
     redist_close(&r);
+    return rc;
+}
+
+/* NVIDIA's wheel from a Python package index, checked against the index's sha256. */
+static int from_index(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
+                      struct fetched *out)
+{
+    char *index = pypi_index_url(ctx);
+    if (!index)
+        return cdm_error_code(ctx);
+    struct net net;
+    net_init(&net, ctx);
+    struct index_pick pick;
+    int rc = pypi_find(ctx, &net, index, req->what, req->cuda, platform, &pick);
+    const struct manifest_entry *e = &pick.entry;
+    if (!rc && req->sha256 && !same_hex(req->sha256, e->sha256))
+        rc = cdm_error_set(ctx, CDM_ECHECKSUM,
+                           "--sha256 %s is not the hash of '%s' on '%s' (%s); nothing was "
+                           "downloaded",
+                           req->sha256, e->name, pick.page, e->sha256);
+    if (!rc) {
+        COPY_STR_ARRAY(out->name, e->name);
+        COPY_STR_ARRAY(out->sha256, e->sha256);
+        out->source_noun = "package index page";
+        rc = copy_path(ctx, out->source, sizeof(out->source), pick.page);
+    }
+    if (!rc && !done_already(ctx, e, req->force, out, &rc))
+        rc = download_entry(ctx, &net, pick.url, e, req->force, out);
+    index_pick_free(&pick);
+    net_close(&net);
+    free(index);
+    return rc;
+}
+
+int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
+                      struct fetched *out)
+{
+    memset(out, 0, sizeof(*out));
+    const struct cdm_config *c = &ctx->config;
+    enum fetch_source order[2];
+    unsigned count = 0;
+    if (req->from && !strcmp(req->from, "pypi"))
+        order[count++] = FETCH_PYPI;
+    else if (req->from)
+        order[count++] = FETCH_NVIDIA;
+    else
+        for (; count < c->fetch_source_count; count++)
+            order[count] = c->fetch_sources[count];
+    int rc = CDM_ENOTFOUND;
+    for (unsigned i = 0; i < count && rc == CDM_ENOTFOUND; i++) {
+        bool off = false;
+        if (order[i] == FETCH_PYPI) {
+            rc = from_index(ctx, req, platform, out);
+        } else {
+            rc = from_redist(ctx, req, platform, out);
+            off = out->off;
+        }
+        /* a later source is asked when this one has no such version, or is off */
+        if (rc == CDM_ENOTFOUND && i + 1 < count) {
+            struct saved_error skipped = error_save(ctx);
+            cdm_note(ctx, "%s; trying %s", skipped.message ? skipped.message : "not found",
+                     order[i + 1] == FETCH_PYPI ? "the package index" : "[fetch] base");
+            free(skipped.message);
+            memset(out, 0, sizeof(*out));
+        }
+        out->off = off && count == 1;
+    }
     return rc;
 }
 

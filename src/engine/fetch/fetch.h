@@ -5,13 +5,14 @@
 #include "download.h"
 
 struct fetched {
-    char *path;        /* the archive to extract: the verified .partial, or a local base's */
-    char name[256];    /* its NVIDIA file name (a .partial's path does not say it) */
-    char sha256[65];   /* the manifest's (checked already for a download) */
-    char source[4096]; /* the manifest's location, for messages */
-    bool official;     /* the manifest is NVIDIA's own */
-    bool off;          /* downloads are off: nothing was looked up */
-    bool installed;    /* the store has this very archive installed: nothing to do */
+    char *path;              /* the archive to extract: the verified .partial, or a local base's */
+    char name[256];          /* its NVIDIA file name (a .partial's path does not say it) */
+    char sha256[65];         /* the manifest's (checked already for a download) */
+    char source[4096];       /* the manifest's (or index page's) location, for messages */
+    const char *source_noun; /* what source is: "manifest", "package index page" */
+    bool official;           /* the manifest is NVIDIA's own */
+    bool off;                /* downloads are off: nothing was looked up */
+    bool installed;          /* the store has this very archive installed: nothing to do */
     struct cdm_install_info existing; /* that install */
     struct download hold;             /* a download's lock, kept until the install is done */
 };

@@ -57,9 +57,8 @@ static bool size_of(const cJSON *archive, uint64_t *out)
     return true;
 }
 
-static bool sha256_of(const cJSON *archive, char out[65])
+bool sha256_hex_parse(const char *s, char out[65])
 {
-    const char *s = string_of(archive, "sha256");
     if (!s || strlen(s) != 64)
         return false;
     for (int i = 0; i < 64; i++) {
@@ -69,6 +68,11 @@ static bool sha256_of(const cJSON *archive, char out[65])
     }
     out[64] = '\0';
     return true;
+}
+
+static bool sha256_of(const cJSON *archive, char out[65])
+{
+    return sha256_hex_parse(string_of(archive, "sha256"), out);
 }
 
 /* "cuda12" -> 12; 0 for any other key */

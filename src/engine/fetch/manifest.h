@@ -46,6 +46,9 @@ int manifest_parse(cdm_ctx *ctx, const char *text, size_t len, const char *compo
                    const char *source, struct manifest *out);
 void manifest_free(struct manifest *m);
 
+/* A SHA-256 in hex (64 digits, any case) into out, lowercase; false for anything else. */
+bool sha256_hex_parse(const char *s, char out[65]);
+
 /* True for a relative_path cdm will join to a base: no "..", no absolute path, no drive,
  * no scheme, no backslash, no empty component, nothing below ' '. */
 bool manifest_path_safe(const char *relative_path);

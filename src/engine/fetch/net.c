@@ -137,6 +137,7 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
         struct http_request req = {
             .url = url,
             .from = sink->kept ? sink->kept(sink->arg) : 0,
+            .accept = sink->accept,
             .ca_file = net->ca_file,
             .timeout = net->timeout,
             .low_speed = ctx->config.fetch_low_speed,
@@ -168,4 +169,37 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
         http_pause(wait);
         wait = wait ? wait * 2 : 0;
     }
+}
+
+struct text_sink {
+    cdm_ctx *ctx;
+    struct strbuf *sb;
+    const char *url, *what;
+    size_t max;
+};
+
+static int text_head(void *arg, const struct http_head *head)
+{
+    (void)head;
+    sb_reset(((struct text_sink *)arg)->sb); /* a try after a failure starts again */
+    return CDM_OK;
+}
+
+static int text_body(void *arg, const void *data, size_t n)
+{
+    struct text_sink *t = arg;
+    if (t->sb->len + n > t->max)
+        return cdm_error_set(t->ctx, CDM_ENETWORK, "'%s' is larger than %zu MiB; it is no %s",
+                             t->url, t->max >> 20, t->what);
+    sb_addn(t->sb, data, n);
+    return CDM_OK;
+}
+
+int net_get_text(struct net *net, const char *url, const char *accept, size_t max, const char *what,
+                 struct strbuf *out)
+{
+    struct text_sink t = {net->ctx, out, url, what, max};
+    struct net_sink sink = {NULL, NULL, text_head, text_body, &t, accept};
+    sb_reset(out);
+    return net_get(net, url, &sink);
 }

@@ -25,6 +25,7 @@ struct net_sink {
     int (*head)(void *arg, const struct http_head *head);
     int (*body)(void *arg, const void *data, size_t n);
     void *arg;
+    const char *accept; /* the Accept header to send; NULL: the client's default */
 };
 
 void net_init(struct net *net, cdm_ctx *ctx);
@@ -33,5 +34,11 @@ void net_close(struct net *net);
 /* GET url into sink, trying again after a cut connection, a timeout, a refused connection,
  * 429 or 5xx, up to [fetch] retries times. CDM_ENOTFOUND for 404 and 410. */
 int net_get(struct net *net, const char *url, const struct net_sink *sink);
+
+/* GET a small text (a manifest, a listing, an index page) whole into out, as net_get does,
+ * accept as the Accept header (NULL: the default); more than max bytes fails, calling it
+ * no what ("manifest or listing"). */
+int net_get_text(struct net *net, const char *url, const char *accept, size_t max, const char *what,
+                 struct strbuf *out);
 
 #endif

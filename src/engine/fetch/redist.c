@@ -130,30 +130,6 @@ int redist_offer(struct redist *r, struct cdm_offer *o, const struct manifest_en
 
 /* ---- small files: manifests and listings ---------------------------------------------- */
 
-struct memory {
-    cdm_ctx *ctx;
-    struct strbuf *sb;
-    const char *url;
-};
-
-static int memory_head(void *arg, const struct http_head *head)
-{
-    (void)head;
-    sb_reset(((struct memory *)arg)->sb); /* a try after a failure starts again */
-    return CDM_OK;
-}
-
-static int memory_body(void *arg, const void *data, size_t n)
-{
-    struct memory *m = arg;
-    if (m->sb->len + n > SMALL_FILE_MAX)
-        return cdm_error_set(m->ctx, CDM_ENETWORK,
-                             "'%s' is larger than %u MiB; it is no manifest or listing", m->url,
-                             SMALL_FILE_MAX >> 20);
-    sb_addn(m->sb, data, n);
-    return CDM_OK;
-}
-
 static int read_local(cdm_ctx *ctx, const char *path, struct strbuf *out)
 {
     if (fs_kind(path) != FS_FILE)
@@ -180,9 +156,7 @@ static int read_small(struct redist *r, const char *rel, struct strbuf *out)
     if (r->dir) {
         rc = read_local(r->ctx, where, out);
     } else {
-        struct memory m = {r->ctx, out, where};
-        struct net_sink sink = {NULL, NULL, memory_head, memory_body, &m};
-        rc = net_get(&r->net, where, &sink);
+        rc = net_get_text(&r->net, where, NULL, SMALL_FILE_MAX, "manifest or listing", out);
     }
     free(where);
     return rc;

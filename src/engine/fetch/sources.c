@@ -1,4 +1,5 @@
 #include "sources.h"
+#include "platform/app_dirs.h"
 #include "platform/fs.h"
 
 #include <stdlib.h>
@@ -10,21 +11,36 @@ struct source_match {
     struct version_pick pick;
 };
 
+/* The folders looked in: [install] sources, else the user's Downloads folder, which need
+ * not be there (*fallback). NULL-terminated, malloc'd (strv_free). */
+static char **source_folders(const struct cdm_config *c, bool *fallback)
+{
+    char **dirs = xcalloc(c->source_count + 2, sizeof(char *));
+    for (size_t s = 0; s < c->source_count; s++)
+        dirs[s] = xstrdup(c->sources[s]);
+    *fallback = !c->source_count;
+    if (*fallback)
+        dirs[0] = app_downloads_dir();
+    return dirs;
+}
+
 /* Every source folder, in order; warn: say which cannot be read. */
 static void scan(cdm_ctx *ctx, const struct version_spec *spec, const char *platform, bool warn,
                  struct source_match *m)
 {
-    const struct cdm_config *c = &ctx->config;
-    for (size_t s = 0; s < c->source_count; s++) {
+    bool fallback;
+    char **dirs = source_folders(&ctx->config, &fallback);
+    for (size_t s = 0; dirs[s]; s++) {
         char **names = NULL;
-        if (fs_list_dir(ctx, c->sources[s], &names) != CDM_OK) {
-            if (warn)
-                cdm_warn(ctx, "cannot read source folder '%s', skipped", c->sources[s]);
+        if (fs_list_dir(ctx, dirs[s], &names) != CDM_OK) {
+            if (warn && !fallback)
+                cdm_warn(ctx, "cannot read source folder '%s', skipped", dirs[s]);
             continue;
         }
         for (char **n = names; *n; n++) {
             struct archive_name an;
-            if (!archive_name_parse(*n, &an) || strcmp(an.platform, platform) ||
+            if ((!archive_name_parse(*n, &an) && !wheel_name_parse(*n, &an)) ||
+                strcmp(an.platform, platform) ||
                 !version_spec_matches(spec, &an.version, an.cuda_major))
                 continue;
             if (m->pick.found && !version_compare(&an.version, &m->pick.version) &&
@@ -32,12 +48,13 @@ static void scan(cdm_ctx *ctx, const struct version_spec *spec, const char *plat
                 continue; /* the same archive in two folders: the first one listed wins */
             if (version_pick_offer(&m->pick, &an.version, *n)) {
                 free(m->path);
-                m->path = path_join(c->sources[s], *n);
+                m->path = path_join(dirs[s], *n);
                 m->cuda = an.cuda_major;
             }
         }
         strv_free(names);
     }
+    strv_free(dirs);
 }
 
 int sources_find(cdm_ctx *ctx, const struct version_spec *spec, const char *platform,
@@ -51,6 +68,10 @@ int sources_find(cdm_ctx *ctx, const struct version_spec *spec, const char *plat
         struct strbuf where = STRBUF_INIT;
         for (size_t s = 0; s < c->source_count; s++)
             sb_addf(&where, "%s'%s'", s ? ", " : "", c->sources[s]);
+        char *downloads = c->source_count ? NULL : app_downloads_dir();
+        if (downloads)
+            sb_addf(&where, " (none in '%s')", downloads);
+        free(downloads);
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            c->source_count
                                ? "no %s archive of cuDNN %s in the source folders (%s); "

@@ -116,6 +116,10 @@ static const char *const index_migrations[] = {
     /* 8: the rule of readable_from starts here: no cdm before this one reads a newer
      * schema at all */
     READABLE_FROM(8),
+    /* 9: the kind of file an install came from (archive: NVIDIA's redist archive; wheel:
+     * NVIDIA's nvidia-cudnn-cuNN wheel), beside its row: an install an older cdm records
+     * has none, and reads as an archive's */
+    "CREATE TABLE IF NOT EXISTS install_sources (id TEXT PRIMARY KEY, kind TEXT NOT NULL);",
 };
 
 /*

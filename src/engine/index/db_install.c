@@ -9,6 +9,9 @@
 #define INSTALL_COLUMNS                                                                            \
     "id, version, cuda, platform, layout, bin_dir, lib_dir, include_dir, archive_name, "           \
     "archive_size, sha256, official, installed_at, size, state"
+/* The columns read: the kind of source beside them (an older cdm's install has none). */
+#define INSTALL_SELECT                                                                             \
+    INSTALL_COLUMNS ", (SELECT kind FROM install_sources s WHERE s.id = installs.id)"
 
 /* The row into *in; its folder is derived from the id (store_paths.c). A text too long
  * for its field was not written by cdm: the index is damaged. */
@@ -30,6 +33,9 @@ static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     in->official = sqlite3_column_int(st, 11) != 0;
     in->installed_at = sqlite3_column_int64(st, 12);
     in->size = (uint64_t)sqlite3_column_int64(st, 13);
+    fits &= db_column_text(st, 15, in->source, sizeof(in->source));
+    if (!in->source[0])
+        COPY_STR_ARRAY(in->source, "archive");
     /* The record alone knows "pending": the disk tells the rest (store_install_state). */
     const unsigned char *state = sqlite3_column_text(st, 14);
     in->state =
@@ -48,7 +54,7 @@ static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
 int db_install_get(cdm_ctx *ctx, const char *id, struct cdm_install_info *out)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx, "SELECT " INSTALL_COLUMNS " FROM installs WHERE id = ?1", id, &st);
+    int rc = db_prepare_key(ctx, "SELECT " INSTALL_SELECT " FROM installs WHERE id = ?1", id, &st);
     if (rc)
         return rc;
     int step = sqlite3_step(st);
@@ -89,7 +95,13 @@ int db_install_put(cdm_ctx *ctx, const struct cdm_install_info *in, const char *
     sqlite3_bind_int64(st, 13, in->installed_at);
     sqlite3_bind_int64(st, 14, (sqlite3_int64)in->size);
     sqlite3_bind_text(st, 15, state, -1, SQLITE_STATIC);
-    return db_run(ctx, st, "cannot record an install");
+    if ((rc = db_run(ctx, st, "cannot record an install")) ||
+        (rc = db_prepare(ctx, "INSERT OR REPLACE INTO install_sources (id, kind) VALUES (?1, ?2)",
+                         &st)))
+        return rc;
+    sqlite3_bind_text(st, 1, in->id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, in->source[0] ? in->source : "archive", -1, SQLITE_STATIC);
+    return db_run(ctx, st, "cannot record an install's source");
 }
 
 int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state)
@@ -105,8 +117,9 @@ int db_install_set_state(cdm_ctx *ctx, const char *id, const char *state)
 int db_install_delete(cdm_ctx *ctx, const char *id)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare_key(ctx, "DELETE FROM installs WHERE id = ?1", id, &st);
-    if (rc)
+    int rc = db_prepare_key(ctx, "DELETE FROM install_sources WHERE id = ?1", id, &st);
+    if (rc || (rc = db_run(ctx, st, "cannot delete an install's source")) ||
+        (rc = db_prepare_key(ctx, "DELETE FROM installs WHERE id = ?1", id, &st)))
         return rc;
     return db_run(ctx, st, "cannot delete an install");
 }
@@ -146,7 +159,7 @@ static void sort_installs(struct cdm_install_info **v, size_t n)
 int db_install_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
 {
     sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "SELECT " INSTALL_COLUMNS " FROM installs", &st);
+    int rc = db_prepare(ctx, "SELECT " INSTALL_SELECT " FROM installs", &st);
     if (rc)
         return rc;
     struct cdm_install_info *v = NULL;

@@ -15,6 +15,7 @@
 #include "fetch.h"
 #include "install.h"
 #include "official.h"
+#include "source.h"
 #include "sources.h"
 #include "store.h"
 #include "store_paths.h"
@@ -28,9 +29,13 @@
 
 static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                            const char *platform, char **archive, struct fetched *dl);
-static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct checksums *sums,
-                   struct extract_result *x);
-static int check_content(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
+                            const char *archive, const struct fetched *dl,
+                            const struct checksums *sums, const struct cdm_install_info *existing,
+                            bool *done, bool *compare);
+static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
+                   const struct checksums *sums, struct extract_result *x);
+static int check_content(cdm_ctx *ctx, const char *archive, const struct source *src,
                          const struct extract_result *x);
 static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_name,
                          const struct archive_name *name, struct cdm_install_info *in);
@@ -45,12 +50,15 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     char *archive = NULL, *tmp = NULL;
     struct extract_result x = {0};
     struct checksums sums = {0};
+    struct source src;
+    memset(&src, 0, sizeof(src));
     struct fetched dl;
     memset(&dl, 0, sizeof(dl));
     /* before the store lock: a download takes long, and other commands go on meanwhile */
     int rc = resolve_archive(ctx, req, platform, &archive, &dl);
     if (!rc && dl.installed) {
         result->install = dl.existing; /* nothing downloaded, nothing to do */
+        result->by_version = true;
         goto out;
     }
     if (rc || (rc = store_open_write(ctx, RECOVER_INSTALLS)))
@@ -59,14 +67,9 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
 
     /* a download's .partial file says nothing: the manifest gave the name */
     const char *file_name = dl.path ? dl.name : path_basename(archive);
-    struct archive_name name;
-    if (!archive_name_parse(file_name, &name)) {
-        rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                           "cannot tell the cuDNN version from the name '%s'; keep NVIDIA's "
-                           "file name (such as cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)",
-                           file_name);
+    if ((rc = source_open(ctx, archive, file_name, &src)))
         goto out;
-    }
+    const struct archive_name name = src.name;
     if (strcmp(name.platform, platform)) {
         rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
                            "'%s' is for %s but this store is for %s; install it on a %s "
@@ -82,7 +85,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     if ((rc = checksums_find(ctx, archive, req->sha256, &sums)))
         goto out;
     if (dl.path) {
-        char *source = xasprintf("the manifest '%s'", dl.source);
+        char *source = xasprintf("the %s '%s'", dl.source_noun, dl.source);
         checksums_add(&sums, dl.sha256, source);
         free(source);
     }
@@ -91,39 +94,27 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     if ((rc = describe_name(ctx, archive, file_name, &name, &in)))
         goto out;
     struct cdm_install_info existing;
-    if (db_install_get(ctx, in.id, &existing) == CDM_OK) {
-        /* Hash first: the same archive again is not an error, and costs no extraction. */
-        char sha[65];
-        uint64_t size;
-        if (dl.hold.file) /* downloaded and checked already: no second read to hash it */
-            memcpy(sha, dl.sha256, sizeof(sha));
-        else if ((rc = archive_hash(ctx, archive, sha, &size)) ||
-                 (rc = checksums_check(ctx, &sums, archive, sha)))
-            goto out;
-        /* --force with the same archive reinstalls: the way to repair a damaged folder. */
-        if (!strcmp(sha, existing.sha256) && fs_kind(existing.path) == FS_DIR && !req->force) {
-            result->install = existing;
-            result->changed = false;
-            goto out;
-        }
-        if (!req->force && !strcmp(sha, existing.sha256)) {
-            /* recorded, but its folder is gone: put it back */
-        } else if (!req->force) {
-            rc = cdm_error_set(ctx, CDM_EEXISTS,
-                               "%s is installed already from another archive ('%s', sha256 "
-                               "%.12s...); pass --force to replace it",
-                               in.id, existing.archive_name, existing.sha256);
-            goto out;
-        }
+    bool done = false, compare = false;
+    if (db_install_get(ctx, in.id, &existing) == CDM_OK &&
+        ((rc = against_existing(ctx, req, archive, &dl, &sums, &existing, &done, &compare)) ||
+         done)) {
+        result->install = existing;
+        goto out;
     }
 
     tmp = store_staging_tmp(ctx, in.id);
     if ((rc = fs_mkdir(ctx, tmp)))
         goto out;
-    if ((rc = extract(ctx, archive, tmp, &sums, &x)) ||
-        (rc = check_content(ctx, archive, &name, &x)))
+    if ((rc = extract(ctx, archive, tmp, &src, &sums, &x)) ||
+        (rc = check_content(ctx, archive, &src, &x)))
         goto out;
+    if (compare) {
+        if (!(rc = install_same_libraries(ctx, &existing, archive, src.kind->name, &x)))
+            result->install = existing, result->other_source = true;
+        goto out;
+    }
     describe_content(&name, &x, &in);
+    copy_text(in.source, sizeof(in.source), src.kind->name);
     COPY_STR_ARRAY(result->unpacked_by, x.unpacked_by);
     /* the hash was checked against NVIDIA's own manifest, fetched over TLS */
     in.official = in.official || dl.official;
@@ -142,14 +133,35 @@ out:
     }
     extract_result_free(&x);
     checksums_free(&sums);
+    source_free(&src);
     fetch_done(ctx, &dl);
     free(tmp);
     free(archive);
     return rc;
 }
 
-/* The archive to install: a file named, else found by version in [install] sources, else
- * downloaded from [fetch] base (dl is then filled). */
+/* Local first: a version the store has for this platform, its folder in place, needs no
+ * file and no network (--force asks for the file again). CDM_ENOTFOUND when there is none;
+ * an error when the spec matches several (two CUDA variants). */
+static int installed_already(cdm_ctx *ctx, const struct cdm_install_request *req,
+                             const char *platform, struct cdm_install_info *out)
+{
+    if (req->force)
+        return CDM_ENOTFOUND;
+    int rc = cdm_resolve(ctx, req->what, req->cuda, out);
+    if (rc == CDM_EAMBIGUOUS)
+        return rc;
+    /* --sha256 asks for one file: an install from another is not it */
+    if (rc || strcmp(out->platform, platform) || out->state != CDM_INSTALL_OK ||
+        fs_kind(out->path) != FS_DIR ||
+        (req->sha256 && (strlen(req->sha256) != strlen(out->sha256) ||
+                         !str_starts_with_icase(req->sha256, out->sha256))))
+        return CDM_ENOTFOUND;
+    return CDM_OK;
+}
+
+/* The archive to install: a file named, else the install the store has, else found by
+ * version in [install] sources, else downloaded from [fetch] base (dl is then filled). */
 static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                            const char *platform, char **archive, struct fetched *dl)
 {
@@ -166,7 +178,12 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                              req->what);
     if (req->cuda)
         spec.cuda = req->cuda;
-    int rc = sources_find(ctx, &spec, platform, req->what, archive);
+    int rc = installed_already(ctx, req, platform, &dl->existing);
+    if (rc != CDM_ENOTFOUND) {
+        dl->installed = rc == CDM_OK;
+        return rc;
+    }
+    rc = sources_find(ctx, &spec, platform, req->what, archive);
     if (rc != CDM_ENOTFOUND)
         return rc;
     struct saved_error in_sources = error_save(ctx);
@@ -182,13 +199,48 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
     return rc;
 }
 
+/* An install of the same id is recorded. The same file again is not an error, and costs
+ * no extraction (*done); --force with it reinstalls, the way to repair a damaged folder.
+ * A file of other bytes has its libraries compared with the install's once unpacked
+ * (*compare: one id, one set of bytes), or replaces it with --force. */
+static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
+                            const char *archive, const struct fetched *dl,
+                            const struct checksums *sums, const struct cdm_install_info *existing,
+                            bool *done, bool *compare)
+{
+    char sha[65];
+    uint64_t size;
+    int rc;
+    if (dl->hold.file) /* downloaded and checked already: no second read to hash it */
+        memcpy(sha, dl->sha256, sizeof(sha));
+    else if ((rc = archive_hash(ctx, archive, sha, &size)) ||
+             (rc = checksums_check(ctx, sums, archive, sha)))
+        return rc;
+    bool same_file = !strcmp(sha, existing->sha256);
+    bool present = fs_kind(existing->path) == FS_DIR;
+    if (req->force || (same_file && !present)) /* recorded, its folder gone: put it back */
+        return CDM_OK;
+    if (same_file) {
+        *done = true;
+        return CDM_OK;
+    }
+    if (!present)
+        return cdm_error_set(ctx, CDM_EEXISTS,
+                             "%s is recorded from another file ('%s', sha256 %.12s...) and its "
+                             "folder is gone; pass --force to install it from '%s'",
+                             existing->id, existing->archive_name, existing->sha256, archive);
+    *compare = true;
+    return CDM_OK;
+}
+
 /* Unpack into tmp, checking every hash that applies on the way. An archive that cannot be
  * read while a hash was expected is most likely not the file meant: that is said first. */
-static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct checksums *sums,
-                   struct extract_result *x)
+static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
+                   const struct checksums *sums, struct extract_result *x)
 {
     struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries,
-                                    config_threads(&ctx->config), ctx->config.thread_memory};
+                                    config_threads(&ctx->config), ctx->config.thread_memory,
+                                    src->kind->select};
     if (ctx->options.progress) /* the phase the progress line below is about */
         cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
     int rc = archive_extract(ctx, archive, tmp, &limits, x);
@@ -207,10 +259,17 @@ static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const str
     return rc ? rc : checksums_check(ctx, sums, archive, x->sha256);
 }
 
-/* What the extracted content says must agree with the archive's name. */
-static int check_content(cdm_ctx *ctx, const char *archive, const struct archive_name *name,
+/* What the extracted content says must agree with what the file says of itself (the
+ * archive's name, the wheel's dist-info), and with the form's own hashes. */
+static int check_content(cdm_ctx *ctx, const char *archive, const struct source *src,
                          const struct extract_result *x)
 {
+    const struct archive_name *name = &src->name;
+    if (src->kind->check) {
+        int rc = src->kind->check(ctx, archive, src, x);
+        if (rc)
+            return rc;
+    }
     if (!x->header_found)
         return cdm_error_set(ctx, CDM_EARCHIVE,
                              "'%s' has no include/cudnn_version.h or include/cudnn.h with the "
@@ -219,10 +278,10 @@ static int check_content(cdm_ctx *ctx, const char *archive, const struct archive
     if (x->major != name->version.part[0] || x->minor != name->version.part[1] ||
         x->patch != name->version.part[2])
         return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "'%s': its name says cuDNN %d.%d.%d but its header says %d.%d.%d; "
-                             "the file was renamed or repacked, get the original archive",
-                             archive, name->version.part[0], name->version.part[1],
-                             name->version.part[2], x->major, x->minor, x->patch);
+                             "'%s': its %s says cuDNN %d.%d.%d but its header says %d.%d.%d; "
+                             "the file was renamed or repacked, get the original %s",
+                             archive, src->kind->says, name->version.part[0], name->version.part[1],
+                             name->version.part[2], x->major, x->minor, x->patch, src->kind->name);
     const char *os = layout_os(&x->scan);
     if (!*os)
         return cdm_error_set(ctx, CDM_EARCHIVE,

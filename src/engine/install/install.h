@@ -3,7 +3,7 @@
 #ifndef CDM_INSTALL_H
 #define CDM_INSTALL_H
 
-#include "db.h"
+#include "cdm_archive.h"
 
 /* Under the store lock: the checked tree in tmp (a .staging/ folder, its files written
  * with fs_file_create) becomes install in, recorded with its files: made durable, renamed
@@ -11,5 +11,12 @@
  * deleted), marked "ok". A crash anywhere is finished or undone by the next writer. */
 int install_commit(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
                    const struct db_file *files, size_t file_count);
+
+/* One id, one set of bytes: the install from the file at from (of kind source), checked
+ * and unpacked (x), against the install of the same id recorded from another file. CDM_OK
+ * when every cuDNN library it brings is, by name, the same bytes as that install's (the
+ * same cuDNN, repacked); else refused, naming the first library that differs. */
+int install_same_libraries(cdm_ctx *ctx, const struct cdm_install_info *existing, const char *from,
+                           const char *source, const struct extract_result *x);
 
 #endif

@@ -1,0 +1,74 @@
+/* The forms cuDNN comes in, one row each (source.h). */
+#include "source.h"
+
+#include <string.h>
+
+static bool any_name(const char *file_name)
+{
+    (void)file_name;
+    return true;
+}
+
+/* NVIDIA's redist archive says everything in its name (checked against its headers). */
+static int read_archive(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
+{
+    (void)path;
+    if (archive_name_parse(file_name, &s->name))
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EARCHIVE,
+                         "cannot tell the cuDNN version from the name '%s'; keep NVIDIA's "
+                         "file name (such as cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz, "
+                         "or nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl)",
+                         file_name);
+}
+
+/* A wheel says it in its dist-info, which the file name need not match: pip's cache and
+ * some mirrors rename wheels. */
+static int read_wheel(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
+{
+    int rc = wheel_read(ctx, path, &s->wheel);
+    if (rc)
+        return rc;
+    struct archive_name *n = &s->name;
+    n->version = s->wheel.version;
+    n->cuda_major = s->wheel.cuda_major;
+    n->cuda_minor = -1;
+    COPY_STR_ARRAY(n->platform, s->wheel.platform);
+    n->layout = layout_for_version(&n->version);
+    const char *base = path_basename(file_name);
+    size_t stem = strlen(base) - strlen(".whl");
+    if (stem >= sizeof(n->stem))
+        stem = sizeof(n->stem) - 1;
+    memcpy(n->stem, base, stem);
+    n->stem[stem] = '\0';
+    return CDM_OK;
+}
+
+static int check_wheel(cdm_ctx *ctx, const char *path, const struct source *s,
+                       const struct extract_result *x)
+{
+    return wheel_check_record(ctx, path, &s->wheel, x);
+}
+
+/* In the order they are tried: the archive takes every name the others leave. */
+static const struct source_kind source_kinds[] = {
+    {"wheel", "METADATA", wheel_file_name, read_wheel, &wheel_select, check_wheel},
+    {"archive", "name", any_name, read_archive, NULL, NULL},
+};
+
+int source_open(cdm_ctx *ctx, const char *path, const char *file_name, struct source *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < CDM_ARRAY_LEN(source_kinds); i++) {
+        if (source_kinds[i].claims(file_name)) {
+            out->kind = &source_kinds[i];
+            return out->kind->read(ctx, path, file_name, out);
+        }
+    }
+    return cdm_error_set(ctx, CDM_EARCHIVE, "cannot install '%s': of no kind cdm reads", path);
+}
+
+void source_free(struct source *s)
+{
+    wheel_info_free(&s->wheel);
+}

@@ -1,0 +1,39 @@
+/*
+ * The forms cuDNN comes in, one row each (source.c): how a file of that form is known,
+ * what it says of itself before it is unpacked (version, CUDA major, platform), which of
+ * its entries make the install, and what the unpacked files must match. Every row then
+ * goes through the same entry checks, staging and record (install.c).
+ */
+#ifndef CDM_SOURCE_H
+#define CDM_SOURCE_H
+
+#include "cdm_archive.h"
+#include "version.h"
+#include "wheel.h"
+
+struct source;
+
+struct source_kind {
+    const char *name; /* the record's source, and the noun of messages: "archive", "wheel" */
+    const char *says; /* where its version is read, for messages: "name", "METADATA" */
+    bool (*claims)(const char *file_name);
+    /* What the file says of itself, into s->name; an error names the file and the fix. */
+    int (*read)(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s);
+    const struct entry_select *select; /* NULL: all below the one top folder */
+    /* After unpacking, before anything is recorded: the form's own hashes (NULL: none). */
+    int (*check)(cdm_ctx *ctx, const char *path, const struct source *s,
+                 const struct extract_result *x);
+};
+
+struct source {
+    const struct source_kind *kind;
+    struct archive_name name; /* version, CUDA major, platform, layout */
+    struct wheel_info wheel;  /* a wheel's dist-info */
+};
+
+/* The kind of the file at path (file_name: its name as the user or the manifest gave it),
+ * and what it says of itself. */
+int source_open(cdm_ctx *ctx, const char *path, const char *file_name, struct source *out);
+void source_free(struct source *s);
+
+#endif

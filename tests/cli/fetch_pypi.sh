@@ -1,0 +1,126 @@
+# cdm install VERSION --from pypi: NVIDIA's wheels from a Python package index of the simple
+# API (PEP 691 JSON and PEP 503 HTML) on loopback, served by the fault server: the newest
+# match chosen by tag, the index's sha256 checked (a changed byte refused), a cut download
+# resumed, the config's index_url and source order, PIP_INDEX_URL; then NVIDIA's real wheel
+# through the same server.
+. "$TESTS_DIR/cli/lib.sh"
+. "$TESTS_DIR/cli/lib_mirror.sh"
+. "$TESTS_DIR/cli/lib_real_cudnn.sh"
+
+if ! command -v python3 >/dev/null; then
+  skip_tool "downloads from a package index" "python3 is not installed (the index's server is Python)"
+  done_testing
+  exit 0
+fi
+mkdir -p "$SCRATCH/wheels" "$MIRROR"
+mw() { python3 "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" "$@"; }
+w91=$(mw nvidia-cudnn-cu12 9.1.0.70)
+w90=$(mw nvidia-cudnn-cu12 9.0.0.312)
+w914_12=$(mw nvidia-cudnn-cu12 9.14.0.64)
+w914_13=$(mw nvidia-cudnn-cu13 9.14.0.64)
+w91win=$(mw nvidia-cudnn-cu12 9.1.0.70 --windows)
+mi="python3 $TESTS_DIR/mirror/make_index.py $MIRROR"
+$mi simple "$w91" "$w90" "$w914_12" "$w914_13" "$w91win" &&
+  $mi simple-html --html-only "$w91" "$w91win" &&
+  $mi simple-nohash --no-hashes "$w91" ||
+  { not_ok "the test index is built"; done_testing; exit 1; }
+start_server || { not_ok "the index server starts"; done_testing; exit 1; }
+index() { printf 'http://127.0.0.1:%s/%s/%s/\n' "$PORT" "$1" "$2"; }
+config() { printf '[fetch]\n%s\n' "$@" >"$CDM_CONFIG"; }
+wheel_gets() { requests "e['path'].endswith('$(basename "$1")')"; }
+
+config "index_url = $(index ok simple)"
+run_cdm install 9.1 --from pypi --json
+expect_rc 0 "cdm install 9.1 --from pypi installs NVIDIA's wheel from the index"
+check "the newest 9.1 for this platform and CUDA 12: 9.1.0.70, from the wheel" \
+  test "$(json 'd["id"], d["source"], d["downloaded"]')" = "('9.1.0.70-cuda12', 'wheel', True)"
+check "the index's page was read as JSON (PEP 691)" \
+  test "$(requests "e['path'] == 'simple/nvidia-cudnn-cu12/index.json'")" -ge 1
+check "the Linux wheel was downloaded, not the Windows one" \
+  test "$(wheel_gets "$w91")" = 1 -a "$(wheel_gets "$w91win")" = 0
+check "the download is gone once installed" empty_dir "$CDM_ROOT/downloads"
+run_cdm verify
+expect_rc 0 "and it verifies"
+
+run_cdm install 9.14 --from pypi
+expect_rc 1 "9.14 exists for CUDA 12 and 13: refused"
+expect_err "matches several wheels .*; choose one with --cuda N" "asking for --cuda"
+run_cdm install 9.14 --from pypi --cuda 13 --json
+expect_rc 0 "--cuda 13 chooses the -cu13 wheel"
+check "installed as 9.14.0.64-cuda13" test "$(json 'd["id"]')" = 9.14.0.64-cuda13
+
+run_cdm install 9.2 --from pypi
+expect_rc 1 "a version the index does not have"
+expect_err "has no linux-x86_64 wheel of cuDNN 9.2" "is named as missing"
+
+# The index's hash is checked: a changed byte is refused, and nothing is installed.
+run_cdm remove 9.1
+config "index_url = $(index wrong simple)"
+run_cdm install 9.1 --from pypi
+expect_rc 1 "a wheel whose bytes differ from the index's sha256 is refused"
+expect_err "sha256" "naming the hash"
+check "nothing is installed" test ! -e "$CDM_ROOT/9.1.0.70-cuda12"
+check "and the bad download is not kept" test -z "$(ls -A "$CDM_ROOT/downloads" 2>/dev/null)"
+
+# A cut download is resumed with a range request, from the size the JSON page gives.
+config "index_url = $(index cut-once simple)" "retry_wait = 0"
+run_cdm install 9.1 --from pypi
+expect_rc 0 "a download cut halfway is resumed and installs"
+check "the second request asked for the rest" \
+  test "$(requests "e['path'].endswith('$(basename "$w91")') and e['status'] == 206 and e['range']")" = 1
+
+# HTML only (PEP 503), hashes in the links' fragments.
+run_cdm remove 9.1
+config "index_url = $(index ok simple-html)"
+run_cdm install 9.1.0.70 --from pypi --cuda 12
+expect_rc 0 "an index that speaks only HTML works too"
+check "its page was the HTML one" test "$(requests "e['path'] == 'simple-html/nvidia-cudnn-cu12/index.html'")" -ge 1
+
+run_cdm remove 9.1
+config "index_url = $(index ok simple-nohash)"
+gets=$(requests "e['path'].startswith('packages/')")
+run_cdm install 9.1 --from pypi
+expect_rc 1 "a page without hashes is refused"
+expect_err "gives no sha256 for '$(basename "$w91")'; cdm downloads only what it can check" "saying why"
+check "before anything is downloaded" test "$(requests "e['path'].startswith('packages/')")" = "$gets"
+
+# PIP_INDEX_URL, as pip reads it, when the config names no index.
+: >"$CDM_CONFIG"
+PIP_INDEX_URL=$(index ok simple) run_cdm install 9.0 --from pypi --json
+expect_rc 0 "PIP_INDEX_URL is the index when the config says nothing"
+check "9.0.0.312 came from it" test "$(json 'd["id"]')" = 9.0.0.312-cuda12
+
+# [fetch] sources: the order of the sources a version is downloaded from.
+run_cdm remove 9.0
+config "index_url = $(index ok simple)" "sources = pypi"
+run_cdm install 9.0 --json
+expect_rc 0 "sources = pypi: a version is taken from the index without --from"
+config "index_url = $(index ok simple)" "sources = nvidia, pypi" "base = $(base ok)"
+run_cdm remove 9.0
+run_cdm install 9.0 --json
+expect_rc 0 "sources = nvidia, pypi: what NVIDIA's base lacks comes from the index"
+expect_err "trying the package index" "saying it goes on to the index"
+config "sources = nvidia, conda"
+run_cdm install 9.0
+expect_rc 1 "an unknown source in [fetch] sources is a configuration error"
+expect_err "give nvidia, pypi or both" "saying what may be given"
+: >"$CDM_CONFIG"
+run_cdm install 9.0 --from npm
+expect_rc 2 "--from takes nvidia or pypi only"
+
+# NVIDIA's real wheel, served by the same index.
+real=$(real_wheel manylinux2014_x86_64 2>"$SCRATCH/real.err")
+if [ -z "$real" ]; then
+  skip_tool "NVIDIA's real wheel through the index" "$(tail -1 "$SCRATCH/real.err")"
+else
+  $mi real --link "$real"
+  rm -rf "$CDM_ROOT"
+  config "index_url = $(index ok real)"
+  run_cdm install 9.1 --from pypi --json
+  expect_rc 0 "NVIDIA's real nvidia-cudnn-cu12 wheel installs from the loopback index"
+  check "as 9.1.0.70-cuda12" test "$(json 'd["id"]')" = 9.1.0.70-cuda12
+  run_cdm verify
+  expect_rc 0 "and verifies"
+fi
+
+done_testing

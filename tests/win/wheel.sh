@@ -1,0 +1,45 @@
+# cdm.exe under Wine: NVIDIA's win_amd64 wheels install with the Windows layout (bin/,
+# include/, lib/x64), checked against their RECORD; a Linux wheel is refused; global
+# options before the command leave the heap whole (the arguments were freed twice).
+. "$TESTS_DIR/win/lib.sh"
+. "$TESTS_DIR/cli/lib_real_cudnn.sh"
+
+PY=$(command -v python3) || { skip_tool "wheels" "no python3 to write wheels"; done_testing; exit; }
+mkdir -p "$SCRATCH/wheels"
+whl=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu13 9.14.0.64 --windows)
+run_cdm install "$(wpath "$whl")" --json
+expect_rc 0 "a win_amd64 wheel installs (no --platform: this is Windows)"
+check "as 9.14.0.64-cuda13, from the wheel" \
+  test "$(json 'd["id"], d["source"]')" = "('9.14.0.64-cuda13', 'wheel')"
+check "its 8 DLLs in bin" test "$(ls "$CDM_ROOT_POSIX/9.14.0.64-cuda13/bin" | grep -c 'dll$')" -eq 8
+check "and no Python package marker" test -z "$(find "$CDM_ROOT_POSIX/9.14.0.64-cuda13" -name '__init__.py')"
+run_cdm verify
+expect_rc 0 "verify passes"
+
+linux=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu12 9.1.0.70)
+run_cdm install "$(wpath "$linux")"
+expect_rc 1 "a manylinux wheel is refused on Windows"
+expect_err "is for linux-x86_64 but this store is for windows-x86_64" "naming both platforms"
+
+# Global options before the command: each argument is freed once (WINEDEBUG=warn+heap
+# reports a block freed twice).
+WINEDEBUG=warn+heap "$WINE" "$CDM_EXE" --root "$CDM_ROOT" --json list >"$SCRATCH/out" 2>"$SCRATCH/heap"
+check "--root and --json before the command: the list is printed" \
+  grep -q '9.14.0.64-cuda13' "$SCRATCH/out"
+check "and Wine's heap check reports nothing" sh -c '! grep -qi "heap" "$1"' _ "$SCRATCH/heap"
+
+real=$(real_wheel win_amd64 2>"$SCRATCH/real.err")
+if [ -z "$real" ]; then
+  skip_tool "NVIDIA's real win_amd64 wheel installs" "$(tail -1 "$SCRATCH/real.err")"
+else
+  run_cdm --verbose install "$(wpath "$real")"
+  expect_rc 0 "NVIDIA's real win_amd64 wheel installs"
+  expect_err "wheel $(basename "$real"), sha256 " "--verbose names the wheel, unharmed by the options before it"
+  dir=$CDM_ROOT_POSIX/9.1.0.70-cuda12
+  check "its 8 DLLs in bin, import libraries in lib\\x64" \
+    test "$(ls "$dir/bin" | grep -c 'dll$')" -eq 8 -a -f "$dir/lib/x64/cudnn.lib"
+  run_cdm verify 9.1
+  expect_rc 0 "and it verifies"
+fi
+
+done_testing
