@@ -131,6 +131,7 @@ struct cdm_install_request {
     const char *sha256;   /* --sha256, NULL for none */
     const char *platform; /* --platform, NULL: this machine's */
     bool force;           /* replace an install of the same id made from another archive */
+    int build;            /* --build N: the build number a folder does not say (0: none) */
     const char *from;     /* where a version is downloaded from: "nvidia" ([fetch] base),
                            * "pypi" ([fetch] index_url); NULL: [fetch] sources' order */
 };

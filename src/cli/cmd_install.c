@@ -5,16 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE, OPT_FROM };
+enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE, OPT_FROM, OPT_BUILD };
 
 static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
-    struct cdm_install_request req = {args->pos[0],
-                                      (int)args->number[OPT_CUDA],
-                                      args->value[OPT_SHA256],
-                                      args->value[OPT_PLATFORM],
-                                      args->given[OPT_FORCE],
-                                      args->value[OPT_FROM]};
+    struct cdm_install_request req = {.what = args->pos[0],
+                                      .cuda = (int)args->number[OPT_CUDA],
+                                      .sha256 = args->value[OPT_SHA256],
+                                      .platform = args->value[OPT_PLATFORM],
+                                      .force = args->given[OPT_FORCE],
+                                      .build = (int)args->number[OPT_BUILD],
+                                      .from = args->value[OPT_FROM]};
     struct cdm_install_result result;
     cli_catch_interrupts(ctx);
     const char *from = args->value[OPT_FROM_STORE];
@@ -23,9 +24,9 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
                                "--from takes nvidia (NVIDIA's archives, [fetch] base) or "
                                "pypi (NVIDIA's wheels, [fetch] index_url), not '%s'",
                                req.from);
-    if (from && (req.sha256 || req.platform || req.force || req.from))
+    if (from && (req.sha256 || req.platform || req.force || req.from || req.build))
         return cli_usage_error(cli, "--from-store copies an install as it is: it takes no "
-                                    "--sha256, --platform, --force or --from");
+                                    "--sha256, --platform, --force, --from or --build");
     if ((from ? cdm_install_from_store(ctx, from, req.what, req.cuda, &result)
               : cdm_install(ctx, &req, &result)) != CDM_OK) {
         int rc = cli_fail(cli);
@@ -93,6 +94,10 @@ static const struct cli_option install_options[] = {
     [OPT_FROM] = CLI_OPT_VALUE("from", "SOURCE", CLI_COMPLETE_NONE,
                                "download VERSION from nvidia (NVIDIA's archive) or pypi (NVIDIA's "
                                "wheel from the package index); default: [fetch] sources"),
+    [OPT_BUILD] = CLI_OPT_INT("build", "N", CLI_COMPLETE_NONE, 1, 9999999,
+                              "the build number, the 4th part of a version such as 9.1.0.70",
+                              "for a folder that does not say it: its build number (70 of "
+                              "9.1.0.70)"),
     CLI_OPT_END,
 };
 

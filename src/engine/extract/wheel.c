@@ -5,6 +5,7 @@
 
 #include "wheel.h"
 #include "entry_check.h"
+#include "platform/fs.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -321,6 +322,32 @@ int wheel_read(cdm_ctx *ctx, const char *path, struct wheel_info *out)
         rc = describe(ctx, path, &d, out);
     if (!rc)
         rc = record_parse(ctx, path, out, d.record.buf, d.record.len);
+    sb_free(&d.metadata);
+    sb_free(&d.wheel);
+    sb_free(&d.record);
+    return rc;
+}
+
+int wheel_read_installed(cdm_ctx *ctx, const char *dist_info, struct wheel_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct dist_info d = {.metadata = STRBUF_INIT, .wheel = STRBUF_INIT, .record = STRBUF_INIT};
+    struct strbuf *const files[] = {&d.metadata, &d.wheel, &d.record};
+    const char *const names[] = {"METADATA", "WHEEL", "RECORD"};
+    int rc = CDM_OK;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(files) && !rc; i++) {
+        char *path = path_join(dist_info, names[i]);
+        if (!fs_read_file(path, DIST_INFO_MAX, files[i]) || files[i]->len >= DIST_INFO_MAX)
+            rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                               "cannot read '%s': the wheel's dist-info is damaged; reinstall "
+                               "the wheel (pip install --force-reinstall)",
+                               path);
+        free(path);
+    }
+    if (!rc)
+        rc = describe(ctx, dist_info, &d, out);
+    if (!rc)
+        rc = record_parse(ctx, dist_info, out, d.record.buf, d.record.len);
     sb_free(&d.metadata);
     sb_free(&d.wheel);
     sb_free(&d.record);

@@ -41,6 +41,10 @@ bool wheel_file_name(const char *file_name);
  * wheel and what to do, when it is no NVIDIA cuDNN wheel or its dist-info cannot be read. */
 int wheel_read(cdm_ctx *ctx, const char *path, struct wheel_info *out);
 
+/* The same from a wheel pip installed: its dist-info folder in site-packages (METADATA,
+ * WHEEL and RECORD, read bounded). */
+int wheel_read_installed(cdm_ctx *ctx, const char *dist_info, struct wheel_info *out);
+
 /* After the unpacking (limits->select = &wheel_select): every file written matches its
  * RECORD row (sha256 and size), and every RECORD row of nvidia/cudnn/ was written. */
 int wheel_check_record(cdm_ctx *ctx, const char *path, const struct wheel_info *w,

@@ -46,6 +46,8 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
                 struct cdm_install_result *result)
 {
     memset(result, 0, sizeof(*result));
+    if (fs_is_dir_followed(req->what)) /* a cuDNN already on the disk */
+        return install_folder(ctx, req, result);
     const char *platform = req->platform ? req->platform : fs_host_platform();
     char *archive = NULL, *tmp = NULL;
     struct extract_result x = {0};

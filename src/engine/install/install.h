@@ -19,4 +19,9 @@ int install_commit(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info 
 int install_same_libraries(cdm_ctx *ctx, const struct cdm_install_info *existing, const char *from,
                            const char *source, const struct extract_result *x);
 
+/* cdm install DIR: the cuDNN in a folder on the disk (a Python environment's wheel, a
+ * CUDA-style folder, the Windows installer's tree) copied into the store (install_folder.c). */
+int install_folder(cdm_ctx *ctx, const struct cdm_install_request *req,
+                   struct cdm_install_result *result);
+
 #endif
