@@ -153,6 +153,23 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
 int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int cuda,
                            struct cdm_install_result *result);
 
+/* cdm scan: a copy of cuDNN found on the machine (read only). */
+struct cdm_scan_copy {
+    char path[4096];  /* the folder that holds its include/ (a wheel's nvidia/cudnn, a prefix) */
+    char kind[16];    /* wheel, venv, conda, toolkit, system, installer, folder, user site */
+    char version[32]; /* the wheel's 9.1.0.70, else the headers' 9.1.0 */
+    int cuda;         /* 0 when the copy does not say */
+    uint64_t size;    /* bytes of its cuDNN files */
+    unsigned files;
+    bool attached;      /* its files are cdm attach's links into this store */
+    char same_as[64];   /* the install with the same library bytes, "" for none */
+};
+/* Every copy in paths (each examined, and the environments below it), or, with none given,
+ * in the Python environments below the home folder, [scan] paths, the CUDA toolkits and the
+ * system's folders. *out malloc'd (free), *count may be 0. */
+int cdm_scan(cdm_ctx *ctx, const char *const *paths, size_t path_count,
+             struct cdm_scan_copy **out, size_t *count);
+
 /* Every install, ordered by version. *out is malloc'd (free it); *count may be 0. */
 int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count);
 

@@ -245,6 +245,7 @@ extern const struct cli_command cli_cmd_install, cli_cmd_available, cli_cmd_fetc
     cli_cmd_activate, cli_cmd_deactivate, cli_cmd_hook, cli_cmd_doctor, cli_cmd_verify, cli_cmd_gc,
     cli_cmd_complete, cli_cmd_help, cli_cmd_attach, cli_cmd_detach, cli_cmd_exec, cli_cmd_kernel, cli_cmd_modulefiles, cli_cmd_lock;
 extern const struct cli_command cli_cmd_toolkits;
+extern const struct cli_command cli_cmd_scan;
 extern const struct cli_command cli_cmd_default;
 extern const struct cli_command cli_cmd_deploy;
 

@@ -13,6 +13,7 @@ static const struct cli_command *const cli_commands[] = {
     &cli_cmd_available,
     &cli_cmd_fetch,
     &cli_cmd_list,
+    &cli_cmd_scan,
     &cli_cmd_remove,
     &cli_cmd_link,
     &cli_cmd_unlink,

@@ -276,6 +276,15 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         c->sources = xrealloc(c->sources, (c->source_count + 2) * sizeof(char *));
         c->sources[c->source_count++] = dir;
         c->sources[c->source_count] = NULL;
+    } else if (!strcmp(section, "scan") && !strcmp(name, "paths")) {
+        if (!*value)
+            return 0;
+        char *dir = expand_path(ps, line, section, name, value);
+        if (!dir)
+            return 1;
+        c->scan_paths = xrealloc(c->scan_paths, (c->scan_path_count + 2) * sizeof(char *));
+        c->scan_paths[c->scan_path_count++] = dir;
+        c->scan_paths[c->scan_path_count] = NULL;
     } else if (!strcmp(section, "install") && !strcmp(name, "threads")) {
         if (!parse_count(value, 0, 1024, &c->threads))
             return bad_value(ps, line, section, name, value,
@@ -421,5 +430,6 @@ void config_free(struct cdm_config *c)
     free(c->ca_file);
     free(c->legacy_sums);
     strv_free(c->sources);
+    strv_free(c->scan_paths);
     memset(c, 0, sizeof(*c));
 }

@@ -15,6 +15,8 @@ struct cdm_config {
     } journal;            /* [store] journal: how SQLite keeps the index's and the state's commits */
     char **sources;        /* [install] sources, NULL-terminated */
     size_t source_count;
+    char **scan_paths;     /* [scan] paths: more folders cdm scan looks in, NULL-terminated */
+    size_t scan_path_count;
     char *link_name;                   /* [link] name */
     unsigned long long max_total_size; /* [install] max_size, bytes */
     unsigned long long max_entries;    /* [install] max_entries */

@@ -15,6 +15,7 @@
  * or its CUDA major is told them (--build, --cuda). The record's sha256 is the hash of the
  * list of files and their hashes, so the same folder again is the same install.
  */
+#include "folder.h"
 #include "header.h"
 #include "install.h"
 #include "archive_walk.h"
@@ -32,25 +33,11 @@
 #include <string.h>
 #include <time.h>
 
-struct folder {
-    char *root;   /* where include/ lies */
-    char *sub;    /* the installer tree's CUDA folder ("12.9"), else NULL */
-    char *record; /* the RECORD paths' prefix for root ("nvidia/cudnn/"), else NULL */
-    struct wheel_info wheel;
-    bool has_wheel;
-    const char *what; /* for messages: "the Python environment's wheel", "the folder" */
-};
-
-/* One file taken: where it is below root, where it goes below the install. */
-struct taken {
-    char *from, *to;
-};
-
 struct copy_state {
     cdm_ctx *ctx;
     const struct folder *f;
     const char *dst;
-    struct taken *files;
+    struct folder_file *files;
     size_t n;
     struct db_file *rows; /* what was written, strings owned */
     size_t rows_n;
@@ -59,49 +46,6 @@ struct copy_state {
     int major, minor, patch;
     uint64_t bytes;
 };
-
-static bool is_cudnn_file(const char *name)
-{
-    return str_starts_with(name, "libcudnn") ||
-           (str_starts_with_icase(name, "cudnn") &&
-            (str_ends_with(name, ".h") || str_ends_with_icase(name, ".dll") ||
-             str_ends_with_icase(name, ".lib")));
-}
-
-/* The folders of root that hold cuDNN's files, and where they go in the install. */
-static const char *const file_dirs[][2] = {
-    {"include", "include"}, {"lib", "lib"},       {"lib64", "lib64"},
-    {"lib/x64", "lib/x64"}, {"bin", "bin"},       {"bin/x64", "bin/x64"},
-};
-
-/* The files to take: each folder's cuDNN names (the installer's CUDA folder inside). */
-static void list_files(const struct folder *f, struct copy_state *c)
-{
-    for (size_t d = 0; d < CDM_ARRAY_LEN(file_dirs); d++) {
-        char *from = xstrdup(file_dirs[d][0]);
-        if (f->sub) { /* bin/12.9/x64, include/12.9 */
-            const char *slash = strchr(from, '/');
-            char *with = slash ? xasprintf("%.*s/%s%s", (int)(slash - from), from, f->sub, slash)
-                               : xasprintf("%s/%s", from, f->sub);
-            free(from);
-            from = with;
-        }
-        char *dir = path_join(f->root, from);
-        char **names = fs_list_names(dir);
-        for (char **n = names; n && *n; n++) {
-            char *path = path_join(dir, *n);
-            if (is_cudnn_file(*n) && fs_kind(path) != FS_DIR) {
-                c->files = xrealloc(c->files, (c->n + 1) * sizeof(*c->files));
-                c->files[c->n++] = (struct taken){xasprintf("%s/%s", from, *n),
-                                                  xasprintf("%s/%s", file_dirs[d][1], *n)};
-            }
-            free(path);
-        }
-        strv_free(names);
-        free(dir);
-        free(from);
-    }
-}
 
 static void keep_row(struct copy_state *c, const char *to, uint64_t size, const char *sha,
                      const char *link, int mode)
@@ -113,7 +57,7 @@ static void keep_row(struct copy_state *c, const char *to, uint64_t size, const 
 
 /* A link of the folder to a name beside it that is taken too stays a link (libcudnn.so.9
  * -> libcudnn.so.9.1.0); NULL for any other, whose file is copied. malloc'd. */
-static char *link_beside(struct copy_state *c, const char *path, const struct taken *t)
+static char *link_beside(struct copy_state *c, const char *path, const struct folder_file *t)
 {
     enum link_kind kind;
     char *target = NULL;
@@ -132,7 +76,7 @@ static char *link_beside(struct copy_state *c, const char *path, const struct ta
 }
 
 /* One file copied and hashed; a version header's text read on the way. */
-static int copy_one(struct copy_state *c, const struct taken *t, struct sha256 *hash,
+static int copy_one(struct copy_state *c, const struct folder_file *t, struct sha256 *hash,
                     unsigned char *buf, size_t buf_size)
 {
     char *src = path_join(c->f->root, t->from), *dst = path_join(c->dst, t->to);
@@ -205,7 +149,7 @@ static int check_record(struct copy_state *c)
     const struct folder *f = c->f;
     for (size_t i = 0; i < c->rows_n; i++) {
         const struct db_file *row = &c->rows[i];
-        const struct taken *t = &c->files[i];
+        const struct folder_file *t = &c->files[i];
         char *name = xasprintf("%s%s", f->record, t->from);
         size_t *at = strmap_get(&f->wheel.by_path, name, strlen(name));
         int rc = CDM_OK;
@@ -232,7 +176,7 @@ static int check_record(struct copy_state *c)
     for (size_t i = 0; i < f->wheel.row_count; i++) {
         const char *path = f->wheel.rows[i].path;
         bool taken = false;
-        if (strncmp(path, f->record, prefix) || !is_cudnn_file(path_basename(path)))
+        if (strncmp(path, f->record, prefix) || !folder_is_cudnn_file(path_basename(path)))
             continue;
         for (size_t k = 0; k < c->n && !taken; k++)
             taken = !strcmp(c->files[k].from, path + prefix);
@@ -243,115 +187,6 @@ static int check_record(struct copy_state *c)
                                  f->root, path + prefix, f->wheel.dist);
     }
     return CDM_OK;
-}
-
-/* The wheel's dist-info beside site/nvidia/cudnn, read; none is no error (a copy). */
-static int read_wheel_beside(cdm_ctx *ctx, const char *site, struct folder *f)
-{
-    struct py_dist dist;
-    if (!py_find_dist(site, "nvidia-cudnn-cu", false, &dist))
-        return CDM_OK;
-    int rc = wheel_read_installed(ctx, dist.path, &f->wheel);
-    f->has_wheel = !rc;
-    f->record = xstrdup("nvidia/cudnn/");
-    f->what = "the Python environment's wheel";
-    return rc;
-}
-
-static bool has_header(const char *dir, const char *sub)
-{
-    char *inc = sub ? xasprintf("%s/include/%s", dir, sub) : path_join(dir, "include");
-    char *a = path_join(inc, "cudnn_version.h"), *b = path_join(inc, "cudnn.h");
-    bool found = fs_kind(a) != FS_NONE || fs_kind(b) != FS_NONE;
-    free(a);
-    free(b);
-    free(inc);
-    return found;
-}
-
-/* The installer's tree: include/<N.M>/; the one of CUDA cuda (0: the only one). */
-static int installer_sub(cdm_ctx *ctx, const char *dir, int cuda, struct folder *f)
-{
-    char *inc = path_join(dir, "include");
-    char **names = fs_list_names(inc);
-    int found = 0;
-    for (char **n = names; n && *n; n++) {
-        int major = 0, minor = 0, used = 0;
-        if (sscanf(*n, "%d.%d%n", &major, &minor, &used) == 2 && !(*n)[used] &&
-            (!cuda || cuda == major) && has_header(dir, *n)) {
-            free(f->sub);
-            f->sub = xstrdup(*n);
-            found++;
-        }
-    }
-    strv_free(names);
-    free(inc);
-    if (found > 1)
-        return cdm_error_set(ctx, CDM_EAMBIGUOUS,
-                             "'%s' holds cuDNN for several CUDA versions; choose one with "
-                             "--cuda N",
-                             dir);
-    return CDM_OK;
-}
-
-/* Where in dir cuDNN is, and what says its version (folder_free in any case). */
-static int locate(cdm_ctx *ctx, const char *dir, int cuda, struct folder *f)
-{
-    memset(f, 0, sizeof(*f));
-    f->what = "the folder";
-    char *nvidia = path_dirname(dir);
-    /* the wheel's own folder: <site>/nvidia/cudnn */
-    if (!strcmp(path_basename(dir), "cudnn") && !strcmp(path_basename(nvidia), "nvidia")) {
-        char *site = path_dirname(nvidia);
-        f->root = xstrdup(dir);
-        int rc = read_wheel_beside(ctx, site, f);
-        free(site);
-        free(nvidia);
-        return rc;
-    }
-    free(nvidia);
-    if (has_header(dir, NULL)) {
-        f->root = xstrdup(dir);
-        return CDM_OK;
-    }
-    /* a site-packages, or an environment's prefix with its site-packages */
-    size_t own = 0;
-    char **sites = py_site_packages(dir, &own);
-    char *wheel = path_join(dir, "nvidia/cudnn");
-    int rc = CDM_OK;
-    if (has_header(wheel, NULL)) {
-        f->root = wheel, wheel = NULL;
-        rc = read_wheel_beside(ctx, dir, f);
-    }
-    for (size_t i = 0; sites && sites[i] && i < own && !f->root; i++) {
-        char *in_site = path_join(sites[i], "nvidia/cudnn");
-        if (has_header(in_site, NULL)) {
-            f->root = in_site, in_site = NULL;
-            rc = read_wheel_beside(ctx, sites[i], f);
-        }
-        free(in_site);
-    }
-    free(wheel);
-    strv_free(sites);
-    if (!f->root && !(rc = installer_sub(ctx, dir, cuda, f)) && f->sub) {
-        f->root = xstrdup(dir);
-        f->what = "the installer's tree";
-    }
-    if (!rc && !f->root)
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
-                           "no cuDNN in '%s': no include/cudnn_version.h there, in "
-                           "nvidia/cudnn, in a Python environment's site-packages or below "
-                           "include/<CUDA version>/; give the folder that holds include/",
-                           dir);
-    return rc;
-}
-
-static void folder_free(struct folder *f)
-{
-    free(f->root);
-    free(f->sub);
-    free(f->record);
-    wheel_info_free(&f->wheel);
 }
 
 static int row_order(const void *a, const void *b)
@@ -462,14 +297,12 @@ static int copy_all(struct copy_state *c)
 
 static void copy_state_free(struct copy_state *c)
 {
-    for (size_t i = 0; i < c->n; i++)
-        free(c->files[i].from), free(c->files[i].to);
+    folder_files_free(c->files, c->n);
     for (size_t i = 0; i < c->rows_n; i++) {
         free((char *)c->rows[i].path);
         free((char *)c->rows[i].sha256);
         free((char *)c->rows[i].link_target);
     }
-    free(c->files);
     free(c->rows);
 }
 
@@ -503,10 +336,10 @@ int install_folder(cdm_ctx *ctx, const struct cdm_install_request *req,
     char *tmp = NULL;
     bool done = false;
     const char *host = req->platform ? req->platform : fs_host_platform();
-    int rc = locate(ctx, req->what, req->cuda, &f);
+    int rc = folder_locate(ctx, req->what, req->cuda, &f);
     if (rc || (rc = store_open_write(ctx, RECOVER_INSTALLS)))
         goto out;
-    list_files(&f, &c);
+    folder_list(&f, &c.files, &c.n);
     tmp = store_staging_tmp(ctx, "folder");
     c.dst = tmp;
     if ((rc = fs_mkdir(ctx, tmp)) || (rc = copy_all(&c)) ||
