@@ -1,5 +1,6 @@
 # cdm.exe under Wine: NVIDIA's win_amd64 wheels install with the Windows layout (bin/,
-# include/, lib/x64), checked against their RECORD; a Linux wheel is refused; global
+# include/, lib/x64), checked against their RECORD, from the file or from a venv's
+# Lib\site-packages; a Linux wheel is refused; global
 # options before the command leave the heap whole (the arguments were freed twice).
 . "$TESTS_DIR/win/lib.sh"
 . "$TESTS_DIR/cli/lib_real_cudnn.sh"
@@ -13,6 +14,23 @@ check "as 9.14.0.64-cuda13, from the wheel" \
   test "$(json 'd["id"], d["source"]')" = "('9.14.0.64-cuda13', 'wheel')"
 check "its 8 DLLs in bin" test "$(ls "$CDM_ROOT_POSIX/9.14.0.64-cuda13/bin" | grep -c 'dll$')" -eq 8
 check "and no Python package marker" test -z "$(find "$CDM_ROOT_POSIX/9.14.0.64-cuda13" -name '__init__.py')"
+run_cdm verify
+expect_rc 0 "verify passes"
+
+# The same wheel as pip lays it out in a Windows venv's Lib\site-packages: a folder.
+site=$SCRATCH/venv/Lib/site-packages
+mkdir -p "$site"
+"$PY" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$whl" "$site"
+run_cdm install "$(wpath "$SCRATCH/venv")" --json
+expect_rc 0 "the venv's folder is the same install"
+check "nothing changed" test "$(json 'd["changed"]')" = False
+rm -rf "$CDM_ROOT_POSIX"
+run_cdm install "$(wpath "$SCRATCH/venv")" --json
+expect_rc 0 "into an empty store, the venv's folder installs"
+check "as 9.14.0.64-cuda13, from a folder" \
+  test "$(json 'd["id"], d["source"]')" = "('9.14.0.64-cuda13', 'folder')"
+check "with the Windows layout: its DLLs in bin" \
+  test "$(ls "$CDM_ROOT_POSIX/9.14.0.64-cuda13/bin" | grep -c 'dll$')" -eq 8
 run_cdm verify
 expect_rc 0 "verify passes"
 
