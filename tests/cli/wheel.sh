@@ -123,6 +123,13 @@ refused "$(variant link.whl "files['nvidia/cudnn/lib/libcudnn_evil.so.9'] = b'/e
   "points to an absolute path" "a wheel with an absolute link"
 refused "$(variant numpy.whl "m = [n for n in files if n.endswith('METADATA')][0]; files[m] = files[m].replace(b'nvidia-cudnn-cu12', b'numpy'); files[info] = record(files)")" \
   "it is 'numpy', not NVIDIA's cuDNN" "a wheel that is not cuDNN"
+refused "$(variant twice.whl "files[info] = record(files) + b'$lib,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\\n'")" \
+  "its RECORD names '$lib' twice, with two hashes" "a wheel whose RECORD gives a library two hashes"
+# pip appends its own INSTALLER row to the RECORD of a wheel it installed (uv's says "uv"):
+# rows of the dist-info twice are no matter
+rm -rf "$CDM_ROOT"
+run_cdm install "$(variant installer.whl "files[info] = record(files) + (info.replace('RECORD', 'INSTALLER') + ',sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\\n' + info.replace('RECORD', 'INSTALLER') + ',sha256=n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg,3\\n').encode()")"
+expect_rc 0 "a RECORD with a dist-info row twice, with two hashes, installs"
 refused "$(variant badsize.whl "files[info] = record(files).replace(b',3000', b',3001')")" \
   "does not match its RECORD" "a wheel whose RECORD gives a wrong size"
 refused "$(variant header.whl "h = 'nvidia/cudnn/include/cudnn_version.h'; files[h] = files[h].replace(b'MINOR 1', b'MINOR 2'); files[info] = record(files)")" \

@@ -2,10 +2,11 @@
 """Pack an installed distribution back into a wheel, from its RECORD, for pip to reinstall
 where no registry can be reached (the GPU machine):
 
-    wheel_of_installed.py SITE_PACKAGES DIST OUTDIR
+    wheel_of_installed.py SITE_PACKAGES DIST OUTDIR [--deflate]
 
 The wheel holds every file RECORD names, with its mode, uncompressed (the libraries are
-large and a reinstall is what is tested, not the packing). Prints the wheel's path.
+large and a reinstall is what is tested, not the packing), or with --deflate compressed at
+zlib's level 6, as NVIDIA's wheels are (for the benches). Prints the wheel's path.
 """
 import csv
 import os
@@ -15,7 +16,8 @@ import zipfile
 
 
 def main():
-    site, dist, outdir = sys.argv[1:]
+    deflate = "--deflate" in sys.argv
+    site, dist, outdir = [a for a in sys.argv[1:] if a != "--deflate"]
     norm = re.sub(r"[-_.]+", "_", dist).lower()
     infos = [d for d in os.listdir(site)
              if d.endswith(".dist-info") and d.lower().startswith(norm + "-")]
@@ -31,7 +33,8 @@ def main():
     wheel = os.path.join(outdir, f"{norm}-{version}-{tag}.whl")
     with open(os.path.join(site, info, "RECORD"), newline="") as f:
         paths = [row[0] for row in csv.reader(f) if row]
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_STORED) as z:
+    method = zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED
+    with zipfile.ZipFile(wheel, "w", method, compresslevel=6 if deflate else None) as z:
         for rel in paths:
             full = os.path.join(site, rel)
             if rel.endswith("INSTALLER") or rel.endswith("REQUESTED") or "__pycache__" in rel:

@@ -146,16 +146,23 @@ static int record_line(cdm_ctx *ctx, const char *path, struct wheel_info *w, con
                            path, sb_str(&name));
     } else {
         bool added;
-        strmap_put(&w->by_path, name.buf, name.len, w->row_count, &added);
-        if (!added)
-            rc =
-                cdm_error_set(ctx, CDM_EARCHIVE, "refusing wheel '%s': its RECORD names '%s' twice",
-                              path, sb_str(&name));
-        w->rows = xrealloc(w->rows, (w->row_count + 1) * sizeof(*w->rows));
-        struct wheel_row *row = &w->rows[w->row_count++];
-        row->path = xstrdup(sb_str(&name));
-        memcpy(row->sha256, hex, sizeof(row->sha256));
-        row->size = bytes;
+        size_t *at = strmap_put(&w->by_path, name.buf, name.len, w->row_count, &added);
+        /* pip appends its own INSTALLER row to a RECORD that has one (uv's, "uv"): a row
+         * of the dist-info twice is no matter; two that differ for a file of the install
+         * leave its bytes in doubt */
+        if (!added && path_within(sb_str(&name), wheel_select.below) &&
+            (strcmp(w->rows[*at].sha256, hex) || w->rows[*at].size != bytes))
+            rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                               "refusing wheel '%s': its RECORD names '%s' twice, with two "
+                               "hashes; get the wheel again",
+                               path, sb_str(&name));
+        if (added) {
+            w->rows = xrealloc(w->rows, (w->row_count + 1) * sizeof(*w->rows));
+            struct wheel_row *row = &w->rows[w->row_count++];
+            row->path = xstrdup(sb_str(&name));
+            memcpy(row->sha256, hex, sizeof(row->sha256));
+            row->size = bytes;
+        }
     }
     sb_free(&name);
     sb_free(&hash);

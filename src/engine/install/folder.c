@@ -17,11 +17,17 @@ bool folder_is_cudnn_file(const char *name)
 
 /* The folders of root that hold cuDNN's files, and where they go in the install. */
 static const char *const file_dirs[][2] = {
-    {"include", "include"}, {"lib", "lib"},       {"lib64", "lib64"},
-    {"lib/x64", "lib/x64"}, {"bin", "bin"},       {"bin/x64", "bin/x64"},
+    {"include", "include"},
+    {"lib", "lib"},
+    {"lib64", "lib64"},
+    {"lib/x64", "lib/x64"},
+    {"bin", "bin"},
+    {"bin/x64", "bin/x64"},
     /* NVIDIA's Debian and RPM packages under /usr: the multiarch folders */
-    {"lib/x86_64-linux-gnu", "lib"}, {"lib/aarch64-linux-gnu", "lib"},
-    {"include/x86_64-linux-gnu", "include"}, {"include/aarch64-linux-gnu", "include"},
+    {"lib/x86_64-linux-gnu", "lib"},
+    {"lib/aarch64-linux-gnu", "lib"},
+    {"include/x86_64-linux-gnu", "include"},
+    {"include/aarch64-linux-gnu", "include"},
 };
 
 /* A name goes into the install once: the first folder that has it gives it. */
@@ -53,8 +59,7 @@ void folder_list(const struct folder *f, struct folder_file **files, size_t *cou
             if (folder_is_cudnn_file(*n) && fs_kind(path) != FS_DIR &&
                 !taken_already(*files, *count, to)) {
                 *files = xrealloc(*files, (*count + 1) * sizeof(**files));
-                (*files)[(*count)++] =
-                    (struct folder_file){xasprintf("%s/%s", from, *n), to};
+                (*files)[(*count)++] = (struct folder_file){xasprintf("%s/%s", from, *n), to};
                 to = NULL;
             }
             free(to);
@@ -64,6 +69,13 @@ void folder_list(const struct folder *f, struct folder_file **files, size_t *cou
         free(dir);
         free(from);
     }
+}
+
+bool folder_is_version_header(const char *path)
+{
+    const char *base = path_basename(path);
+    return str_starts_with(base, "cudnn_version") || !strcmp(base, "cudnn.h") ||
+           (str_starts_with(base, "cudnn_v") && str_ends_with(base, ".h"));
 }
 
 void folder_files_free(struct folder_file *files, size_t count)
@@ -195,4 +207,3 @@ void folder_free(struct folder *f)
     free(f->record);
     wheel_info_free(&f->wheel);
 }
-

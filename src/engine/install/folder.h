@@ -32,6 +32,9 @@ struct folder_file {
  * to *files (malloc'd, folder_files_free). */
 void folder_list(const struct folder *f, struct folder_file **files, size_t *count);
 void folder_files_free(struct folder_file *files, size_t count);
+/* A header that may give the version: cudnn_version.h, cudnn.h, and the _v9 forms NVIDIA's
+ * Debian packages install (cudnn_version_v9.h), which update-alternatives links. */
+bool folder_is_version_header(const char *path);
 /* A name of cuDNN's: libcudnn*, cudnn*.h, cudnn*.dll, cudnn*.lib. */
 bool folder_is_cudnn_file(const char *name);
 

@@ -104,7 +104,7 @@ static int copy_one(struct copy_state *c, const struct folder_file *t, struct sh
             break;
         }
         sha256_update(hash, buf, (size_t)got);
-        if (walk_is_version_header(t->to) && header.len < HEADER_KEEP)
+        if (folder_is_version_header(t->to) && header.len < HEADER_KEEP)
             sb_addn(&header, (const char *)buf, (size_t)got);
         rc = fs_file_write(c->ctx, w, buf, (size_t)got);
         done += (uint64_t)got;

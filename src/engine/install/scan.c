@@ -190,8 +190,7 @@ static void copy_version(const struct folder *f, const struct folder_file *files
     }
     c->cuda = f->sub ? atoi(f->sub) : 0;
     for (size_t i = 0; i < n && !c->version[0]; i++) {
-        const char *base = path_basename(files[i].to);
-        if (strcmp(base, "cudnn_version.h") && strcmp(base, "cudnn.h"))
+        if (!folder_is_version_header(files[i].to))
             continue;
         char *path = path_join(f->root, files[i].from);
         struct strbuf text = STRBUF_INIT;
@@ -239,8 +238,8 @@ out:
 
 static bool skipped_dir(const char *name)
 {
-    static const char *const skip[] = {".cache", ".git", "node_modules", ".npm", ".cargo",
-                                       ".rustup", ".wine", "__pycache__", "proc"};
+    static const char *const skip[] = {".cache",  ".git",  "node_modules", ".npm", ".cargo",
+                                       ".rustup", ".wine", "__pycache__",  "proc"};
     for (size_t i = 0; i < CDM_ARRAY_LEN(skip); i++)
         if (!strcmp(name, skip[i]))
             return true;
@@ -294,8 +293,8 @@ static void examine_system(struct scan *s)
     free(programs);
 }
 
-int cdm_scan(cdm_ctx *ctx, const char *const *paths, size_t path_count,
-             struct cdm_scan_copy **out, size_t *count)
+int cdm_scan(cdm_ctx *ctx, const char *const *paths, size_t path_count, struct cdm_scan_copy **out,
+             size_t *count)
 {
     struct scan s = {.ctx = ctx};
     *out = NULL;
