@@ -167,7 +167,9 @@ for tag in manylinux2014_x86_64 win_amd64; do
   fi
   mkdir -p "$SCRATCH/project"
   run_cdm link "$SCRATCH/project" 9.1.0.70
-  run_cdm doctor "$SCRATCH/project"
+  # as activation gives it: cudnnGetVersion opens libcudnn_graph.so.9 by name (under
+  # AddressSanitizer's dlopen the library's own RUNPATH is not enough)
+  LD_LIBRARY_PATH=$SCRATCH/project/cuda_link/lib run_cdm doctor "$SCRATCH/project"
   check "the doctor loads the real library of the wheel's install" \
     grep -q '^ok *library.load ' <<<"$OUT"
   check "and reads its version as installed" grep -q '^ok *library.version .*90100' <<<"$OUT"

@@ -350,6 +350,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     /* ARCHIVE_WARN: no liblzma, only the external xz program (the Windows build). */
     bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
     archive_read_support_filter_bzip2(a);
+    archive_read_support_filter_zstd(a); /* a .conda package's pkg-*.tar.zst */
     if (limits->threads > 1 && xz_of_blocks(ctx, path) &&
         (s.xz = xz_mt_new(limits->threads, limits->thread_memory, xz_input, &s))) {
         s.decoded = xmalloc(DECODED_BLOCK);

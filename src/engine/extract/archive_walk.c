@@ -206,14 +206,24 @@ static const char *select_name(const struct entry_select *sel, const char *raw, 
     char path[4096];
     if (!raw || entry_path_check(raw, path, sizeof(path)))
         return raw;
-    if (!path_within(path, sel->below))
+    bool root = !*sel->below;
+    if (!root && !path_within(path, sel->below))
         return NULL;
-    const char *rest = path + strlen(sel->below);
+    const char *rest = root ? path : path + strlen(sel->below);
+    rest += *rest == '/';
     const char *base = path_basename(path);
     for (const char *const *skip = sel->skip_names; skip && *skip; skip++)
         if (*rest && !strcmp(base, *skip))
             return NULL;
-    if (snprintf(out, size, "%s%s", path_basename(sel->below), rest) >= (int)size)
+    bool taken = !sel->only || !*rest;
+    size_t first = strcspn(rest, "/");
+    for (const char *const *only = sel->only; only && *only && !taken; only++)
+        taken = strlen(*only) == first && !strncmp(rest, *only, first);
+    if (!taken)
+        return NULL;
+    /* the selected folder's name stands for the top folder ("package" for the root) */
+    const char *top = root ? "package" : path_basename(sel->below);
+    if (snprintf(out, size, "%s%s%s", top, *rest ? "/" : "", rest) >= (int)size)
         return raw;
     return out;
 }

@@ -21,11 +21,13 @@ void layout_result(const struct layout_scan *scan, struct cdm_install_info *in);
 const char *layout_os(const struct layout_scan *scan);
 
 /* The part of an archive that is the install, for a source that is not NVIDIA's archive:
- * a wheel's nvidia/cudnn/ beside its dist-info, a conda package's lib/ and include/. The
- * entries outside it are passed over unwritten (a name that leaves its folder is refused
- * wherever it is); below it, the folder's own name stands for the archive's top folder. */
+ * a wheel's nvidia/cudnn/ beside its dist-info, a conda package's lib/ and include/ beside
+ * its info/. The entries outside it are passed over unwritten (a name that leaves its
+ * folder is refused wherever it is); below it, the folder's own name stands for the
+ * archive's top folder ("package" for the archive's root). */
 struct entry_select {
-    const char *below;             /* "nvidia/cudnn": its content is the install */
+    const char *below;             /* "nvidia/cudnn", "Library"; "": the archive's root */
+    const char *const *only;       /* the folders below it taken, NULL-ended; NULL: all */
     const char *const *skip_names; /* base names passed over below it, NULL-ended */
 };
 

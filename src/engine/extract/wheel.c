@@ -16,7 +16,7 @@
 #define DIST_INFO_MAX (1 << 20)
 
 static const char *const python_markers[] = {"__init__.py", NULL};
-const struct entry_select wheel_select = {"nvidia/cudnn", python_markers};
+const struct entry_select wheel_select = {"nvidia/cudnn", NULL, python_markers};
 
 bool wheel_file_name(const char *file_name)
 {

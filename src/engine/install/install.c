@@ -235,6 +235,33 @@ static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
     return CDM_OK;
 }
 
+/* A package whose tar lies inside it (a .conda's pkg-*.tar.zst): the tar copied out beside
+ * tmp, unpacked, then removed; the hashes that apply are the package file's. */
+static int extract_payload(cdm_ctx *ctx, const char *archive, const char *tmp,
+                           const struct source *src, const struct checksums *sums,
+                           const struct extract_limits *limits, struct extract_result *x)
+{
+    char *dir = xasprintf("%s.payload", tmp), *payload = NULL;
+    char sha[65];
+    uint64_t size;
+    int rc = archive_hash(ctx, archive, sha, &size);
+    if (!rc && !(rc = checksums_check(ctx, sums, archive, sha)) && !(rc = fs_mkdir(ctx, dir)) &&
+        !(rc = src->kind->payload(ctx, archive, dir, &payload)))
+        rc = archive_extract(ctx, payload ? payload : archive, tmp, limits, x);
+    if (!rc) {
+        memcpy(x->sha256, sha, sizeof(sha));
+        x->archive_size = size;
+    }
+    if (fs_kind(dir) != FS_NONE) {
+        struct saved_error saved = error_save(ctx);
+        fs_remove_tree(ctx, dir);
+        error_restore(ctx, &saved);
+    }
+    free(payload);
+    free(dir);
+    return rc;
+}
+
 /* Unpack into tmp, checking every hash that applies on the way. An archive that cannot be
  * read while a hash was expected is most likely not the file meant: that is said first. */
 static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
@@ -242,9 +269,11 @@ static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const str
 {
     struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries,
                                     config_threads(&ctx->config), ctx->config.thread_memory,
-                                    src->kind->select};
+                                    src->select};
     if (ctx->options.progress) /* the phase the progress line below is about */
         cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
+    if (src->kind->payload)
+        return extract_payload(ctx, archive, tmp, src, sums, &limits, x);
     int rc = archive_extract(ctx, archive, tmp, &limits, x);
     if (rc == CDM_EARCHIVE && sums->count) {
         char sha[65];

@@ -30,6 +30,7 @@ static int read_wheel(cdm_ctx *ctx, const char *path, const char *file_name, str
     if (rc)
         return rc;
     struct archive_name *n = &s->name;
+    s->select = &wheel_select;
     n->version = s->wheel.version;
     n->cuda_major = s->wheel.cuda_major;
     n->cuda_minor = -1;
@@ -44,6 +45,29 @@ static int read_wheel(cdm_ctx *ctx, const char *path, const char *file_name, str
     return CDM_OK;
 }
 
+/* A conda package says it in its info/index.json. */
+static int read_conda(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
+{
+    int rc = conda_read(ctx, path, &s->conda);
+    if (rc)
+        return rc;
+    struct archive_name *n = &s->name;
+    s->select = conda_select(&s->conda);
+    n->version = s->conda.version;
+    n->cuda_major = s->conda.cuda_major;
+    n->cuda_minor = -1;
+    COPY_STR_ARRAY(n->platform, s->conda.platform);
+    n->layout = layout_for_version(&n->version);
+    copy_text(n->stem, sizeof(n->stem), path_basename(file_name));
+    return CDM_OK;
+}
+
+static int check_conda(cdm_ctx *ctx, const char *path, const struct source *s,
+                       const struct extract_result *x)
+{
+    return conda_check_paths(ctx, path, &s->conda, x);
+}
+
 static int check_wheel(cdm_ctx *ctx, const char *path, const struct source *s,
                        const struct extract_result *x)
 {
@@ -52,7 +76,8 @@ static int check_wheel(cdm_ctx *ctx, const char *path, const struct source *s,
 
 /* In the order they are tried: the archive takes every name the others leave. */
 static const struct source_kind source_kinds[] = {
-    {"wheel", "METADATA", wheel_file_name, read_wheel, &wheel_select, check_wheel},
+    {"wheel", "METADATA", wheel_file_name, read_wheel, check_wheel, NULL},
+    {"conda", "info/index.json", conda_file_name, read_conda, check_conda, conda_payload},
     {"archive", "name", any_name, read_archive, NULL, NULL},
 };
 
@@ -71,4 +96,5 @@ int source_open(cdm_ctx *ctx, const char *path, const char *file_name, struct so
 void source_free(struct source *s)
 {
     wheel_info_free(&s->wheel);
+    conda_info_free(&s->conda);
 }

@@ -9,6 +9,7 @@
 
 #include "cdm_archive.h"
 #include "version.h"
+#include "conda.h"
 #include "wheel.h"
 
 struct source;
@@ -19,16 +20,21 @@ struct source_kind {
     bool (*claims)(const char *file_name);
     /* What the file says of itself, into s->name; an error names the file and the fix. */
     int (*read)(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s);
-    const struct entry_select *select; /* NULL: all below the one top folder */
     /* After unpacking, before anything is recorded: the form's own hashes (NULL: none). */
     int (*check)(cdm_ctx *ctx, const char *path, const struct source *s,
                  const struct extract_result *x);
+    /* The tar to unpack when it is not the file itself (a .conda's pkg-*.tar.zst), copied
+     * into dir (a staging folder); *payload NULL: the file itself. NULL: always itself. */
+    int (*payload)(cdm_ctx *ctx, const char *path, const char *dir, char **payload);
 };
 
 struct source {
     const struct source_kind *kind;
     struct archive_name name; /* version, CUDA major, platform, layout */
+    const struct entry_select *select; /* the entries that make the install; NULL: all below
+                                        * the one top folder */
     struct wheel_info wheel;  /* a wheel's dist-info */
+    struct conda_info conda;  /* a conda package's info/ */
 };
 
 /* The kind of the file at path (file_name: its name as the user or the manifest gave it),
