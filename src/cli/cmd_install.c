@@ -105,13 +105,14 @@ const struct cli_command cli_cmd_install = {
     .name = "install",
     .needs = CLI_NEEDS_CONTEXT,
     .run = run_install,
-    .summary = "install a cuDNN archive into the store",
+    .summary = "install cuDNN: an archive, wheel, conda package or folder",
     .args = install_args,
     .options = install_options,
     .description =
-        "ARCHIVE is a .zip, .tar.xz or .tgz from NVIDIA, or NVIDIA's wheel "
-        "(nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl), checked against its "
-        "RECORD; VERSION (8.8.0, 9.27) is looked up "
+        "FILE is a .zip, .tar.xz or .tgz from NVIDIA, NVIDIA's wheel "
+        "(nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl, checked against its "
+        "RECORD), a conda package (.conda, .tar.bz2, against its info/paths.json), or a folder "
+        "holding cuDNN (a venv, a toolkit, NVIDIA's Windows installer's tree); VERSION (8.8.0, 9.27) is looked up "
         "in the folders of [install] sources, else downloaded from [fetch] base (NVIDIA's "
         "redist folder by default) and checked against its manifest's size and SHA-256.\n"
         " cdm install 9.27 --cuda 13\n",

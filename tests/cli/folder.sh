@@ -43,9 +43,43 @@ chmod u+w "$site/nvidia/cudnn/lib/libcudnn_ops.so.9"
 printf 'x' >>"$site/nvidia/cudnn/lib/libcudnn_ops.so.9"
 run_cdm install "$SCRATCH/venv"
 expect_rc 1 "a venv whose library was changed after pip installed it is refused"
-expect_err "libcudnn_ops.so.9' was changed since pip installed it" "naming the file"
+expect_err "libcudnn_ops.so.9' was changed since it was installed" "naming the file"
 check "nothing is installed" test ! -e "$store"
 check "nothing is left in .staging" empty_dir "$CDM_ROOT/.staging"
+
+# A conda environment: its prefix's lib/ and include/, described by conda-meta's record
+# (version, cuda-version, paths_data), as conda leaves it.
+rm -rf "$CDM_ROOT"
+env=$SCRATCH/miniconda3/envs/e
+mkdir -p "$env/conda-meta"
+"$PY" - "$whl" "$env" <<'PY'
+import hashlib, json, os, sys, zipfile
+z, env = zipfile.ZipFile(sys.argv[1]), sys.argv[2]
+paths = []
+for n in z.namelist():
+    if n.startswith("nvidia/cudnn/") and not n.endswith("__init__.py"):
+        rel = n[len("nvidia/cudnn/"):]
+        os.makedirs(os.path.dirname(os.path.join(env, rel)), exist_ok=True)
+        data = z.read(n)
+        open(os.path.join(env, rel), "wb").write(data)
+        paths.append({"_path": rel, "path_type": "hardlink", "sha256": hashlib.sha256(data).hexdigest(),
+                      "size_in_bytes": len(data)})
+record = {"name": "cudnn", "version": "9.1.0.70", "build": "h0_cuda12", "subdir": "linux-64",
+          "depends": ["cuda-version >=12.0,<13.0a0"], "files": [p["_path"] for p in paths],
+          "paths_data": {"paths": paths, "paths_version": 1}}
+json.dump(record, open(os.path.join(env, "conda-meta", "cudnn-9.1.0.70-h0_cuda12.json"), "w"))
+PY
+run_cdm install "$env" --json
+expect_rc 0 "a conda environment's cudnn installs from its prefix"
+check "as 9.1.0.70-cuda12: conda-meta's version and cuda-version" \
+  test "$(json 'd["id"], d["source"]')" = "('9.1.0.70-cuda12', 'folder')"
+rm -rf "$CDM_ROOT"
+chmod u+w "$env/lib/libcudnn_graph.so.9"
+printf 'x' >>"$env/lib/libcudnn_graph.so.9"
+run_cdm install "$env"
+expect_rc 1 "a library changed since conda installed it is refused"
+expect_err "libcudnn_graph.so.9' was changed since it was installed" "naming it"
+rm -rf "$CDM_ROOT"
 
 # A CUDA-style folder (a toolkit with cuDNN copied in): only cuDNN's files are taken.
 tk=$SCRATCH/cuda

@@ -44,6 +44,11 @@ manifest)
   seed '{"release_date":"2025-01-01","release_label":"9.27.0","release_product":"cudnn","cudnn":{"name":"n","version":"9.27.0.48","linux-x86_64":{"cuda12":{"relative_path":"cudnn/linux-x86_64/cudnn-linux-x86_64-9.27.0.48_cuda12-archive.tar.xz","sha256":"AAAAaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","md5":"m","size":"100"}},"windows-arm64":{"cuda13":{"relative_path":"cudnn/windows-arm64/cudnn-windows-arm64-9.27.0.48_cuda13-archive.zip","sha256":"dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd","size":100},"relative_path":"../x.zip","sha256":"d","size":"1"},"cuda_variant":["12","13"]}}'
   seed '<a href="redistrib_9.1.0.json">redistrib_9.1.0.json</a> <a href="redistrib_8.9.7.29.json">x</a>\nredistrib_9.10.1.json\nredistrib_9.1.0.json redistrib_.json redistrib_1..json'
   ;;
+conda)
+  # conda-forge's layout (tests/make_conda.py): .tar.bz2 and .conda, Linux and Windows
+  python3 "$TESTS_DIR/make_conda.py" "$dir" 9.1.0.70 12 >/dev/null
+  python3 "$TESTS_DIR/make_conda.py" "$dir" 9.14.0.64 13 --windows --conda >/dev/null
+  ;;
 wheel)
   # NVIDIA's wheel layout (tests/make_wheel.py), Linux and Windows, deflated small
   python3 "$TESTS_DIR/make_wheel.py" "$dir" nvidia-cudnn-cu12 9.1.0.70 >/dev/null

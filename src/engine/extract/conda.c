@@ -302,11 +302,13 @@ static int parse_index(cdm_ctx *ctx, const char *path, const struct strbuf *text
     return rc;
 }
 
+/* paths.json's text, or (installed, in conda-meta) the paths_data object within it. */
 static int parse_paths(cdm_ctx *ctx, const char *path, const struct strbuf *text,
                        struct conda_info *out)
 {
     cJSON *doc = cJSON_ParseWithLength(text->buf, text->len);
-    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(doc, "paths");
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(doc, "paths_data");
+    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(data ? data : doc, "paths");
     int rc = cJSON_IsArray(paths) ? CDM_OK
                                   : cdm_error_set(ctx, CDM_EARCHIVE,
                                                   "refusing conda package '%s': its "
@@ -357,6 +359,24 @@ static int parse_paths(cdm_ctx *ctx, const char *path, const struct strbuf *text
         out->rows[out->row_count++] = row;
     }
     cJSON_Delete(doc);
+    return rc;
+}
+
+int conda_read_installed(cdm_ctx *ctx, const char *meta, struct conda_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct strbuf text = STRBUF_INIT;
+    int rc = fs_read_file(meta, INFO_FILE_MAX, &text) && text.len < INFO_FILE_MAX
+                 ? CDM_OK
+                 : cdm_error_set(ctx, CDM_EARCHIVE,
+                                 "cannot read '%s': the conda environment's record of its "
+                                 "package is damaged; reinstall the package",
+                                 meta);
+    if (!rc)
+        rc = parse_index(ctx, meta, &text, out);
+    if (!rc)
+        rc = parse_paths(ctx, meta, &text, out);
+    sb_free(&text);
     return rc;
 }
 

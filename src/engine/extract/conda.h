@@ -37,6 +37,10 @@ bool conda_file_name(const char *file_name);
 /* Read the package's info/ (untrusted, bounded) into out. */
 int conda_read(cdm_ctx *ctx, const char *path, struct conda_info *out);
 
+/* The same from a conda environment: the package's record in its conda-meta/ (the JSON of
+ * index.json's fields with paths_data, which holds paths.json's rows). */
+int conda_read_installed(cdm_ctx *ctx, const char *meta, struct conda_info *out);
+
 /* The entries of the package that make the install, for its platform. */
 const struct entry_select *conda_select(const struct conda_info *info);
 

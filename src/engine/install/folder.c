@@ -1,4 +1,5 @@
 /* Where cuDNN lies in a folder on the disk (folder.h). */
+#include "conda.h"
 #include "folder.h"
 #include "pyenv.h"
 #include "platform/fs.h"
@@ -100,6 +101,47 @@ static int read_wheel_beside(cdm_ctx *ctx, const char *site, struct folder *f)
     return rc;
 }
 
+/* A conda environment's cudnn package, by its record in prefix/conda-meta: its version,
+ * CUDA major and platform, and its files' hashes, as a wheel's dist-info gives them. None
+ * is no error. */
+static int read_conda_beside(cdm_ctx *ctx, const char *prefix, const char *below,
+                             struct folder *f)
+{
+    char *meta = path_join(prefix, "conda-meta");
+    char **names = fs_list_names(meta);
+    int rc = CDM_OK;
+    for (char **n = names; n && *n && !f->has_wheel && !rc; n++) {
+        if ((!str_starts_with(*n, "cudnn-") && !str_starts_with(*n, "libcudnn-")) ||
+            !str_ends_with(*n, ".json"))
+            continue;
+        struct conda_info c;
+        char *path = path_join(meta, *n);
+        if (!(rc = conda_read_installed(ctx, path, &c))) {
+            struct wheel_info *w = &f->wheel;
+            copy_text(w->dist, sizeof(w->dist), c.name);
+            w->version = c.version, w->cuda_major = c.cuda_major;
+            copy_text(w->platform, sizeof(w->platform), c.platform);
+            w->rows = xcalloc(c.row_count + 1, sizeof(*w->rows));
+            for (size_t i = 0; i < c.row_count; i++) {
+                bool added;
+                w->rows[i] = (struct wheel_row){c.rows[i].path, "", c.rows[i].size};
+                memcpy(w->rows[i].sha256, c.rows[i].sha256, sizeof(w->rows[i].sha256));
+                c.rows[i].path = NULL; /* moved */
+                strmap_put(&w->by_path, w->rows[i].path, strlen(w->rows[i].path), i, &added);
+            }
+            w->row_count = c.row_count;
+            f->has_wheel = f->conda = true;
+            f->record = xstrdup(below);
+            f->what = "the conda environment's package";
+        }
+        conda_info_free(&c);
+        free(path);
+    }
+    strv_free(names);
+    free(meta);
+    return rc;
+}
+
 static bool has_header_in(const char *inc)
 {
     char *a = path_join(inc, "cudnn_version.h"), *b = path_join(inc, "cudnn.h");
@@ -166,8 +208,14 @@ int folder_locate(cdm_ctx *ctx, const char *dir, int cuda, struct folder *f)
     free(nvidia);
     if (has_header(dir, NULL)) {
         f->root = xstrdup(dir);
-        return CDM_OK;
+        return read_conda_beside(ctx, dir, "", f);
     }
+    char *library = path_join(dir, "Library"); /* a conda environment on Windows */
+    if (has_header(library, NULL)) {
+        f->root = library;
+        return read_conda_beside(ctx, dir, "Library/", f);
+    }
+    free(library);
     /* a site-packages, or an environment's prefix with its site-packages */
     size_t own = 0;
     char **sites = py_site_packages(dir, &own);

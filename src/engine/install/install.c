@@ -1,13 +1,10 @@
 /*
- * cdm install: an archive becomes a folder of the store, all or nothing:
- *
- *   extract into .staging/<id>.<pid>.tmp, check it, rename it to .staging/<id>.ready,
- *   record the install as "pending", move any old folder aside (.staging/<id>.old),
- *   rename .ready to <root>/<id>, mark the record "ok", delete the old folder.
- *
- * A crash at any point leaves a state that the next writer rolls forward (a pending record
- * with its .ready folder) or cleans up (everything else in .staging), under the store lock
- * (recover.c). The steps read top to bottom in cdm_install and install_commit below.
+ * cdm install: a file of any form cuDNN comes in (source.c: NVIDIA's archive, its wheel, a
+ * conda package), a folder (install_folder.c), or a version (the store's, the source
+ * folders', or downloaded) becomes a folder of the store, all or nothing: unpacked into
+ * .staging/<id>.<pid>.tmp and checked against what the file says of itself and against its
+ * own hashes, then committed (commit.c: renamed into place and recorded, crash-safe). The
+ * steps read top to bottom in cdm_install.
  */
 #include "cdm_archive.h"
 #include "checksum.h"
@@ -366,56 +363,4 @@ static void describe_content(const struct archive_name *name, const struct extra
     in->official = official_archive_for(x->sha256) != NULL;
     in->installed_at = (int64_t)time(NULL);
     in->size = x->extracted_size;
-}
-
-/* Steps after a checked extraction, as the comment at the top of this file says. */
-int install_commit(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
-                   const struct db_file *files, size_t file_count)
-{
-    char *ready = store_staging_path(ctx, in->id, "ready");
-    char *old = store_staging_path(ctx, in->id, "old");
-    char *final = store_install_path(ctx, in->id);
-    char *staging = store_staging_dir(ctx);
-    /* No write bits on its folders (its files were made without), then the files' data: a
-     * power cut after the rename or the record must not leave empty libraries in a folder
-     * the index calls complete. */
-    int rc = fs_seal_tree(ctx, tmp);
-    if (!rc)
-        rc = fs_sync_written(ctx, tmp);
-    if (rc)
-        goto out;
-    fs_crash_point("extracted");
-    rc = fs_rename(ctx, tmp, ready);
-    if (rc)
-        goto out;
-    fs_sync_dir(staging);
-    if ((rc = db_begin(ctx)))
-        goto undo;
-    if ((rc = db_install_put(ctx, in, "pending")) ||
-        (rc = db_files_add(ctx, in->id, files, file_count)) || (rc = db_commit(ctx))) {
-        db_rollback(ctx);
-        goto undo;
-    }
-    /* From here the record is the journal: the next writer finishes a failure (recover.c). */
-    fs_crash_point("recorded");
-    if (fs_kind(final) != FS_NONE && (rc = store_move_install(ctx, final, old)))
-        goto out;
-    fs_crash_point("moved-aside");
-    if ((rc = store_move_install(ctx, ready, final)))
-        goto out;
-    fs_sync_dir(ctx->root);
-    fs_crash_point("renamed");
-    if ((rc = db_install_set_state(ctx, in->id, "ok")))
-        goto out;
-    if (fs_kind(old) != FS_NONE)
-        rc = fs_remove_tree(ctx, old);
-    goto out;
-undo:
-    fs_remove_tree(ctx, ready);
-out:
-    free(staging);
-    free(final);
-    free(old);
-    free(ready);
-    return rc;
 }

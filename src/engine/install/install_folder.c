@@ -156,15 +156,15 @@ static int check_record(struct copy_state *c)
         if (row->link_target) {
         } else if (!at) {
             rc = cdm_error_set(c->ctx, CDM_EARCHIVE,
-                               "'%s/%s' is not in the RECORD of the wheel pip installed there "
-                               "(%s); nothing was installed: reinstall the wheel",
+                               "'%s/%s' is not in the record of the package installed there "
+                               "(%s); nothing was installed: reinstall the package",
                                f->root, t->from, f->wheel.dist);
         } else if (strcmp(f->wheel.rows[*at].sha256, row->sha256) ||
                    f->wheel.rows[*at].size != row->size) {
             rc = cdm_error_set(c->ctx, CDM_ECHECKSUM,
-                               "'%s/%s' was changed since pip installed it (sha256 %.12s..., "
-                               "RECORD says %.12s...); nothing was installed: reinstall the "
-                               "wheel (pip install --force-reinstall %s)",
+                               "'%s/%s' was changed since it was installed (sha256 %.12s..., "
+                               "its record says %.12s...); nothing was installed: reinstall "
+                               "the package (pip install --force-reinstall %s, or conda's)",
                                f->root, t->from, row->sha256, f->wheel.rows[*at].sha256,
                                f->wheel.dist);
         }
@@ -182,8 +182,8 @@ static int check_record(struct copy_state *c)
             taken = !strcmp(c->files[k].from, path + prefix);
         if (!taken)
             return cdm_error_set(c->ctx, CDM_EARCHIVE,
-                                 "'%s' lacks '%s', which the RECORD of %s lists; nothing was "
-                                 "installed: reinstall the wheel",
+                                 "'%s' lacks '%s', which the record of %s lists; nothing was "
+                                 "installed: reinstall the package",
                                  f->root, path + prefix, f->wheel.dist);
     }
     return CDM_OK;

@@ -226,7 +226,11 @@ static void examine(struct scan *s, const char *dir, const char *kind)
     struct cdm_scan_copy *c = &s->copies[s->count++];
     memset(c, 0, sizeof(*c));
     copy_text(c->path, sizeof(c->path), f.root);
-    copy_text(c->kind, sizeof(c->kind), f.has_wheel ? "wheel" : f.sub ? "installer" : kind);
+    copy_text(c->kind, sizeof(c->kind),
+              f.conda       ? "conda"
+              : f.has_wheel ? "wheel"
+              : f.sub       ? "installer"
+                            : kind);
     copy_version(&f, files, n, c);
     compare(s, f.root, files, n, c);
 out:

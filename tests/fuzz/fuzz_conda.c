@@ -1,0 +1,42 @@
+/* libFuzzer: a conda package's info/ read (conda.c: a .tar.bz2's tar, or a .conda's zip and
+ * its info-*.tar.zst, index.json and paths.json parsed), from a file holding the input, as
+ * cdm install reads a package before unpacking it; then the paths.json check over a
+ * made-up result naming the rows it found. */
+#include "engine/core/internal.h"
+#include "engine/extract/conda.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static char path[64];
+    if (!path[0])
+        snprintf(path, sizeof(path), "/tmp/fuzz_conda.%ld", (long)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return 0;
+    fwrite(data, 1, size, f);
+    fclose(f);
+    struct cdm_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    struct conda_info info;
+    if (!conda_read(&ctx, path, &info)) {
+        struct extract_result x;
+        memset(&x, 0, sizeof(x));
+        x.files = xcalloc(info.row_count + 1, sizeof(*x.files));
+        for (size_t i = 0; i < info.row_count; i++)
+            x.files[x.file_count++] = (struct db_file){info.rows[i].path, info.rows[i].size,
+                                                       info.rows[i].sha256, NULL, 0644};
+        conda_check_paths(&ctx, path, &info, &x);
+        conda_select(&info);
+        free(x.files);
+    }
+    conda_info_free(&info);
+    error_state_free(&ctx.err);
+    unlink(path);
+    return 0;
+}
