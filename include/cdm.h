@@ -226,8 +226,9 @@ struct cdm_available_request {
     const char *spec;     /* NULL: every version */
     int cuda;             /* 0: every variant */
     const char *platform; /* NULL: this machine's; "all": every platform */
+    const char *from;     /* "pypi": NVIDIA's wheels on [fetch] index_url; NULL: [fetch] base */
 };
-/* What the base offers, oldest version first (*out malloc'd; *count may be 0). A local
+/* What the base (or the package index) offers, oldest version first (*out malloc'd; *count may be 0). A local
  * base offers only the archives it holds. */
 int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct cdm_offer **out,
                   size_t *count);

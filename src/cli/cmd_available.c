@@ -3,15 +3,18 @@
 #include "base/util.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
-enum { OPT_CUDA, OPT_PLATFORM };
+enum { OPT_CUDA, OPT_PLATFORM, OPT_FROM };
 
 static int run_available(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     const char *spec = args->pos[0], *platform = args->value[OPT_PLATFORM];
     int cuda = (int)args->number[OPT_CUDA];
-    struct cdm_available_request req = {spec, cuda, platform};
+    struct cdm_available_request req = {spec, cuda, platform, args->value[OPT_FROM]};
+    if (req.from && strcmp(req.from, "nvidia") && strcmp(req.from, "pypi"))
+        return cli_usage_error(cli, "--from takes nvidia or pypi, not '%s'", req.from);
     struct cdm_offer *offers = NULL;
     size_t n = 0;
     if (cdm_available(ctx, &req, &offers, &n) != CDM_OK)
@@ -67,6 +70,9 @@ static const struct cli_option available_options[] = {
     [OPT_PLATFORM] = CLI_OPT_VALUE("platform", "P|all", CLI_COMPLETE_NONE,
                                    "another platform's archives (windows-x86_64, linux-sbsa), "
                                    "or all"),
+    [OPT_FROM] = CLI_OPT_VALUE("from", "SOURCE", CLI_COMPLETE_NONE,
+                               "nvidia ([fetch] base, the default) or pypi (NVIDIA's wheels on "
+                               "[fetch] index_url)"),
     CLI_OPT_END,
 };
 

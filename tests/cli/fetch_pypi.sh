@@ -1,7 +1,8 @@
 # cdm install VERSION --from pypi: NVIDIA's wheels from a Python package index of the simple
 # API (PEP 691 JSON and PEP 503 HTML) on loopback, served by the fault server: the newest
 # match chosen by tag, the index's sha256 checked (a changed byte refused), a cut download
-# resumed, the config's index_url and source order, PIP_INDEX_URL; then NVIDIA's real wheel
+# resumed, the config's index_url and source order, PIP_INDEX_URL, cdm available --from
+# pypi; then NVIDIA's real wheel
 # through the same server.
 . "$TESTS_DIR/cli/lib.sh"
 . "$TESTS_DIR/cli/lib_mirror.sh"
@@ -48,6 +49,14 @@ expect_err "matches several wheels .*; choose one with --cuda N" "asking for --c
 run_cdm install 9.14 --from pypi --cuda 13 --json
 expect_rc 0 "--cuda 13 chooses the -cu13 wheel"
 check "installed as 9.14.0.64-cuda13" test "$(json 'd["id"]')" = 9.14.0.64-cuda13
+
+run_cdm available --from pypi --json
+expect_rc 0 "cdm available --from pypi lists what the index offers"
+check "this platform's wheels, oldest first, with their CUDA majors and the index's hashes" \
+  test "$(json '[(o["version"], o["cuda"], len(o["sha256"])) for o in d]')" = "[('9.0.0.312', 12, 64), ('9.1.0.70', 12, 64), ('9.14.0.64', 12, 64), ('9.14.0.64', 13, 64)]"
+run_cdm available 9.1 --from pypi --platform all --json
+check "--platform all adds the win_amd64 wheel" \
+  test "$(json '[(o["platform"], o["archive"].endswith(".whl")) for o in d]')" = "[('linux-x86_64', True), ('windows-x86_64', True)]"
 
 run_cdm install 9.2 --from pypi
 expect_rc 1 "a version the index does not have"

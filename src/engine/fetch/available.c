@@ -1,6 +1,9 @@
 /* cdm available: every archive the manifests of [fetch] base list, for a platform. */
 #include "platform/fs.h"
+#include "pypi.h"
 #include "redist.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +65,44 @@ static int take_manifest(struct redist *r, const struct manifest *m, const char 
     return rc;
 }
 
+/* NVIDIA's wheels the package index offers (pypi.c reads its pages). */
+static int offers_of_index(cdm_ctx *ctx, const struct cdm_available_request *req,
+                           const char *platform, const struct version_spec *spec,
+                           struct offers *o)
+{
+    char *index = pypi_index_url(ctx);
+    if (!index)
+        return cdm_error_code(ctx);
+    struct net net;
+    net_init(&net, ctx);
+    struct index_file *files = NULL;
+    size_t n = 0;
+    int rc = pypi_list(ctx, &net, index, req->cuda ? req->cuda : spec->cuda, &files, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct archive_name an;
+        if (files[i].yanked || !wheel_name_parse(files[i].name, &an) ||
+            (strcmp(platform, "all") && strcmp(an.platform, platform)) ||
+            !version_spec_matches(spec, &an.version, an.cuda_major) || listed(o, files[i].name))
+            continue;
+        if (o->count == o->cap)
+            o->v = xrealloc(o->v, (o->cap = o->cap ? o->cap * 2 : 16) * sizeof(*o->v));
+        struct cdm_offer *offer = &o->v[o->count++];
+        memset(offer, 0, sizeof(*offer));
+        version_format(&an.version, offer->version, sizeof(offer->version));
+        offer->cuda = an.cuda_major;
+        COPY_STR_ARRAY(offer->platform, an.platform);
+        COPY_STR_ARRAY(offer->name, files[i].name);
+        offer->size = files[i].size;
+        COPY_STR_ARRAY(offer->sha256, files[i].sha256);
+        snprintf(offer->label, sizeof(offer->label), "nvidia-cudnn-cu%d", an.cuda_major);
+        rc = copy_path(ctx, offer->url, sizeof(offer->url), files[i].url);
+    }
+    index_files_free(files, n);
+    net_close(&net);
+    free(index);
+    return rc;
+}
+
 int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct cdm_offer **out,
                   size_t *count)
 {
@@ -79,6 +120,14 @@ int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct 
     struct redist r;
     char **labels = NULL;
     struct offers o = {NULL, 0, 0};
+    if (req->from && !strcmp(req->from, "pypi")) {
+        int rc = offers_of_index(ctx, req, platform, &spec, &o);
+        if (!rc && o.count)
+            qsort(o.v, o.count, sizeof(*o.v), offer_order);
+        *out = o.v;
+        *count = o.count;
+        return rc;
+    }
     int rc = redist_open(ctx, &r);
     if (!rc)
         rc = redist_candidates(&r, &spec, &labels);

@@ -329,6 +329,38 @@ int pypi_find(cdm_ctx *ctx, struct net *net, const char *index, const char *spec
     return rc;
 }
 
+int pypi_list(cdm_ctx *ctx, struct net *net, const char *index, int cuda,
+              struct index_file **files, size_t *count)
+{
+    *files = NULL;
+    *count = 0;
+    int majors[] = {13, 12, 11};
+    size_t n = CDM_ARRAY_LEN(majors);
+    if (cuda)
+        majors[0] = cuda, n = 1;
+    int rc = CDM_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *page = xasprintf("%snvidia-cudnn-cu%d/", index, majors[i]);
+        struct strbuf body = STRBUF_INIT;
+        struct index_file *got = NULL;
+        size_t got_n = 0;
+        rc = net_get_text(net, page, PAGE_ACCEPT, PAGE_MAX, "package index page", &body);
+        if (rc == CDM_ENOTFOUND)
+            rc = CDM_OK;
+        else if (!rc)
+            rc = pypi_parse_page(ctx, page, body.buf ? body.buf : "", body.len, &got, &got_n);
+        if (got_n) {
+            *files = xrealloc(*files, (*count + got_n) * sizeof(**files));
+            memcpy(*files + *count, got, got_n * sizeof(*got));
+            *count += got_n;
+        }
+        free(got);
+        sb_free(&body);
+        free(page);
+    }
+    return rc;
+}
+
 void index_pick_free(struct index_pick *p)
 {
     free(p->url);

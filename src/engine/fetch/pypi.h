@@ -33,6 +33,12 @@ int pypi_parse_page(cdm_ctx *ctx, const char *page_url, const char *text, size_t
                     struct index_file **files, size_t *count);
 void index_files_free(struct index_file *files, size_t count);
 
+/* Every file of the project pages nvidia-cudnn-cu13, -cu12, -cu11 (or -cu<cuda> alone when
+ * cuda is given), the pages the index does not have skipped. *files malloc'd
+ * (index_files_free). */
+int pypi_list(cdm_ctx *ctx, struct net *net, const char *index, int cuda,
+              struct index_file **files, size_t *count);
+
 /* What install downloads: the wheel of the newest version matching spec_text for platform
  * (cuda: 0 for any; two CUDA majors then CDM_EAMBIGUOUS), as a manifest entry (name,
  * version, cuda, sha256, size) with its URL and the page it was found on. */

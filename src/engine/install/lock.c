@@ -156,7 +156,7 @@ static int offer_for(cdm_ctx *ctx, const struct lock *l, const char *platform,
 {
     struct cdm_offer *v = NULL;
     size_t n = 0;
-    struct cdm_available_request req = {l->version, l->cuda, platform};
+    struct cdm_available_request req = {l->version, l->cuda, platform, NULL};
     int rc = cdm_available(ctx, &req, &v, &n);
     const struct cdm_offer *found = NULL;
     for (size_t i = 0; !rc && i < n; i++)
