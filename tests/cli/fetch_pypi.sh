@@ -20,8 +20,10 @@ w90=$(mw nvidia-cudnn-cu12 9.0.0.312)
 w914_12=$(mw nvidia-cudnn-cu12 9.14.0.64)
 w914_13=$(mw nvidia-cudnn-cu13 9.14.0.64)
 w91win=$(mw nvidia-cudnn-cu12 9.1.0.70 --windows)
+w927=$(mw nvidia-cudnn-cu13 9.27.0.48)
 mi="python3 $TESTS_DIR/mirror/make_index.py $MIRROR"
-$mi simple "$w91" "$w90" "$w914_12" "$w914_13" "$w91win" &&
+build_mirror || { not_ok "the NVIDIA mirror is built"; done_testing; exit 1; }
+$mi simple "$w91" "$w90" "$w914_12" "$w914_13" "$w91win" "$w927" &&
   $mi simple-html --html-only "$w91" "$w91win" &&
   $mi simple-nohash --no-hashes "$w91" ||
   { not_ok "the test index is built"; done_testing; exit 1; }
@@ -53,7 +55,7 @@ check "installed as 9.14.0.64-cuda13" test "$(json 'd["id"]')" = 9.14.0.64-cuda1
 run_cdm available --from pypi --json
 expect_rc 0 "cdm available --from pypi lists what the index offers"
 check "this platform's wheels, oldest first, with their CUDA majors and the index's hashes" \
-  test "$(json '[(o["version"], o["cuda"], len(o["sha256"])) for o in d]')" = "[('9.0.0.312', 12, 64), ('9.1.0.70', 12, 64), ('9.14.0.64', 12, 64), ('9.14.0.64', 13, 64)]"
+  test "$(json '[(o["version"], o["cuda"], len(o["sha256"])) for o in d]')" = "[('9.0.0.312', 12, 64), ('9.1.0.70', 12, 64), ('9.14.0.64', 12, 64), ('9.14.0.64', 13, 64), ('9.27.0.48', 13, 64)]"
 run_cdm available 9.1 --from pypi --platform all --json
 check "--platform all adds the win_amd64 wheel" \
   test "$(json '[(o["platform"], o["archive"].endswith(".whl")) for o in d]')" = "[('linux-x86_64', True), ('windows-x86_64', True)]"
@@ -109,6 +111,17 @@ run_cdm remove 9.0
 run_cdm install 9.0 --json
 expect_rc 0 "sources = nvidia, pypi: what NVIDIA's base lacks comes from the index"
 expect_err "trying the package index" "saying it goes on to the index"
+# A lock names the file by its sha256: where NVIDIA's base has the version but another file
+# (its archive), the index's wheel of that hash is the one taken.
+CDM_FETCH_BASE=$(base ok) run_cdm install 9.27 --cuda 13 --sha256 "$(sha256sum "$w927" | cut -d' ' -f1)" --json
+expect_rc 0 "--sha256 of the wheel: NVIDIA's base has 9.27.0.48 as an archive, the index has the wheel"
+check "the wheel was installed" test "$(json 'd["source"], d["id"]')" = "('wheel', '9.27.0.48-cuda13')"
+expect_err "is not the hash of .*; trying the package index" "saying why it went on to the index"
+run_cdm remove 9.27
+config "index_url = $(index ok simple)" "sources = nvidia, pypi" "base = $(base ok)"
+CDM_FETCH_BASE=$(base ok) run_cdm install 9.27 --cuda 13 --sha256 0000000000000000000000000000000000000000000000000000000000000000
+expect_rc 1 "a --sha256 neither source has is refused"
+check "and nothing is installed" test ! -e "$CDM_ROOT/9.27.0.48-cuda13"
 config "sources = nvidia, conda"
 run_cdm install 9.0
 expect_rc 1 "an unknown source in [fetch] sources is a configuration error"

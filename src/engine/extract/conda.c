@@ -15,7 +15,7 @@
 
 /* index.json and paths.json of a cuDNN package are a few KiB; its info tarball is small */
 #define INFO_FILE_MAX (16u << 20)
-#define INFO_TAR_MAX (64u << 20)
+#define INFO_TAR_MAX  (64u << 20)
 
 static const char *const linux_folders[] = {"lib", "include", NULL};
 static const char *const windows_folders[] = {"bin", "include", "lib", NULL};
@@ -277,8 +277,8 @@ static int parse_index(cdm_ctx *ctx, const char *path, const struct strbuf *text
     else if (strcmp(name->valuestring, "cudnn") && strcmp(name->valuestring, "libcudnn") &&
              strcmp(name->valuestring, "libcudnn-dev"))
         rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                           "cannot install '%s': it is the conda package '%s', not cuDNN",
-                           path, name->valuestring);
+                           "cannot install '%s': it is the conda package '%s', not cuDNN", path,
+                           name->valuestring);
     else if (!version_parse(version->valuestring, &out->version) || out->version.count != 4)
         rc = cdm_error_set(ctx, CDM_EARCHIVE,
                            "cannot install '%s': its version '%s' is not cuDNN's four numbers "

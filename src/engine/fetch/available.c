@@ -49,8 +49,8 @@ static int offer_order(const void *a, const void *b)
 
 /* The entries of one manifest that match; a local base only offers what it holds. */
 static int take_manifest(struct redist *r, const struct manifest *m, const char *label,
-                          const struct cdm_available_request *req, const char *platform,
-                          const struct version_spec *spec, struct offers *o)
+                         const struct cdm_available_request *req, const char *platform,
+                         const struct version_spec *spec, struct offers *o)
 {
     int rc = CDM_OK;
     for (size_t i = 0; i < m->count && !rc; i++) {
@@ -67,8 +67,7 @@ static int take_manifest(struct redist *r, const struct manifest *m, const char 
 
 /* NVIDIA's wheels the package index offers (pypi.c reads its pages). */
 static int offers_of_index(cdm_ctx *ctx, const struct cdm_available_request *req,
-                           const char *platform, const struct version_spec *spec,
-                           struct offers *o)
+                           const char *platform, const struct version_spec *spec, struct offers *o)
 {
     char *index = pypi_index_url(ctx);
     if (!index)

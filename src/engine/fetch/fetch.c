@@ -90,6 +90,7 @@ static int from_redist(cdm_ctx *ctx, const struct cdm_install_request *req, cons
         goto out;
     const struct manifest_entry *e = pick.entry;
     if (req->sha256 && !same_hex(req->sha256, e->sha256)) {
+        out->other_file = true;
         rc = cdm_error_set(ctx, CDM_ECHECKSUM,
                            "--sha256 %s is not the hash of '%s' in '%s' (%s); nothing was "
                            "downloaded",
@@ -134,7 +135,7 @@ static int from_index(cdm_ctx *ctx, const struct cdm_install_request *req, const
     struct index_pick pick;
     int rc = pypi_find(ctx, &net, index, req->what, req->cuda, platform, &pick);
     const struct manifest_entry *e = &pick.entry;
-    if (!rc && req->sha256 && !same_hex(req->sha256, e->sha256))
+    if (!rc && req->sha256 && !same_hex(req->sha256, e->sha256) && (out->other_file = true))
         rc = cdm_error_set(ctx, CDM_ECHECKSUM,
                            "--sha256 %s is not the hash of '%s' on '%s' (%s); nothing was "
                            "downloaded",
@@ -168,7 +169,8 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
         for (; count < c->fetch_source_count; count++)
             order[count] = c->fetch_sources[count];
     int rc = CDM_ENOTFOUND;
-    for (unsigned i = 0; i < count && rc == CDM_ENOTFOUND; i++) {
+    bool next = true;
+    for (unsigned i = 0; i < count && next; i++) {
         bool off = false;
         if (order[i] == FETCH_PYPI) {
             rc = from_index(ctx, req, platform, out);
@@ -176,8 +178,10 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
             rc = from_redist(ctx, req, platform, out);
             off = out->off;
         }
-        /* a later source is asked when this one has no such version, or is off */
-        if (rc == CDM_ENOTFOUND && i + 1 < count) {
+        /* a later source is asked when this one has no such version, or is off, or has the
+         * version but not the file --sha256 (a lock) names: a wheel's, say */
+        next = rc == CDM_ENOTFOUND || (rc == CDM_ECHECKSUM && out->other_file);
+        if (next && i + 1 < count) {
             struct saved_error skipped = error_save(ctx);
             cdm_note(ctx, "%s; trying %s", skipped.message ? skipped.message : "not found",
                      order[i + 1] == FETCH_PYPI ? "the package index" : "[fetch] base");

@@ -13,6 +13,7 @@ struct fetched {
     bool official;           /* the manifest is NVIDIA's own */
     bool off;                /* downloads are off: nothing was looked up */
     bool installed;          /* the store has this very archive installed: nothing to do */
+    bool other_file;         /* the source has the version, but not the file --sha256 names */
     struct cdm_install_info existing; /* that install */
     struct download hold;             /* a download's lock, kept until the install is done */
 };

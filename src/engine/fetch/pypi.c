@@ -329,8 +329,8 @@ int pypi_find(cdm_ctx *ctx, struct net *net, const char *index, const char *spec
     return rc;
 }
 
-int pypi_list(cdm_ctx *ctx, struct net *net, const char *index, int cuda,
-              struct index_file **files, size_t *count)
+int pypi_list(cdm_ctx *ctx, struct net *net, const char *index, int cuda, struct index_file **files,
+              size_t *count)
 {
     *files = NULL;
     *count = 0;

@@ -104,8 +104,7 @@ static int read_wheel_beside(cdm_ctx *ctx, const char *site, struct folder *f)
 /* A conda environment's cudnn package, by its record in prefix/conda-meta: its version,
  * CUDA major and platform, and its files' hashes, as a wheel's dist-info gives them. None
  * is no error. */
-static int read_conda_beside(cdm_ctx *ctx, const char *prefix, const char *below,
-                             struct folder *f)
+static int read_conda_beside(cdm_ctx *ctx, const char *prefix, const char *below, struct folder *f)
 {
     char *meta = path_join(prefix, "conda-meta");
     char **names = fs_list_names(meta);
