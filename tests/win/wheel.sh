@@ -1,6 +1,6 @@
 # cdm.exe under Wine: NVIDIA's win_amd64 wheels install with the Windows layout (bin/,
 # include/, lib/x64), checked against their RECORD, from the file or from a venv's
-# Lib\site-packages; a Linux wheel is refused; global
+# Lib\site-packages; a conda environment as a folder; a Linux wheel is refused; global
 # options before the command leave the heap whole (the arguments were freed twice).
 . "$TESTS_DIR/win/lib.sh"
 . "$TESTS_DIR/cli/lib_real_cudnn.sh"
@@ -38,6 +38,32 @@ linux=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu12 9.1
 run_cdm install "$(wpath "$linux")"
 expect_rc 1 "a manylinux wheel is refused on Windows"
 expect_err "is for linux-x86_64 but this store is for windows-x86_64" "naming both platforms"
+
+# A conda package: this build reads neither its bzip2 nor its zstd (no such library in
+# the Windows build), and says what to do; the environment it went into installs as a
+# folder (Library\bin, Library\include, Library\lib and conda-meta's record).
+rm -rf "$CDM_ROOT_POSIX"
+pkg=$("$PY" "$TESTS_DIR/make_conda.py" "$SCRATCH/wheels" 9.14.0.64 13 --windows)
+run_cdm install "$(wpath "$pkg")"
+expect_rc 1 "a conda .tar.bz2 is refused by the Windows build"
+expect_err "reads no bzip2 .*install the conda environment it went into" "saying what to do"
+env=$SCRATCH/envs/e
+mkdir -p "$env/conda-meta"
+"$PY" - "$pkg" "$env" <<'PY'
+import bz2, io, json, sys, tarfile
+t = tarfile.open(fileobj=io.BytesIO(bz2.decompress(open(sys.argv[1], "rb").read())))
+info = json.load(t.extractfile("info/index.json"))
+paths = json.load(t.extractfile("info/paths.json"))
+for m in t.getmembers():
+    if not m.name.startswith("info/"):
+        t.extract(m, sys.argv[2])
+info["paths_data"] = paths
+json.dump(info, open(sys.argv[2] + "/conda-meta/cudnn-9.14.0.64-cuda13_0.json", "w"))
+PY
+run_cdm install "$(wpath "$env")" --json
+expect_rc 0 "the conda environment installs as a folder"
+check "as 9.14.0.64-cuda13 (conda-meta's version and cuda-version), its DLLs in bin" \
+  test "$(json 'd["id"]')" = 9.14.0.64-cuda13 -a "$(ls "$CDM_ROOT_POSIX/9.14.0.64-cuda13/bin" | grep -c 'dll$')" -eq 6
 
 # Global options before the command: each argument is freed once (WINEDEBUG=warn+heap
 # reports a block freed twice).

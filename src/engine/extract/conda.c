@@ -110,8 +110,13 @@ static int info_of_tar_bz2(cdm_ctx *ctx, const char *path, struct info_files *f)
     struct archive *a = rc ? NULL : archive_read_new();
     if (a) {
         archive_read_support_format_tar(a);
-        archive_read_support_filter_bzip2(a);
-        if (archive_read_open(a, s, NULL, file_read, NULL) != ARCHIVE_OK)
+        if (archive_read_support_filter_bzip2(a) != ARCHIVE_OK)
+            rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                               "cannot read '%s': this build of cdm reads no bzip2 (as on "
+                               "Windows); install the package with cdm on Linux, or install "
+                               "the conda environment it went into (cdm install ENV)",
+                               path);
+        else if (archive_read_open(a, s, NULL, file_read, NULL) != ARCHIVE_OK)
             rc = cdm_error_set(ctx, CDM_EARCHIVE,
                                "cannot read conda package '%s': %s; is it a .tar.bz2 of conda's?",
                                path, archive_error_string(a));
@@ -177,8 +182,9 @@ static int info_of_member(cdm_ctx *ctx, const char *path, struct archive *a, con
         archive_read_support_format_tar(in);
         if (archive_read_support_filter_zstd(in) != ARCHIVE_OK)
             rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                               "cannot read '%s': this build of cdm reads no zstd (a .conda "
-                               "package's); install the package's .tar.bz2 instead",
+                               "cannot read '%s': this build of cdm reads no zstd (as on "
+                               "Windows); install the package with cdm on Linux, or install "
+                               "the conda environment it went into (cdm install ENV)",
                                path);
         else if (archive_read_open_memory(in, tar.buf, tar.len) != ARCHIVE_OK)
             rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot read '%s' in '%s': %s", name, path,
