@@ -45,6 +45,23 @@ check "the download is gone once installed" empty_dir "$CDM_ROOT/downloads"
 run_cdm verify
 expect_rc 0 "and it verifies"
 
+# A lock of a wheel's install: a fresh store gets the same wheel back from the index.
+mkdir -p "$SCRATCH/proj"
+run_cdm link "$SCRATCH/proj" 9.1
+run_cdm lock "$SCRATCH/proj"
+expect_rc 0 "cdm lock of a project linked to the wheel's install"
+check "the lock names the wheel" grep -q "^archive = $(basename "$w91")$" "$SCRATCH/proj/cudnn.lock"
+run_cdm unlink "$SCRATCH/proj"
+run_cdm remove 9.1
+gets=$(wheel_gets "$w91")
+run_cdm link "$SCRATCH/proj"
+expect_rc 0 "cdm link from the pin and the lock installs the locked wheel again"
+check "downloaded from the index (downloads from NVIDIA are off here)" test "$(wheel_gets "$w91")" = $((gets + 1))
+run_cdm list --json
+check "the same wheel, by its hash" \
+  test "$(json '[i["sha256"] for i in d if i["id"] == "9.1.0.70-cuda12"][0]')" = "$(sha256sum "$w91" | cut -d' ' -f1)"
+run_cdm unlink "$SCRATCH/proj"
+
 run_cdm install 9.14 --from pypi
 expect_rc 1 "9.14 exists for CUDA 12 and 13: refused"
 expect_err "matches several wheels .*; choose one with --cuda N" "asking for --cuda"

@@ -294,7 +294,12 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
         return rc;
     }
     /* not installed: exactly the locked bytes, from the sources or the base */
-    struct cdm_install_request req = {.what = l.version, .cuda = l.cuda, .sha256 = e->sha256};
+    /* a locked wheel comes back from the package index, an archive from [fetch] sources */
+    struct cdm_install_request req = {.what = l.version,
+                                      .cuda = l.cuda,
+                                      .sha256 = e->sha256,
+                                      .from = str_ends_with_icase(e->archive, ".whl") ? "pypi"
+                                                                                      : NULL};
     struct cdm_install_result r;
     rc = cdm_install(ctx, &req, &r);
     if (rc) {
