@@ -26,6 +26,8 @@
 
 static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                            const char *platform, char **archive, struct fetched *dl);
+static int fits_request(cdm_ctx *ctx, const struct cdm_install_request *req, const char *archive,
+                        const struct archive_name *name, const char *platform);
 static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
                             const char *archive, const struct fetched *dl,
                             const struct checksums *sums, const struct cdm_install_info *existing,
@@ -69,19 +71,8 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     if ((rc = source_open(ctx, archive, file_name, &src)))
         goto out;
     const struct archive_name name = src.name;
-    if (strcmp(name.platform, platform)) {
-        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                           "'%s' is for %s but this store is for %s; install it on a %s "
-                           "machine, or pass --platform %s to fill a store for one",
-                           archive, name.platform, platform, name.platform, name.platform);
-        goto out;
-    }
-    if (req->cuda && req->cuda != name.cuda_major) {
-        rc = cdm_error_set(ctx, CDM_EINVAL, "'%s' is a CUDA %d build but --cuda says %d", archive,
-                           name.cuda_major, req->cuda);
-        goto out;
-    }
-    if ((rc = checksums_find(ctx, archive, req->sha256, &sums)))
+    if ((rc = fits_request(ctx, req, archive, &name, platform)) ||
+        (rc = checksums_find(ctx, archive, req->sha256, &sums)))
         goto out;
     if (dl.path) {
         char *source = xasprintf("the %s '%s'", dl.source_noun, dl.source);
@@ -137,6 +128,21 @@ out:
     free(tmp);
     free(archive);
     return rc;
+}
+
+/* The file is of this store's platform, and of the CUDA major --cuda asks for. */
+static int fits_request(cdm_ctx *ctx, const struct cdm_install_request *req, const char *archive,
+                        const struct archive_name *name, const char *platform)
+{
+    if (strcmp(name->platform, platform))
+        return cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                             "'%s' is for %s but this store is for %s; install it on a %s "
+                             "machine, or pass --platform %s to fill a store for one",
+                             archive, name->platform, platform, name->platform, name->platform);
+    if (req->cuda && req->cuda != name->cuda_major)
+        return cdm_error_set(ctx, CDM_EINVAL, "'%s' is a CUDA %d build but --cuda says %d",
+                             archive, name->cuda_major, req->cuda);
+    return CDM_OK;
 }
 
 /* Local first: a version the store has for this platform, its folder in place, needs no
