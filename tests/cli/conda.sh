@@ -57,7 +57,7 @@ refused "$(mc 9.1.0.70 12 --change "$lib")" "'$lib' does not match its info/path
   "a package whose paths.json lies about a library"
 refused "$(mc 9.1.0.70 12 --conda --change "$lib")" "'$lib' does not match its info/paths.json" \
   "a .conda whose paths.json lies about a library"
-refused "$(mc 9.1.0.70 12 --drop include/cudnn_version.h)" "lists 'include/cudnn_version.h', which the package does not hold" \
+refused "$(mc 9.1.0.70 12 --drop include/cudnn_version.h)" "lists 'include/cudnn_version.h', which the conda package does not hold" \
   "a package missing a file of its paths.json"
 refused "$(mc 9.1.0.70 12 --extra lib/libcudnn_extra.so.9)" "'lib/libcudnn_extra.so.9' is not in its info/paths.json" \
   "a package with a file its paths.json does not list"

@@ -27,10 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!conda_read(&ctx, path, &info)) {
         struct extract_result x;
         memset(&x, 0, sizeof(x));
-        x.files = xcalloc(info.row_count + 1, sizeof(*x.files));
-        for (size_t i = 0; i < info.row_count; i++)
-            x.files[x.file_count++] = (struct db_file){info.rows[i].path, info.rows[i].size,
-                                                       info.rows[i].sha256, NULL, 0644};
+        const struct listed *l = &info.files;
+        x.files = xcalloc(l->count + 1, sizeof(*x.files));
+        for (size_t i = 0; i < l->count; i++)
+            x.files[x.file_count++] =
+                (struct db_file){l->rows[i].path, l->rows[i].size, l->rows[i].sha256,
+                                 l->rows[i].link ? l->rows[i].path : NULL, 0644};
         conda_check_paths(&ctx, path, &info, &x);
         conda_select(&info);
         free(x.files);

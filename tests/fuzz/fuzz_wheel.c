@@ -28,12 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* every row as if unpacked below nvidia/cudnn/, with its own hash and size */
         struct extract_result x;
         memset(&x, 0, sizeof(x));
-        x.files = xcalloc(w.row_count + 1, sizeof(*x.files));
-        for (size_t i = 0; i < w.row_count; i++) {
-            const char *rel = strchr(w.rows[i].path, '/');
-            rel = rel && strchr(rel + 1, '/') ? strchr(rel + 1, '/') + 1 : w.rows[i].path;
+        const struct listed *l = &w.files;
+        x.files = xcalloc(l->count + 1, sizeof(*x.files));
+        for (size_t i = 0; i < l->count; i++) {
+            const char *rel = strchr(l->rows[i].path, '/');
+            rel = rel && strchr(rel + 1, '/') ? strchr(rel + 1, '/') + 1 : l->rows[i].path;
             x.files[x.file_count++] =
-                (struct db_file){rel, w.rows[i].size, w.rows[i].sha256, NULL, 0644};
+                (struct db_file){rel, l->rows[i].size, l->rows[i].sha256, NULL, 0644};
         }
         wheel_check_record(&ctx, path, &w, &x);
         free(x.files);

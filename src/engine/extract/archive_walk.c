@@ -288,3 +288,23 @@ void walk_free(struct walk *w)
     strmap_free(&w->file_index);
     free(w->header_from);
 }
+
+int walk_entry_text(cdm_ctx *ctx, struct archive *a, const char *what, const char *file,
+                    const char *name, size_t max, struct strbuf *into)
+{
+    char buf[16384];
+    la_ssize_t got;
+    sb_reset(into);
+    while ((got = archive_read_data(a, buf, sizeof(buf))) > 0) {
+        if (into->len + (size_t)got > max)
+            return cdm_error_set(ctx, CDM_EARCHIVE,
+                                 "refusing %s '%s': its '%s' is larger than %zu KiB, and NVIDIA's "
+                                 "are far smaller; get the %s again",
+                                 what, file, name, max >> 10, what);
+        sb_addn(into, buf, (size_t)got);
+    }
+    if (got < 0)
+        return cdm_error_set(ctx, CDM_EARCHIVE, "cannot read '%s' in %s '%s': %s; get it again",
+                             name, what, file, archive_error_string(a));
+    return CDM_OK;
+}

@@ -58,6 +58,11 @@ int walk_header_version(struct walk *w, const char *rel, const char *text, size_
 int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e);
 /* After the last entry: judge the links held and make them (walk_finish does). */
 int walk_links(struct walk *w);
+/* The data of the entry a is at, whole, into `into` (emptied first): a package's small file
+ * (a wheel's METADATA, a conda package's index.json). More than max bytes is refused, the
+ * message calling the package what ("wheel", "conda package") and naming file and name. */
+int walk_entry_text(cdm_ctx *ctx, struct archive *a, const char *what, const char *file,
+                    const char *name, size_t max, struct strbuf *into);
 /* What the walk holds (not the result). */
 void walk_free(struct walk *w);
 

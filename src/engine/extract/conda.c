@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "archive_walk.h"
 #include "conda.h"
 #include "entry_check.h"
 #include "platform/fs.h"
@@ -38,27 +39,6 @@ struct info_files {
     struct strbuf index, paths;
 };
 
-static int read_entry(cdm_ctx *ctx, const char *path, struct archive *a, const char *name,
-                      struct strbuf *into, size_t max)
-{
-    char buf[16384];
-    la_ssize_t got;
-    sb_reset(into);
-    while ((got = archive_read_data(a, buf, sizeof(buf))) > 0) {
-        if (into->len + (size_t)got > max)
-            return cdm_error_set(ctx, CDM_EARCHIVE,
-                                 "refusing conda package '%s': its '%s' is larger than %zu MiB; "
-                                 "get the package again",
-                                 path, name, max >> 20);
-        sb_addn(into, buf, (size_t)got);
-    }
-    if (got < 0)
-        return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "cannot read '%s' in conda package '%s': %s; get the package again",
-                             name, path, archive_error_string(a));
-    return CDM_OK;
-}
-
 /* info/index.json and info/paths.json from a tar reader, stopping once both are read
  * (conda puts info/ first). */
 static int info_from_tar(cdm_ctx *ctx, const char *path, struct archive *a, struct info_files *f)
@@ -78,9 +58,9 @@ static int info_from_tar(cdm_ctx *ctx, const char *path, struct archive *a, stru
         if (!raw || entry_path_check(raw, name, sizeof(name)))
             continue; /* the walk refuses it, if it is to be unpacked */
         if (!strcmp(name, "info/index.json"))
-            rc = read_entry(ctx, path, a, name, &f->index, INFO_FILE_MAX);
+            rc = walk_entry_text(ctx, a, "conda package", path, name, INFO_FILE_MAX, &f->index);
         else if (!strcmp(name, "info/paths.json"))
-            rc = read_entry(ctx, path, a, name, &f->paths, INFO_FILE_MAX);
+            rc = walk_entry_text(ctx, a, "conda package", path, name, INFO_FILE_MAX, &f->paths);
     }
     return rc;
 }
@@ -176,7 +156,7 @@ static int info_of_member(cdm_ctx *ctx, const char *path, struct archive *a, con
                           void *arg)
 {
     struct strbuf tar = STRBUF_INIT;
-    int rc = read_entry(ctx, path, a, name, &tar, INFO_TAR_MAX);
+    int rc = walk_entry_text(ctx, a, "conda package", path, name, INFO_TAR_MAX, &tar);
     struct archive *in = rc ? NULL : archive_read_new();
     if (in) {
         archive_read_support_format_tar(in);
@@ -329,9 +309,8 @@ static int parse_paths(cdm_ctx *ctx, const char *path, const struct strbuf *text
         const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "sha256"));
         const cJSON *size = cJSON_GetObjectItemCaseSensitive(p, "size_in_bytes");
         bool link = type && !strcmp(type, "softlink");
-        struct conda_row row = {.link = link};
-        bool added = false;
-        char normal[4096];
+        char normal[4096], hex[65];
+        size_t at;
         if (name && (entry_path_check(name, normal, sizeof(normal)) || strcmp(normal, name))) {
             rc = cdm_error_set(ctx, CDM_EARCHIVE,
                                "refusing conda package '%s': its info/paths.json names '%s', "
@@ -347,22 +326,16 @@ static int parse_paths(cdm_ctx *ctx, const char *path, const struct strbuf *text
                                path);
             break;
         }
-        strmap_put(&out->by_path, name, strlen(name), out->row_count, &added);
-        if (!added) {
+        for (int i = 0; !link && i < 65; i++)
+            hex[i] = (char)tolower((unsigned char)sha[i]);
+        if (!listed_add(&out->files, name, link ? NULL : hex,
+                        link ? 0 : (unsigned long long)size->valuedouble, &at)) {
             rc = cdm_error_set(ctx, CDM_EARCHIVE,
                                "refusing conda package '%s': its info/paths.json names '%s' "
                                "twice",
                                path, name);
             break;
         }
-        row.path = xstrdup(name);
-        if (!link) {
-            for (int i = 0; i < 65; i++)
-                row.sha256[i] = (char)tolower((unsigned char)sha[i]);
-            row.size = (unsigned long long)size->valuedouble;
-        }
-        out->rows = xrealloc(out->rows, (out->row_count + 1) * sizeof(*out->rows));
-        out->rows[out->row_count++] = row;
     }
     cJSON_Delete(doc);
     return rc;
@@ -408,43 +381,10 @@ int conda_read(cdm_ctx *ctx, const char *path, struct conda_info *out)
 
 /* ---- after the unpacking ----------------------------------------------------------------- */
 
-/* A file or link written (rel below the selection's top) against its paths.json row; the
- * row is marked seen. */
-static int check_written(cdm_ctx *ctx, const char *path, const struct conda_info *info,
-                         const struct db_file *f, bool *seen)
-{
-    char *name = xasprintf("%s%s", info->windows ? "Library/" : "", f->path);
-    size_t *at = strmap_get(&info->by_path, name, strlen(name));
-    const struct conda_row *row = at ? &info->rows[*at] : NULL;
-    int rc = CDM_OK;
-    if (!row)
-        rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                           "refusing conda package '%s': '%s' is not in its info/paths.json; "
-                           "the package was altered, get it again; nothing was installed",
-                           path, name);
-    else if (row->link != (f->link_target != NULL))
-        rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                           "refusing conda package '%s': '%s' is a %s but info/paths.json says "
-                           "%s; nothing was installed",
-                           path, name, f->link_target ? "link" : "file",
-                           row->link ? "a link" : "a file");
-    else if (!row->link && (strcmp(row->sha256, f->sha256) || row->size != f->size))
-        rc = cdm_error_set(ctx, CDM_ECHECKSUM,
-                           "refusing conda package '%s': '%s' does not match its info/paths.json "
-                           "(%llu bytes, sha256 %.12s...; paths.json says %llu bytes, %.12s...); "
-                           "the package was altered or damaged, get it again; nothing was "
-                           "installed",
-                           path, name, (unsigned long long)f->size, f->sha256, row->size,
-                           row->sha256);
-    else
-        seen[*at] = true;
-    free(name);
-    return rc;
-}
-
 /* A row the selection takes: lib/... include/... (Library/bin/... on Windows). */
-static bool selected(const struct conda_info *info, const char *row)
+static bool selected(const char *row, const void *arg)
 {
+    const struct conda_info *info = arg;
     const struct entry_select *sel = conda_select(info);
     const char *rest = row;
     if (*sel->below) {
@@ -461,27 +401,18 @@ static bool selected(const struct conda_info *info, const char *row)
 int conda_check_paths(cdm_ctx *ctx, const char *path, const struct conda_info *info,
                       const struct extract_result *x)
 {
-    bool *seen = xcalloc(info->row_count + 1, sizeof(*seen));
-    int rc = CDM_OK;
-    for (size_t i = 0; i < x->file_count && !rc; i++)
-        if (x->files[i].sha256 || x->files[i].link_target) /* a folder has no row */
-            rc = check_written(ctx, path, info, &x->files[i], seen);
-    for (size_t i = 0; i < info->row_count && !rc; i++)
-        if (!seen[i] && selected(info, info->rows[i].path))
-            rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                               "refusing conda package '%s': its info/paths.json lists '%s', "
-                               "which the package does not hold; get it again; nothing was "
-                               "installed",
-                               path, info->rows[i].path);
-    free(seen);
-    return rc;
+    const struct listed_check how = {.noun = "conda package",
+                                     .file = path,
+                                     .list = "info/paths.json",
+                                     .prefix = info->windows ? "Library/" : "",
+                                     .links = true,
+                                     .expected = selected,
+                                     .arg = info};
+    return listed_check(ctx, &info->files, &how, x->files, x->file_count);
 }
 
 void conda_info_free(struct conda_info *info)
 {
-    for (size_t i = 0; i < info->row_count; i++)
-        free(info->rows[i].path);
-    free(info->rows);
-    strmap_free(&info->by_path);
+    listed_free(&info->files);
     memset(info, 0, sizeof(*info));
 }

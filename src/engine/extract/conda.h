@@ -10,15 +10,9 @@
 #define CDM_CONDA_H
 
 #include "cdm_archive.h"
+#include "listed.h"
 #include "version.h"
 #include "base/strmap.h"
-
-struct conda_row {
-    char *path;      /* as paths.json writes it: lib/libcudnn.so.9.1.0 */
-    char sha256[65]; /* "" for a link */
-    unsigned long long size;
-    bool link; /* path_type softlink */
-};
 
 struct conda_info {
     char name[64]; /* index.json's name: cudnn, libcudnn */
@@ -26,9 +20,7 @@ struct conda_info {
     int cuda_major;
     char platform[32]; /* linux-x86_64, linux-sbsa, windows-x86_64 */
     bool windows;      /* its files are under Library/ */
-    struct conda_row *rows;
-    size_t row_count;
-    struct strmap by_path;
+    struct listed files; /* paths.json's rows */
 };
 
 /* True for a name ending in .conda or .tar.bz2 (conda's two forms). */

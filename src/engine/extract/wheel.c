@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 
 #include "wheel.h"
+#include "archive_walk.h"
 #include "entry_check.h"
 #include "platform/fs.h"
 
@@ -145,24 +146,18 @@ static int record_line(cdm_ctx *ctx, const char *path, struct wheel_info *w, con
                            "digest and a size; get the wheel again from the package index",
                            path, sb_str(&name));
     } else {
-        bool added;
-        size_t *at = strmap_put(&w->by_path, name.buf, name.len, w->row_count, &added);
+        size_t at;
+        const struct listed_row *first;
         /* pip appends its own INSTALLER row to a RECORD that has one (uv's, "uv"): a row
          * of the dist-info twice is no matter; two that differ for a file of the install
          * leave its bytes in doubt */
-        if (!added && path_within(sb_str(&name), wheel_select.below) &&
-            (strcmp(w->rows[*at].sha256, hex) || w->rows[*at].size != bytes))
+        if (!listed_add(&w->files, sb_str(&name), hex, bytes, &at) &&
+            path_within(sb_str(&name), wheel_select.below) &&
+            (first = &w->files.rows[at], strcmp(first->sha256, hex) || first->size != bytes))
             rc = cdm_error_set(ctx, CDM_EARCHIVE,
                                "refusing wheel '%s': its RECORD names '%s' twice, with two "
                                "hashes; get the wheel again",
                                path, sb_str(&name));
-        if (added) {
-            w->rows = xrealloc(w->rows, (w->row_count + 1) * sizeof(*w->rows));
-            struct wheel_row *row = &w->rows[w->row_count++];
-            row->path = xstrdup(sb_str(&name));
-            memcpy(row->sha256, hex, sizeof(row->sha256));
-            row->size = bytes;
-        }
     }
     sb_free(&name);
     sb_free(&hash);
@@ -222,27 +217,6 @@ static struct strbuf *dist_info_file(cdm_ctx *ctx, const char *path, struct dist
                                      : NULL;
 }
 
-static int read_bounded(cdm_ctx *ctx, const char *path, struct archive *a, const char *name,
-                        struct strbuf *into)
-{
-    char buf[16384];
-    la_ssize_t got;
-    sb_reset(into);
-    while ((got = archive_read_data(a, buf, sizeof(buf))) > 0) {
-        if (into->len + (size_t)got > DIST_INFO_MAX)
-            return cdm_error_set(ctx, CDM_EARCHIVE,
-                                 "refusing wheel '%s': its '%s' is larger than %d KiB, and "
-                                 "NVIDIA's are a few KiB; get the wheel again",
-                                 path, name, DIST_INFO_MAX / 1024);
-        sb_addn(into, buf, (size_t)got);
-    }
-    if (got < 0)
-        return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "cannot read '%s' in wheel '%s': %s; download it again", name, path,
-                             archive_error_string(a));
-    return CDM_OK;
-}
-
 static int read_dist_info(cdm_ctx *ctx, const char *path, struct dist_info *d)
 {
     struct zip_source *src = NULL;
@@ -261,7 +235,7 @@ static int read_dist_info(cdm_ctx *ctx, const char *path, struct dist_info *d)
         }
         const char *raw = archive_entry_pathname(e);
         struct strbuf *into = dist_info_file(ctx, path, d, raw, &rc);
-        if (rc || (into && (rc = read_bounded(ctx, path, a, raw, into))))
+        if (rc || (into && (rc = walk_entry_text(ctx, a, "wheel", path, raw, DIST_INFO_MAX, into))))
             break;
     }
     zip_close(a, src);
@@ -361,71 +335,32 @@ int wheel_read_installed(cdm_ctx *ctx, const char *dist_info, struct wheel_info 
     return rc;
 }
 
-static bool skipped_name(const char *path)
+/* The rows whose file a wheel must hold: nvidia/cudnn/'s, but Python's markers. */
+static bool expected_row(const char *row, const void *arg)
 {
+    (void)arg;
+    if (!path_within(row, wheel_select.below) || !row[strlen(wheel_select.below)])
+        return false;
     for (const char *const *skip = wheel_select.skip_names; *skip; skip++)
-        if (!strcmp(path_basename(path), *skip))
-            return true;
-    return false;
-}
-
-/* One file written: its RECORD row must give its bytes; the row is marked seen. */
-static int check_written(cdm_ctx *ctx, const char *path, const struct wheel_info *w,
-                         const struct db_file *f, bool *seen)
-{
-    char *name = xasprintf("%s/%s", wheel_select.below, f->path);
-    size_t *index = strmap_get(&w->by_path, name, strlen(name));
-    int rc = CDM_OK;
-    if (f->link_target)
-        rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                           "refusing wheel '%s': '%s' is a link, which no wheel holds; get "
-                           "the wheel again from the package index; nothing was installed",
-                           path, name);
-    else if (!index)
-        rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                           "refusing wheel '%s': '%s' is not in its RECORD; the wheel was "
-                           "altered, get it again from the package index; nothing was "
-                           "installed",
-                           path, name);
-    else if (strcmp(w->rows[*index].sha256, f->sha256) || w->rows[*index].size != f->size)
-        rc = cdm_error_set(ctx, CDM_ECHECKSUM,
-                           "refusing wheel '%s': '%s' does not match its RECORD (%llu bytes, "
-                           "sha256 %.12s...; RECORD says %llu bytes, %.12s...); the wheel was "
-                           "altered or damaged, get it again; nothing was installed",
-                           path, name, (unsigned long long)f->size, f->sha256, w->rows[*index].size,
-                           w->rows[*index].sha256);
-    else
-        seen[*index] = true;
-    free(name);
-    return rc;
+        if (!strcmp(path_basename(row), *skip))
+            return false;
+    return true;
 }
 
 int wheel_check_record(cdm_ctx *ctx, const char *path, const struct wheel_info *w,
                        const struct extract_result *x)
 {
-    bool *seen = xcalloc(w->row_count + 1, sizeof(*seen));
-    int rc = CDM_OK;
-    for (size_t i = 0; i < x->file_count && !rc; i++)
-        if (x->files[i].sha256 || x->files[i].link_target) /* a folder has no row */
-            rc = check_written(ctx, path, w, &x->files[i], seen);
-    for (size_t i = 0; i < w->row_count && !rc; i++) {
-        const char *row = w->rows[i].path;
-        if (!seen[i] && path_within(row, wheel_select.below) && !skipped_name(row))
-            rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                               "refusing wheel '%s': its RECORD lists '%s', which the wheel "
-                               "does not hold; get it again from the package index; nothing "
-                               "was installed",
-                               path, row);
-    }
-    free(seen);
-    return rc;
+    const struct listed_check how = {.noun = "wheel",
+                                     .file = path,
+                                     .list = "RECORD",
+                                     .prefix = "nvidia/cudnn/",
+                                     .links = false,
+                                     .expected = expected_row};
+    return listed_check(ctx, &w->files, &how, x->files, x->file_count);
 }
 
 void wheel_info_free(struct wheel_info *w)
 {
-    for (size_t i = 0; i < w->row_count; i++)
-        free(w->rows[i].path);
-    free(w->rows);
-    strmap_free(&w->by_path);
+    listed_free(&w->files);
     memset(w, 0, sizeof(*w));
 }

@@ -10,6 +10,7 @@
 #define CDM_WHEEL_H
 
 #include "cdm_archive.h"
+#include "listed.h"
 #include "version.h"
 #include "base/strmap.h"
 
@@ -17,21 +18,13 @@
  * markers (__init__.py), which are no part of cuDNN. */
 extern const struct entry_select wheel_select;
 
-struct wheel_row {
-    char *path;      /* as RECORD writes it: nvidia/cudnn/lib/libcudnn.so.9 */
-    char sha256[65]; /* hex */
-    unsigned long long size;
-};
-
 struct wheel_info {
     char dist[64]; /* METADATA's Name: nvidia-cudnn-cu12 */
     struct version version;
     int cuda_major;
     char platform[32]; /* linux-x86_64, linux-sbsa, windows-x86_64 */
     char tag[64];      /* WHEEL's Tag: py3-none-manylinux2014_x86_64 */
-    struct wheel_row *rows;
-    size_t row_count;
-    struct strmap by_path; /* a row's path -> its index */
+    struct listed files; /* RECORD's rows with a hash */
 };
 
 /* True for a name ending in .whl. */

@@ -120,15 +120,9 @@ static int read_conda_beside(cdm_ctx *ctx, const char *prefix, const char *below
             copy_text(w->dist, sizeof(w->dist), c.name);
             w->version = c.version, w->cuda_major = c.cuda_major;
             copy_text(w->platform, sizeof(w->platform), c.platform);
-            w->rows = xcalloc(c.row_count + 1, sizeof(*w->rows));
-            for (size_t i = 0; i < c.row_count; i++) {
-                bool added;
-                w->rows[i] = (struct wheel_row){c.rows[i].path, "", c.rows[i].size};
-                memcpy(w->rows[i].sha256, c.rows[i].sha256, sizeof(w->rows[i].sha256));
-                c.rows[i].path = NULL; /* moved */
-                strmap_put(&w->by_path, w->rows[i].path, strlen(w->rows[i].path), i, &added);
-            }
-            w->row_count = c.row_count;
+            /* its rows, the record of a wheel's files reads the same */
+            w->files = c.files;
+            memset(&c.files, 0, sizeof(c.files));
             f->has_wheel = f->conda = true;
             f->record = xstrdup(below);
             f->what = "the conda environment's package";

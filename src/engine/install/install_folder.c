@@ -142,51 +142,36 @@ out:
     return rc;
 }
 
-/* A wheel's folder: each file copied must be RECORD's bytes (pip wrote it at install; a
- * file changed since is refused), and each of RECORD's libraries must have been taken. */
+/* The rows whose file the folder must hold: cuDNN's below the record's prefix. */
+static bool expected_row(const char *row, const void *arg)
+{
+    const struct folder *f = arg;
+    return str_starts_with(row, f->record) && folder_is_cudnn_file(path_basename(row));
+}
+
+/* A package's folder (a venv's wheel, a conda environment's package): each file copied must
+ * be the bytes its record gives (a file changed since it was installed is refused), and
+ * each of the record's cuDNN files must have been taken. */
 static int check_record(struct copy_state *c)
 {
     const struct folder *f = c->f;
+    /* the record names a file by where it is in the folder, not where it goes */
+    struct db_file *as_found = xcalloc(c->rows_n + 1, sizeof(*as_found));
     for (size_t i = 0; i < c->rows_n; i++) {
-        const struct db_file *row = &c->rows[i];
-        const struct folder_file *t = &c->files[i];
-        char *name = xasprintf("%s%s", f->record, t->from);
-        size_t *at = strmap_get(&f->wheel.by_path, name, strlen(name));
-        int rc = CDM_OK;
-        if (row->link_target) {
-        } else if (!at) {
-            rc = cdm_error_set(c->ctx, CDM_EARCHIVE,
-                               "'%s/%s' is not in the record of the package installed there "
-                               "(%s); nothing was installed: reinstall the package",
-                               f->root, t->from, f->wheel.dist);
-        } else if (strcmp(f->wheel.rows[*at].sha256, row->sha256) ||
-                   f->wheel.rows[*at].size != row->size) {
-            rc = cdm_error_set(c->ctx, CDM_ECHECKSUM,
-                               "'%s/%s' was changed since it was installed (sha256 %.12s..., "
-                               "its record says %.12s...); nothing was installed: reinstall "
-                               "the package (pip install --force-reinstall %s, or conda's)",
-                               f->root, t->from, row->sha256, f->wheel.rows[*at].sha256,
-                               f->wheel.dist);
-        }
-        free(name);
-        if (rc)
-            return rc;
+        as_found[i] = c->rows[i];
+        as_found[i].path = c->files[i].from;
     }
-    size_t prefix = strlen(f->record);
-    for (size_t i = 0; i < f->wheel.row_count; i++) {
-        const char *path = f->wheel.rows[i].path;
-        bool taken = false;
-        if (strncmp(path, f->record, prefix) || !folder_is_cudnn_file(path_basename(path)))
-            continue;
-        for (size_t k = 0; k < c->n && !taken; k++)
-            taken = !strcmp(c->files[k].from, path + prefix);
-        if (!taken)
-            return cdm_error_set(c->ctx, CDM_EARCHIVE,
-                                 "'%s' lacks '%s', which the record of %s lists; nothing was "
-                                 "installed: reinstall the package",
-                                 f->root, path + prefix, f->wheel.dist);
-    }
-    return CDM_OK;
+    const struct listed_check how = {.noun = "package",
+                                     .file = f->root,
+                                     .list = "record",
+                                     .prefix = f->record,
+                                     .links = true,
+                                     .installed = true,
+                                     .expected = expected_row,
+                                     .arg = f};
+    int rc = listed_check(c->ctx, &f->wheel.files, &how, as_found, c->rows_n);
+    free(as_found);
+    return rc;
 }
 
 static int row_order(const void *a, const void *b)
