@@ -20,6 +20,8 @@ real_wheel() {
   [ "$tag" = win_amd64 ] && platform=(--platform win_amd64 --python-version 3.11)
   if [ ! -f "$whl" ]; then
     py=$(command -v python3) || { echo "no python3 to fetch NVIDIA's $tag wheel" >&2; return 77; }
+    "$py" -m pip --version >/dev/null 2>&1 ||
+      { echo "no pip for $py to fetch NVIDIA's $tag wheel (python3-pip)" >&2; return 77; }
     mkdir -p "$cache" || { echo "cannot make the wheel cache '$cache'" >&2; return 77; }
     part=$cache/.part-$tag-$$
     (
