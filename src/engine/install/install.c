@@ -28,6 +28,7 @@ static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                            const char *platform, char **archive, struct fetched *dl);
 static int fits_request(cdm_ctx *ctx, const struct cdm_install_request *req, const char *archive,
                         const struct archive_name *name, const char *platform);
+static void drop_unfinished(cdm_ctx *ctx, int rc, const char *archive, const char *tmp);
 static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
                             const char *archive, const struct fetched *dl,
                             const struct checksums *sums, const struct cdm_install_info *existing,
@@ -113,14 +114,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     result->install = in;
     result->changed = true;
 out:
-    if (tmp && fs_kind(tmp) != FS_NONE) {
-        struct saved_error saved = error_save(ctx);
-        bool removed = fs_remove_tree(ctx, tmp) == CDM_OK;
-        error_restore(ctx, &saved);
-        if (rc && ctx->interrupted)
-            cdm_error_set(ctx, rc, "install of '%s' interrupted; %s its unfinished files in '%s'",
-                          archive, removed ? "removed" : "could not remove (run 'cdm gc')", tmp);
-    }
+    drop_unfinished(ctx, rc, archive, tmp);
     extract_result_free(&x);
     checksums_free(&sums);
     source_free(&src);
@@ -128,6 +122,19 @@ out:
     free(tmp);
     free(archive);
     return rc;
+}
+
+/* What an install that stopped short unpacked is removed; an interrupt says where it was. */
+static void drop_unfinished(cdm_ctx *ctx, int rc, const char *archive, const char *tmp)
+{
+    if (!tmp || fs_kind(tmp) == FS_NONE)
+        return;
+    struct saved_error saved = error_save(ctx);
+    bool removed = fs_remove_tree(ctx, tmp) == CDM_OK;
+    error_restore(ctx, &saved);
+    if (rc && ctx->interrupted)
+        cdm_error_set(ctx, rc, "install of '%s' interrupted; %s its unfinished files in '%s'",
+                      archive, removed ? "removed" : "could not remove (run 'cdm gc')", tmp);
 }
 
 /* The file is of this store's platform, and of the CUDA major --cuda asks for. */
@@ -140,8 +147,8 @@ static int fits_request(cdm_ctx *ctx, const struct cdm_install_request *req, con
                              "machine, or pass --platform %s to fill a store for one",
                              archive, name->platform, platform, name->platform, name->platform);
     if (req->cuda && req->cuda != name->cuda_major)
-        return cdm_error_set(ctx, CDM_EINVAL, "'%s' is a CUDA %d build but --cuda says %d",
-                             archive, name->cuda_major, req->cuda);
+        return cdm_error_set(ctx, CDM_EINVAL, "'%s' is a CUDA %d build but --cuda says %d", archive,
+                             name->cuda_major, req->cuda);
     return CDM_OK;
 }
 
@@ -238,46 +245,25 @@ static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
     return CDM_OK;
 }
 
-/* A package whose tar lies inside it (a .conda's pkg-*.tar.zst): the tar copied out beside
- * tmp, unpacked, then removed; the hashes that apply are the package file's. */
-static int extract_payload(cdm_ctx *ctx, const char *archive, const char *tmp,
-                           const struct source *src, const struct checksums *sums,
-                           const struct extract_limits *limits, struct extract_result *x)
+/* A package whose tar lies inside it (a .conda's pkg-*.tar.zst, copied out to payload):
+ * the tar unpacked; the hashes that apply are the package file's, read once more. */
+static int extract_payload(cdm_ctx *ctx, const char *archive, const char *payload, const char *tmp,
+                           const struct checksums *sums, const struct extract_limits *limits,
+                           struct extract_result *x)
 {
-    char *dir = xasprintf("%s.payload", tmp), *payload = NULL;
-    char sha[65];
-    uint64_t size;
-    int rc = archive_hash(ctx, archive, sha, &size);
-    if (!rc && !(rc = checksums_check(ctx, sums, archive, sha)) && !(rc = fs_mkdir(ctx, dir)) &&
-        !(rc = src->kind->payload(ctx, archive, dir, &payload)))
-        rc = archive_extract(ctx, payload ? payload : archive, tmp, limits, x);
-    if (!rc) {
-        memcpy(x->sha256, sha, sizeof(sha));
-        x->archive_size = size;
-    }
-    if (fs_kind(dir) != FS_NONE) {
-        struct saved_error saved = error_save(ctx);
-        fs_remove_tree(ctx, dir);
-        error_restore(ctx, &saved);
-    }
-    free(payload);
-    free(dir);
+    int rc = archive_extract(ctx, payload, tmp, limits, x);
+    if (!rc && !(rc = archive_hash(ctx, archive, x->sha256, &x->archive_size)))
+        rc = checksums_check(ctx, sums, archive, x->sha256);
     return rc;
 }
 
-/* Unpack into tmp, checking every hash that applies on the way. An archive that cannot be
- * read while a hash was expected is most likely not the file meant: that is said first. */
-static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
-                   const struct checksums *sums, struct extract_result *x)
+/* The file itself unpacked, hashed on the way. An archive that cannot be read while a hash
+ * was expected is most likely not the file meant: that is said first. */
+static int extract_file(cdm_ctx *ctx, const char *archive, const char *tmp,
+                        const struct checksums *sums, const struct extract_limits *limits,
+                        struct extract_result *x)
 {
-    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries,
-                                    config_threads(&ctx->config), ctx->config.thread_memory,
-                                    src->select};
-    if (ctx->options.progress) /* the phase the progress line below is about */
-        cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
-    if (src->kind->payload)
-        return extract_payload(ctx, archive, tmp, src, sums, &limits, x);
-    int rc = archive_extract(ctx, archive, tmp, &limits, x);
+    int rc = archive_extract(ctx, archive, tmp, limits, x);
     if (rc == CDM_EARCHIVE && sums->count) {
         char sha[65];
         uint64_t size;
@@ -293,6 +279,32 @@ static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const str
     return rc ? rc : checksums_check(ctx, sums, archive, x->sha256);
 }
 
+/* Unpack into tmp, checking every hash that applies on the way; a package whose tar lies
+ * inside it has that tar copied out beside tmp first (removed after). */
+static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
+                   const struct checksums *sums, struct extract_result *x)
+{
+    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries,
+                                    config_threads(&ctx->config), ctx->config.thread_memory,
+                                    src->select};
+    if (ctx->options.progress) /* the phase the progress line below is about */
+        cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
+    char *dir = src->kind->payload ? xasprintf("%s.payload", tmp) : NULL, *payload = NULL;
+    int rc = CDM_OK;
+    if (dir && !(rc = fs_mkdir(ctx, dir)))
+        rc = src->kind->payload(ctx, archive, dir, &payload);
+    if (!rc)
+        rc = payload ? extract_payload(ctx, archive, payload, tmp, sums, &limits, x)
+                     : extract_file(ctx, archive, tmp, sums, &limits, x);
+    if (dir && fs_kind(dir) != FS_NONE) {
+        struct saved_error saved = error_save(ctx);
+        fs_remove_tree(ctx, dir);
+        error_restore(ctx, &saved);
+    }
+    free(payload);
+    free(dir);
+    return rc;
+}
 /* What the extracted content says must agree with what the file says of itself (the
  * archive's name, the wheel's dist-info), and with the form's own hashes. */
 static int check_content(cdm_ctx *ctx, const char *archive, const struct source *src,
