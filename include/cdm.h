@@ -134,6 +134,10 @@ struct cdm_install_request {
     int build;            /* --build N: the build number a folder does not say (0: none) */
     const char *from;     /* where a version is downloaded from: "nvidia" ([fetch] base),
                            * "pypi" ([fetch] index_url); NULL: [fetch] sources' order */
+    /* The other files given with what (NULL-terminated; NULL: none): for a version that
+     * comes as several packages (NVIDIA's Debian packages), the other parts of the
+     * install, taken with it. */
+    const char *const *together;
 };
 
 struct cdm_install_result {
@@ -143,6 +147,12 @@ struct cdm_install_result {
     bool other_source; /* changed false: installed from another file with the same libraries */
     bool by_version;   /* changed false: a version asked for, and installed (no file read) */
     char unpacked_by[96]; /* how the archive was unpacked (threads, inflater), for --verbose */
+    /* changed false: a package of a version that comes as several (NVIDIA's Debian
+     * packages) kept until the one that completes the install is given; install holds
+     * the id and version it is a part of, completes says what completes it */
+    bool kept;
+    char completes[160];
+    bool took_together; /* every file of the request's together went into this install */
 };
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,

@@ -7,6 +7,58 @@
 
 enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE, OPT_FROM, OPT_BUILD };
 
+/* One file's install as JSON, into j. */
+static void json_result(struct json *j, const struct cdm_install_result *result)
+{
+    const struct cdm_install_info *in = &result->install;
+    json_object_begin(j);
+    json_kv_string(j, "id", in->id);
+    json_kv_string(j, "version", in->version);
+    json_kv_int(j, "cuda", in->cuda);
+    json_kv_string(j, "path", in->path);
+    json_kv_string(j, "sha256", in->sha256);
+    json_kv_bool(j, "changed", result->changed);
+    json_kv_bool(j, "official", in->official);
+    json_kv_bool(j, "downloaded", result->downloaded);
+    json_kv_string(j, "source", in->source);
+    json_kv_string(j, "from", in->archive_name);
+    if (result->kept) {
+        json_kv_bool(j, "kept", true);
+        json_kv_string(j, "completes", result->completes);
+    }
+    json_object_end(j);
+}
+
+static void say_result(struct cli *cli, const char *what, const struct cdm_install_result *result)
+{
+    const struct cdm_install_info *in = &result->install;
+    if (result->changed) {
+        cli_info(cli, "installed %s%s into '%s'\n", in->id,
+                 in->official ? " (official NVIDIA archive)" : "", in->path);
+        if (cli->verbose) {
+            /* One line a call: a line break inside a format is escaped with the names. */
+            cli_info(cli, "  %s %s, sha256 %s\n", in->source, in->archive_name, in->sha256);
+            cli_info(cli, "  layout %s, bin '%s', lib '%s', include '%s'\n", in->layout,
+                     in->bin_dir, in->lib_dir, in->include_dir);
+            if (result->unpacked_by[0])
+                cli_info(cli, "  unpacked: %s\n", result->unpacked_by);
+        }
+    } else if (result->kept) {
+        cli_info(cli, "kept '%s' as a part of %s, not installed yet; install %s to complete it\n",
+                 what, in->id, result->completes);
+    } else if (result->by_version) {
+        cli_info(cli, "%s is installed (from %s '%s'); nothing to do\n", in->id, in->source,
+                 in->archive_name);
+    } else if (result->other_source) {
+        cli_info(cli,
+                 "%s is already installed (from %s '%s'), with the same library bytes; "
+                 "nothing to do\n",
+                 in->id, in->source, in->archive_name);
+    } else {
+        cli_info(cli, "%s is already installed from this %s; nothing to do\n", in->id, in->source);
+    }
+}
+
 static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     struct cdm_install_request req = {.what = args->pos[0],
@@ -16,9 +68,9 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
                                       .force = args->given[OPT_FORCE],
                                       .build = (int)args->number[OPT_BUILD],
                                       .from = args->value[OPT_FROM]};
-    struct cdm_install_result result;
     cli_catch_interrupts(ctx);
     const char *from = args->value[OPT_FROM_STORE];
+    bool several = args->pos[1] != NULL;
     if (req.from && strcmp(req.from, "nvidia") && strcmp(req.from, "pypi"))
         return cli_usage_error(cli,
                                "--from takes nvidia (NVIDIA's archives, [fetch] base) or "
@@ -27,55 +79,48 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
     if (from && (req.sha256 || req.platform || req.force || req.from || req.build))
         return cli_usage_error(cli, "--from-store copies an install as it is: it takes no "
                                     "--sha256, --platform, --force, --from or --build");
-    if ((from ? cdm_install_from_store(ctx, from, req.what, req.cuda, &result)
-              : cdm_install(ctx, &req, &result)) != CDM_OK) {
-        int rc = cli_fail(cli);
-        return cdm_interrupted(ctx) ? EXIT_INTERRUPTED : rc;
-    }
-    const struct cdm_install_info *in = &result.install;
-    if (cli->json) {
-        struct json j;
-        json_init(&j);
-        json_object_begin(&j);
-        json_kv_string(&j, "id", in->id);
-        json_kv_string(&j, "version", in->version);
-        json_kv_int(&j, "cuda", in->cuda);
-        json_kv_string(&j, "path", in->path);
-        json_kv_string(&j, "sha256", in->sha256);
-        json_kv_bool(&j, "changed", result.changed);
-        json_kv_bool(&j, "official", in->official);
-        json_kv_bool(&j, "downloaded", result.downloaded);
-        json_kv_string(&j, "source", in->source);
-        json_kv_string(&j, "from", in->archive_name);
-        json_object_end(&j);
-        json_print(&j, stdout);
-    } else if (result.changed) {
-        cli_info(cli, "installed %s%s into '%s'\n", in->id,
-                 in->official ? " (official NVIDIA archive)" : "", in->path);
-        if (cli->verbose) {
-            /* One line a call: a line break inside a format is escaped with the names. */
-            cli_info(cli, "  %s %s, sha256 %s\n", in->source, in->archive_name, in->sha256);
-            cli_info(cli, "  layout %s, bin '%s', lib '%s', include '%s'\n", in->layout,
-                     in->bin_dir, in->lib_dir, in->include_dir);
-            if (result.unpacked_by[0])
-                cli_info(cli, "  unpacked: %s\n", result.unpacked_by);
+    if (several && (from || req.sha256))
+        return cli_usage_error(cli, "several files are installed one after the other: "
+                                    "--from-store and --sha256 take one");
+    struct json j;
+    json_init(&j);
+    if (several)
+        json_array_begin(&j);
+    /* several files: the packages of one version (NVIDIA's Debian packages), in turn */
+    for (int i = 0; i < CLI_MAX_ARGS && args->pos[i]; i++) {
+        struct cdm_install_result result;
+        const char *others[CLI_MAX_ARGS] = {0};
+        for (int k = 0, n = 0; k < CLI_MAX_ARGS && args->pos[k]; k++)
+            if (k != i)
+                others[n++] = args->pos[k];
+        req.what = args->pos[i];
+        req.together = others;
+        if ((from ? cdm_install_from_store(ctx, from, req.what, req.cuda, &result)
+                  : cdm_install(ctx, &req, &result)) != CDM_OK) {
+            json_free(&j);
+            int rc = cli_fail(cli);
+            return cdm_interrupted(ctx) ? EXIT_INTERRUPTED : rc;
         }
-    } else if (result.by_version) {
-        cli_info(cli, "%s is installed (from %s '%s'); nothing to do\n", in->id, in->source,
-                 in->archive_name);
-    } else if (result.other_source) {
-        cli_info(cli,
-                 "%s is already installed (from %s '%s'), with the same library bytes; "
-                 "nothing to do\n",
-                 in->id, in->source, in->archive_name);
-    } else {
-        cli_info(cli, "%s is already installed from this %s; nothing to do\n", in->id, in->source);
+        if (cli->json)
+            json_result(&j, &result);
+        else
+            say_result(cli, req.what, &result);
+        if (result.took_together) /* the others were its parts */
+            break;
     }
+    if (several)
+        json_array_end(&j);
+    if (cli->json)
+        json_print(&j, stdout);
+    json_free(&j);
     return EXIT_OK;
 }
 
 static const struct cli_arg install_args[] = {
     {"FILE|VERSION", CLI_ARG_REQUIRED, CLI_COMPLETE_FILES},
+    /* the other packages of one version: NVIDIA's Debian packages are three */
+    {"FILE", CLI_ARG_OPTIONAL, CLI_COMPLETE_FILES},
+    {"FILE", CLI_ARG_OPTIONAL, CLI_COMPLETE_FILES},
     CLI_ARG_END,
 };
 
@@ -111,8 +156,11 @@ const struct cli_command cli_cmd_install = {
     .description =
         "FILE is a .zip, .tar.xz or .tgz from NVIDIA, NVIDIA's wheel "
         "(nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl, checked against its "
-        "RECORD), a conda package (.conda, .tar.bz2, against its info/paths.json), or a folder "
-        "holding cuDNN (a venv, a toolkit, NVIDIA's Windows installer's tree); VERSION (8.8.0, 9.27) is looked up "
+        "RECORD), a conda package (.conda, .tar.bz2, against its info/paths.json), NVIDIA's "
+        "Debian packages of one version (the runtime, headers and dev .deb, given together or "
+        "one after the other, against their md5sums), or a folder "
+        "holding cuDNN (a venv, a toolkit, NVIDIA's Windows installer's tree); VERSION (8.8.0, "
+        "9.27) is looked up "
         "in the folders of [install] sources, else downloaded from [fetch] base (NVIDIA's "
         "redist folder by default) and checked against its manifest's size and SHA-256.\n"
         " cdm install 9.27 --cuda 13\n",

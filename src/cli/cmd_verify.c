@@ -10,18 +10,39 @@ static const char *const kind_names[] = {"missing", "changed", "extra"};
 
 struct issues {
     struct cli *cli;
+    cdm_ctx *ctx;
     struct json *j; /* NULL for text */
+    struct cdm_install_info from; /* the install of the last issue: where it came from */
 };
+
+/* The record of the install an issue is in, read once for its issues (they come install
+ * by install): the file to install again to repair it. */
+static const struct cdm_install_info *install_of(struct issues *s, const char *id)
+{
+    if (strcmp(s->from.id, id)) {
+        memset(&s->from, 0, sizeof(s->from));
+        if (cdm_resolve(s->ctx, id, 0, &s->from) != CDM_OK)
+            copy_text(s->from.id, sizeof(s->from.id), id); /* "" source: not said */
+        if (!s->cli->json && s->from.source[0])
+            cli_printf("%s came from %s '%s' (sha256 %.12s...): 'cdm install FILE --force' "
+                       "with that file repairs it\n",
+                       id, s->from.source, s->from.archive_name, s->from.sha256);
+    }
+    return &s->from;
+}
 
 static void on_issue(void *arg, const struct cdm_verify_issue *issue)
 {
     struct issues *s = arg;
+    const struct cdm_install_info *from = install_of(s, issue->install_id);
     if (s->j) {
         json_object_begin(s->j);
         json_kv_string(s->j, "id", issue->install_id);
         json_kv_string(s->j, "path", issue->path);
         json_kv_string(s->j, "kind", kind_names[issue->kind]);
         json_kv_string(s->j, "detail", issue->detail);
+        json_kv_string(s->j, "source", from->source);
+        json_kv_string(s->j, "from", from->archive_name);
         json_object_end(s->j);
     } else {
         cli_printf("%-8s %s/%s: %s\n", kind_names[issue->kind], issue->install_id, issue->path,
@@ -35,7 +56,9 @@ static int run_verify(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args
 {
     struct json j;
     json_init(&j);
-    struct issues s = {cli, cli->json ? &j : NULL};
+    struct issues s;
+    memset(&s, 0, sizeof(s));
+    s.cli = cli, s.ctx = ctx, s.j = cli->json ? &j : NULL;
     if (cli->json) {
         json_object_begin(&j);
         json_key(&j, "problems");

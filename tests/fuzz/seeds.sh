@@ -49,6 +49,13 @@ conda)
   python3 "$TESTS_DIR/make_conda.py" "$dir" 9.1.0.70 12 >/dev/null
   python3 "$TESTS_DIR/make_conda.py" "$dir" 9.14.0.64 13 --windows --conda >/dev/null
   ;;
+deb)
+  # NVIDIA's Debian packages (tests/make_deb.py): dpkg-deb's runtime and headers, and one
+  # written without dpkg-deb
+  python3 "$TESTS_DIR/make_deb.py" "$dir" 9.14.0.64 13 runtime >/dev/null
+  python3 "$TESTS_DIR/make_deb.py" "$dir" 9.14.0.64 13 headers >/dev/null
+  python3 "$TESTS_DIR/make_deb.py" "$dir" 8.9.7.29 12 dev-old --no-md5sums >/dev/null
+  ;;
 wheel)
   # NVIDIA's wheel layout (tests/make_wheel.py), Linux and Windows, deflated small
   python3 "$TESTS_DIR/make_wheel.py" "$dir" nvidia-cudnn-cu12 9.1.0.70 >/dev/null

@@ -34,6 +34,17 @@ check "with the Windows layout: its DLLs in bin" \
 run_cdm verify
 expect_rc 0 "verify passes"
 
+# NVIDIA's Debian packages are Linux's: this build reads no xz inside one, and says so.
+if command -v dpkg-deb >/dev/null; then
+  deb=$("$PY" "$TESTS_DIR/make_deb.py" "$SCRATCH/wheels" 9.14.0.64 13 runtime)
+  run_cdm install "$(wpath "$deb")" --platform linux-x86_64
+  expect_rc 1 "a Debian package is refused by the Windows build"
+  expect_err "reads no xz inside a Debian package .*install the packages with cdm on Linux" \
+    "saying what to do"
+else
+  skip_tool "a Debian package under Wine" "no dpkg-deb to build one"
+fi
+
 linux=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu12 9.1.0.70)
 run_cdm install "$(wpath "$linux")"
 expect_rc 1 "a manylinux wheel is refused on Windows"

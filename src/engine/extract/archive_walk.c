@@ -181,6 +181,10 @@ void walk_start(struct walk *w, cdm_ctx *ctx, const char *path, const char *dest
                        .take_file = take_file,
                        .arg = arg,
                        .check = {.max_entries = limits->max_entries}};
+    const struct extract_result *beside = limits->beside;
+    for (size_t i = 0; beside && i < beside->file_count; i++)
+        if (beside->files[i].sha256 || beside->files[i].link_target)
+            entry_checker_beside(&w->check, beside->files[i].path);
 }
 
 int walk_finish(struct walk *w)
@@ -200,12 +204,20 @@ int walk_finish(struct walk *w)
  * below the selected folder, put under that folder's own name as the top (written into
  * out); NULL for an entry passed over. A name that cannot be normalised is kept as it is,
  * for the checks to refuse. */
-static const char *select_name(const struct entry_select *sel, const char *raw, char *out,
-                               size_t size)
+static const char *select_name(const struct entry_select *sel, const char *raw, bool link,
+                               char *out, size_t size)
 {
-    char path[4096];
+    char path[4096], mapped[4096];
+    if (sel->map && raw && !raw[strspn(raw, "./")])
+        return NULL; /* "./", the root of a Debian package's data.tar */
     if (!raw || entry_path_check(raw, path, sizeof(path)))
         return raw;
+    if (sel->map) {
+        const char *to = sel->map(path, link, mapped, sizeof(mapped));
+        if (!to)
+            return NULL;
+        return snprintf(out, size, "package/%s", to) < (int)size ? out : raw;
+    }
     bool root = !*sel->below;
     if (!root && !path_within(path, sel->below))
         return NULL;
@@ -245,12 +257,13 @@ int walk_entry(struct walk *w, struct archive *a, struct archive_entry *e)
     }
     const struct entry_select *sel = w->limits->select;
     char selected[4096], selected_target[4096];
-    if (sel && !(raw = select_name(sel, raw, selected, sizeof(selected))))
+    if (sel && !(raw = select_name(sel, raw, kind == ENTRY_SYMLINK, selected, sizeof(selected))))
         return CDM_OK;
     /* a hard link names a path of the archive: it moves with the selection (one outside
      * it stays as it is, and is refused as not below the top folder) */
     if (sel && kind == ENTRY_HARDLINK && target) {
-        const char *moved = select_name(sel, target, selected_target, sizeof(selected_target));
+        const char *moved =
+            select_name(sel, target, false, selected_target, sizeof(selected_target));
         if (moved)
             target = moved;
     }
@@ -307,4 +320,63 @@ int walk_entry_text(cdm_ctx *ctx, struct archive *a, const char *what, const cha
         return cdm_error_set(ctx, CDM_EARCHIVE, "cannot read '%s' in %s '%s': %s; get it again",
                              name, what, file, archive_error_string(a));
     return CDM_OK;
+}
+
+/* A package read through the file system's reader (UTF-8 paths on Windows too). */
+struct walk_file {
+    cdm_ctx *ctx;
+    struct fs_reader *r;
+    unsigned char buf[65536];
+};
+
+static la_ssize_t walk_file_read(struct archive *a, void *arg, const void **buf)
+{
+    (void)a;
+    struct walk_file *s = arg;
+    *buf = s->buf;
+    long long got = fs_reader_read(s->ctx, s->r, s->buf, sizeof(s->buf));
+    return got < 0 ? -1 : (la_ssize_t)got;
+}
+
+int walk_open_file(cdm_ctx *ctx, struct archive *a, const char *path, struct walk_file **out)
+{
+    struct walk_file *s = xcalloc(1, sizeof(*s));
+    uint64_t size;
+    s->ctx = ctx;
+    int rc = fs_reader_open(ctx, path, &s->r, &size);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    if (archive_read_open(a, s, NULL, walk_file_read, NULL) != ARCHIVE_OK)
+        return CDM_EARCHIVE; /* the caller names the package and what it should have been */
+    return CDM_OK;
+}
+
+void walk_close_file(struct walk_file *s)
+{
+    if (!s)
+        return;
+    fs_reader_close(s->r);
+    free(s);
+}
+
+int walk_entry_copy(cdm_ctx *ctx, struct archive *a, const char *file, const char *name,
+                    const char *to)
+{
+    struct fs_file *w = NULL;
+    int rc = fs_file_create(ctx, to, false, &w);
+    char buf[65536];
+    la_ssize_t got = 0;
+    while (!rc && (got = archive_read_data(a, buf, sizeof(buf))) > 0)
+        rc = fs_file_write(ctx, w, buf, (size_t)got);
+    if (!rc && got < 0)
+        rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot read '%s' in '%s': %s", name, file,
+                           archive_error_string(a));
+    if (w && rc)
+        fs_file_abort(w);
+    else if (w)
+        rc = fs_file_close(ctx, w);
+    return rc;
 }

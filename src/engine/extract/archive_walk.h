@@ -63,6 +63,17 @@ int walk_links(struct walk *w);
  * message calling the package what ("wheel", "conda package") and naming file and name. */
 int walk_entry_text(cdm_ctx *ctx, struct archive *a, const char *what, const char *file,
                     const char *name, size_t max, struct strbuf *into);
+/* Open a (made by the caller, its formats and filters set) on the file at path, read
+ * through the file system's reader (UTF-8 paths on Windows). CDM_EARCHIVE, with no message,
+ * when libarchive cannot read it: the caller says what it should have been. walk_close_file
+ * after archive_read_free, in any case. */
+struct walk_file;
+int walk_open_file(cdm_ctx *ctx, struct archive *a, const char *path, struct walk_file **out);
+void walk_close_file(struct walk_file *s);
+/* The data of the entry a is at (name, in the package file), copied into a new file at to
+ * (a staging folder's, which the caller removes). */
+int walk_entry_copy(cdm_ctx *ctx, struct archive *a, const char *file, const char *name,
+                    const char *to);
 /* What the walk holds (not the result). */
 void walk_free(struct walk *w);
 

@@ -29,6 +29,11 @@ struct entry_select {
     const char *below;             /* "nvidia/cudnn", "Library"; "": the archive's root */
     const char *const *only;       /* the folders below it taken, NULL-ended; NULL: all */
     const char *const *skip_names; /* base names passed over below it, NULL-ended */
+    /* In place of the three above, for a package whose files lie scattered in the system's
+     * folders (a Debian package's usr/lib/<triplet>/): the path below the install that an
+     * entry's normalised path goes to ("lib/libcudnn.so.9"), written into out; NULL for an
+     * entry passed over. link: the entry is a symbolic link. */
+    const char *(*map)(const char *path, bool link, char *out, size_t size);
 };
 
 struct extract_limits {
@@ -37,6 +42,10 @@ struct extract_limits {
     unsigned threads;                  /* at least 1 */
     unsigned long long thread_memory;  /* the bound of liblzma's threads' memory */
     const struct entry_select *select; /* NULL: every entry, below the one top folder */
+    /* The files of an install's other parts unpacked before it (NVIDIA's Debian packages:
+     * the runtime's, when the dev package's links point to them), which its links may
+     * point to and its files may not replace; NULL: none. */
+    const struct extract_result *beside;
 };
 
 struct extract_result {

@@ -20,8 +20,8 @@
 
 static const char *const linux_folders[] = {"lib", "include", NULL};
 static const char *const windows_folders[] = {"bin", "include", "lib", NULL};
-static const struct entry_select linux_select = {"", linux_folders, NULL};
-static const struct entry_select windows_select = {"Library", windows_folders, NULL};
+static const struct entry_select linux_select = {"", linux_folders, NULL, NULL};
+static const struct entry_select windows_select = {"Library", windows_folders, NULL, NULL};
 
 bool conda_file_name(const char *file_name)
 {
@@ -65,47 +65,26 @@ static int info_from_tar(cdm_ctx *ctx, const char *path, struct archive *a, stru
     return rc;
 }
 
-/* A .tar.bz2 read through the file system's reader (UTF-8 paths on Windows too). */
-struct file_source {
-    cdm_ctx *ctx;
-    struct fs_reader *r;
-    unsigned char buf[65536];
-};
-
-static la_ssize_t file_read(struct archive *a, void *arg, const void **buf)
-{
-    (void)a;
-    struct file_source *s = arg;
-    *buf = s->buf;
-    long long got = fs_reader_read(s->ctx, s->r, s->buf, sizeof(s->buf));
-    return got < 0 ? -1 : (la_ssize_t)got;
-}
-
 static int info_of_tar_bz2(cdm_ctx *ctx, const char *path, struct info_files *f)
 {
-    struct file_source *s = xcalloc(1, sizeof(*s));
-    uint64_t size;
-    s->ctx = ctx;
-    int rc = fs_reader_open(ctx, path, &s->r, &size);
-    struct archive *a = rc ? NULL : archive_read_new();
-    if (a) {
-        archive_read_support_format_tar(a);
-        if (archive_read_support_filter_bzip2(a) != ARCHIVE_OK)
-            rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                               "cannot read '%s': this build of cdm reads no bzip2 (as on "
-                               "Windows); install the package with cdm on Linux, or install "
-                               "the conda environment it went into (cdm install ENV)",
-                               path);
-        else if (archive_read_open(a, s, NULL, file_read, NULL) != ARCHIVE_OK)
-            rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                               "cannot read conda package '%s': %s; is it a .tar.bz2 of conda's?",
-                               path, archive_error_string(a));
-        else
-            rc = info_from_tar(ctx, path, a, f);
-        archive_read_free(a);
-    }
-    fs_reader_close(s->r);
-    free(s);
+    struct walk_file *s = NULL;
+    struct archive *a = archive_read_new();
+    archive_read_support_format_tar(a);
+    int rc = CDM_OK;
+    if (archive_read_support_filter_bzip2(a) != ARCHIVE_OK)
+        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                           "cannot read '%s': this build of cdm reads no bzip2 (as on "
+                           "Windows); install the package with cdm on Linux, or install "
+                           "the conda environment it went into (cdm install ENV)",
+                           path);
+    else if ((rc = walk_open_file(ctx, a, path, &s)) == CDM_EARCHIVE)
+        rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                           "cannot read conda package '%s': %s; is it a .tar.bz2 of conda's?", path,
+                           archive_error_string(a));
+    else if (!rc)
+        rc = info_from_tar(ctx, path, a, f);
+    archive_read_free(a);
+    walk_close_file(s);
     return rc;
 }
 
@@ -181,20 +160,7 @@ static int info_of_member(cdm_ctx *ctx, const char *path, struct archive *a, con
 static int copy_member(cdm_ctx *ctx, const char *path, struct archive *a, const char *name,
                        void *arg)
 {
-    struct fs_file *w = NULL;
-    int rc = fs_file_create(ctx, arg, false, &w);
-    char buf[65536];
-    la_ssize_t got = 0;
-    while (!rc && (got = archive_read_data(a, buf, sizeof(buf))) > 0)
-        rc = fs_file_write(ctx, w, buf, (size_t)got);
-    if (!rc && got < 0)
-        rc = cdm_error_set(ctx, CDM_EARCHIVE, "cannot read '%s' in '%s': %s", name, path,
-                           archive_error_string(a));
-    if (w && rc)
-        fs_file_abort(w);
-    else if (w)
-        rc = fs_file_close(ctx, w);
-    return rc;
+    return walk_entry_copy(ctx, a, path, name, arg);
 }
 
 int conda_payload(cdm_ctx *ctx, const char *path, const char *dir, char **payload)

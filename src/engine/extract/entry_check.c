@@ -256,6 +256,12 @@ void entry_check_row(struct entry_checker *c, const char *path, bool file,
     sb_free(&raw);
 }
 
+void entry_checker_beside(struct entry_checker *c, const char *rel)
+{
+    bool added;
+    strmap_put(&c->seen, rel, strlen(rel), SEEN(ENTRY_FILE, 0), &added);
+}
+
 /* Follow link i through the links beside it to what it ends at. A hard link's target
  * becomes that file. */
 static const char *resolve_link(struct entry_checker *c, size_t i, struct strbuf *key)

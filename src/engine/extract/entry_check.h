@@ -60,6 +60,9 @@ struct entry_checker {
     size_t link_count, link_cap;
 };
 void entry_checker_free(struct entry_checker *c);
+/* rel (below the top folder) is a file already in the install, unpacked from another part
+ * of it: a link may point to it, an entry may not have its name. */
+void entry_checker_beside(struct entry_checker *c, const char *rel);
 
 struct entry_verdict {
     const char *why;         /* NULL: accepted */

@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "rfc822.h"
 #include "wheel.h"
 #include "archive_walk.h"
 #include "entry_check.h"
@@ -17,7 +18,7 @@
 #define DIST_INFO_MAX (1 << 20)
 
 static const char *const python_markers[] = {"__init__.py", NULL};
-const struct entry_select wheel_select = {"nvidia/cudnn", NULL, python_markers};
+const struct entry_select wheel_select = {"nvidia/cudnn", NULL, python_markers, NULL};
 
 bool wheel_file_name(const char *file_name)
 {
@@ -56,34 +57,6 @@ bool wheel_digest_hex(const char *b64, char out[65])
     for (size_t i = 0; i < 32; i++)
         snprintf(out + 2 * i, 3, "%02x", bytes[i]);
     return n == 32;
-}
-
-/* The value of an RFC 822 header of METADATA or WHEEL ("Name: x"), its first occurrence
- * before the body, into out; false when absent or too long. */
-static bool header_value(const char *text, const char *key, char *out, size_t size)
-{
-    size_t klen = strlen(key);
-    for (const char *line = text; *line && *line != '\n' && *line != '\r';) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        if (len > klen && str_starts_with_icase(line, key) && line[klen] == ':') {
-            const char *v = line + klen + 1;
-            while (*v == ' ' || *v == '\t')
-                v++;
-            size_t vlen = (size_t)(line + len - v);
-            while (vlen && isspace((unsigned char)v[vlen - 1]))
-                vlen--;
-            if (vlen >= size)
-                return false;
-            memcpy(out, v, vlen);
-            out[vlen] = '\0';
-            return true;
-        }
-        if (!end)
-            break;
-        line = end + 1;
-    }
-    return false;
 }
 
 /* "nvidia-cudnn-cu12", "nvidia_cudnn_cu12" and "Nvidia.Cudnn-CU12" are one name (PEP 503):
@@ -246,8 +219,8 @@ static int read_dist_info(cdm_ctx *ctx, const char *path, struct dist_info *d)
 static int describe(cdm_ctx *ctx, const char *path, const struct dist_info *d, struct wheel_info *w)
 {
     char version[64];
-    if (!header_value(sb_str(&d->metadata), "Name", w->dist, sizeof(w->dist)) ||
-        !header_value(sb_str(&d->metadata), "Version", version, sizeof(version)))
+    if (!rfc822_field(sb_str(&d->metadata), "Name", w->dist, sizeof(w->dist)) ||
+        !rfc822_field(sb_str(&d->metadata), "Version", version, sizeof(version)))
         return cdm_error_set(ctx, CDM_EARCHIVE,
                              "refusing wheel '%s': its METADATA has no Name and Version; get "
                              "the wheel again from the package index",
@@ -265,7 +238,7 @@ static int describe(cdm_ctx *ctx, const char *path, const struct dist_info *d, s
     /* WHEEL may list several tags (manylinux_2_17_x86_64.manylinux2014_x86_64): the first
      * that names a platform cdm knows decides */
     char tag[256];
-    if (!header_value(sb_str(&d->wheel), "Tag", tag, sizeof(tag)))
+    if (!rfc822_field(sb_str(&d->wheel), "Tag", tag, sizeof(tag)))
         return cdm_error_set(ctx, CDM_EARCHIVE,
                              "refusing wheel '%s': its WHEEL file has no Tag; get the wheel "
                              "again from the package index",

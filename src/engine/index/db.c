@@ -120,6 +120,10 @@ static const char *const index_migrations[] = {
      * NVIDIA's nvidia-cudnn-cuNN wheel), beside its row: an install an older cdm records
      * has none, and reads as an archive's */
     "CREATE TABLE IF NOT EXISTS install_sources (id TEXT PRIMARY KEY, kind TEXT NOT NULL);",
+    /* 10: a package of a version that comes as several (NVIDIA's Debian packages), given
+     * without the one that completes the install: its file's path and hash (db_parts.c) */
+    "CREATE TABLE IF NOT EXISTS install_parts (id TEXT NOT NULL, package TEXT NOT NULL, "
+    "path TEXT NOT NULL, sha256 TEXT NOT NULL, time INTEGER NOT NULL, PRIMARY KEY (id, package));",
 };
 
 /*

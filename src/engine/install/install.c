@@ -9,13 +9,16 @@
 #include "cdm_archive.h"
 #include "checksum.h"
 #include "db.h"
+#include "db_parts.h"
 #include "fetch.h"
 #include "install.h"
+#include "install_parts.h"
 #include "official.h"
 #include "source.h"
 #include "sources.h"
 #include "store.h"
 #include "store_paths.h"
+#include "unpack.h"
 #include "version.h"
 #include "platform/fs.h"
 
@@ -33,10 +36,14 @@ static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
                             const char *archive, const struct fetched *dl,
                             const struct checksums *sums, const struct cdm_install_info *existing,
                             bool *done, bool *compare);
-static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
-                   const struct checksums *sums, struct extract_result *x);
+static int gather_parts(cdm_ctx *ctx, const struct cdm_install_request *req, const char *archive,
+                        const struct source *src, const struct checksums *sums,
+                        const struct cdm_install_info *in, struct parts *parts,
+                        struct cdm_install_result *result);
 static int check_content(cdm_ctx *ctx, const char *archive, const struct source *src,
                          const struct extract_result *x);
+static void describe_parts(const struct parts *parts, struct cdm_install_info *in);
+static void links_only(cdm_ctx *ctx, const char *archive, const struct cdm_install_info *existing);
 static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_name,
                          const struct archive_name *name, struct cdm_install_info *in);
 static void describe_content(const struct archive_name *name, const struct extract_result *x,
@@ -56,6 +63,9 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     memset(&src, 0, sizeof(src));
     struct fetched dl;
     memset(&dl, 0, sizeof(dl));
+    struct parts parts;
+    memset(&parts, 0, sizeof(parts));
+    struct extract_result recorded = {0};
     /* before the store lock: a download takes long, and other commands go on meanwhile */
     int rc = resolve_archive(ctx, req, platform, &archive, &dl);
     if (!rc && dl.installed) {
@@ -93,18 +103,39 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         goto out;
     }
 
+    /* a part of an install that comes as several packages: complete with the parts kept
+     * before, or kept itself */
+    if (src.kind->parts && !compare &&
+        ((rc = gather_parts(ctx, req, archive, &src, &sums, &in, &parts, result)) || result->kept))
+        goto out;
+    if (compare && src.kind->parts && !src.deb.libraries && !src.deb.headers) {
+        links_only(ctx, archive, &existing); /* nothing of it to compare */
+        result->install = existing, result->other_source = true;
+        goto out;
+    }
     tmp = store_staging_tmp(ctx, in.id);
     if ((rc = fs_mkdir(ctx, tmp)))
         goto out;
-    if ((rc = extract(ctx, archive, tmp, &src, &sums, &x)) ||
-        (rc = check_content(ctx, archive, &src, &x)))
+    /* a part given for an installed id: its links may point to the install's libraries */
+    if (compare && src.kind->parts && !src.deb.libraries &&
+        (rc = parts_recorded_libraries(ctx, &existing, &recorded)))
+        goto out;
+    if ((rc = src.kind->parts && !compare
+                  ? parts_unpack(ctx, &parts, archive, &src, &sums, tmp, &x)
+                  : install_unpack(ctx, archive, tmp, &src, &sums, &recorded, &x)) ||
+        (!(compare && src.kind->parts) && (rc = check_content(ctx, archive, &src, &x))))
         goto out;
     if (compare) {
-        if (!(rc = install_same_libraries(ctx, &existing, archive, src.kind->name, &x)))
+        /* a Debian package without the libraries (the headers) is compared file by file */
+        rc = src.kind->parts && !src.deb.libraries
+                 ? parts_same_files(ctx, &existing, archive, &x)
+                 : install_same_libraries(ctx, &existing, archive, src.kind->name, &x);
+        if (!rc)
             result->install = existing, result->other_source = true;
         goto out;
     }
     describe_content(&name, &x, &in);
+    describe_parts(&parts, &in);
     copy_text(in.source, sizeof(in.source), src.kind->name);
     COPY_STR_ARRAY(result->unpacked_by, x.unpacked_by);
     /* the hash was checked against NVIDIA's own manifest, fetched over TLS */
@@ -113,11 +144,16 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         goto out;
     result->install = in;
     result->changed = true;
+    result->took_together = src.kind->parts && parts.took_together;
+    if (src.kind->parts) /* the kept parts are in it now */
+        rc = db_parts_drop(ctx, in.id, NULL);
 out:
     drop_unfinished(ctx, rc, archive, tmp);
     extract_result_free(&x);
+    extract_result_free(&recorded);
     checksums_free(&sums);
     source_free(&src);
+    parts_free(&parts);
     fetch_done(ctx, &dl);
     free(tmp);
     free(archive);
@@ -245,77 +281,49 @@ static int against_existing(cdm_ctx *ctx, const struct cdm_install_request *req,
     return CDM_OK;
 }
 
-/* A package whose tar lies inside it (a .conda's pkg-*.tar.zst, copied out to payload):
- * the tar unpacked; the hashes that apply are the package file's, read once more. */
-static int extract_payload(cdm_ctx *ctx, const char *archive, const char *payload, const char *tmp,
-                           const struct checksums *sums, const struct extract_limits *limits,
-                           struct extract_result *x)
+/* A part that does not complete the install with the parts kept before is kept, its hash
+ * checked against what was given for it (--sha256, a .sha256 beside it). */
+static int gather_parts(cdm_ctx *ctx, const struct cdm_install_request *req, const char *archive,
+                        const struct source *src, const struct checksums *sums,
+                        const struct cdm_install_info *in, struct parts *parts,
+                        struct cdm_install_result *result)
 {
-    int rc = archive_extract(ctx, payload, tmp, limits, x);
-    if (!rc && !(rc = archive_hash(ctx, archive, x->sha256, &x->archive_size)))
-        rc = checksums_check(ctx, sums, archive, x->sha256);
-    return rc;
+    int rc = parts_gather(ctx, src, in->id, req->together, parts);
+    if (rc || parts->complete)
+        return rc;
+    char sha[65];
+    uint64_t size;
+    if ((rc = archive_hash(ctx, archive, sha, &size)) ||
+        (rc = checksums_check(ctx, sums, archive, sha)) ||
+        (rc = parts_keep(ctx, archive, src, in->id, sha, parts, result->completes,
+                         sizeof(result->completes))))
+        return rc;
+    result->kept = true;
+    result->install = *in;
+    copy_text(result->install.source, sizeof(result->install.source), src->kind->name);
+    return CDM_OK;
 }
 
-/* The file itself unpacked, hashed on the way. An archive that cannot be read while a hash
- * was expected is most likely not the file meant: that is said first. */
-static int extract_file(cdm_ctx *ctx, const char *archive, const char *tmp,
-                        const struct checksums *sums, const struct extract_limits *limits,
-                        struct extract_result *x)
+/* A Debian package that holds only the development links (libcudnn.so -> libcudnn.so.9),
+ * given for an install made without them: the install stays as it was recorded. */
+static void links_only(cdm_ctx *ctx, const char *archive, const struct cdm_install_info *existing)
 {
-    int rc = archive_extract(ctx, archive, tmp, limits, x);
-    if (rc == CDM_EARCHIVE && sums->count) {
-        char sha[65];
-        uint64_t size;
-        struct saved_error saved = error_save(ctx);
-        int mismatch = archive_hash(ctx, archive, sha, &size) == CDM_OK
-                           ? checksums_check(ctx, sums, archive, sha)
-                           : CDM_OK;
-        if (!mismatch)
-            return error_restore(ctx, &saved);
-        free(saved.message);
-        return mismatch;
-    }
-    return rc ? rc : checksums_check(ctx, sums, archive, x->sha256);
+    char *link = path_join(existing->path, "lib/libcudnn.so");
+    if (fs_kind(link) == FS_NONE)
+        cdm_note(ctx,
+                 "'%s' holds only the development links (libcudnn.so), which %s was installed "
+                 "without; a recorded install is not changed: to have them, install all the "
+                 "version's packages together with --force",
+                 archive, existing->id);
+    free(link);
 }
 
-/* Unpack into tmp, checking every hash that applies on the way; a package whose tar lies
- * inside it has that tar copied out beside tmp first (removed after). */
-static int extract(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
-                   const struct checksums *sums, struct extract_result *x)
-{
-    struct extract_limits limits = {ctx->config.max_total_size, ctx->config.max_entries,
-                                    config_threads(&ctx->config), ctx->config.thread_memory,
-                                    src->select};
-    if (ctx->options.progress) /* the phase the progress line below is about */
-        cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
-    char *dir = src->kind->payload ? xasprintf("%s.payload", tmp) : NULL, *payload = NULL;
-    int rc = CDM_OK;
-    if (dir && !(rc = fs_mkdir(ctx, dir)))
-        rc = src->kind->payload(ctx, archive, dir, &payload);
-    if (!rc)
-        rc = payload ? extract_payload(ctx, archive, payload, tmp, sums, &limits, x)
-                     : extract_file(ctx, archive, tmp, sums, &limits, x);
-    if (dir && fs_kind(dir) != FS_NONE) {
-        struct saved_error saved = error_save(ctx);
-        fs_remove_tree(ctx, dir);
-        error_restore(ctx, &saved);
-    }
-    free(payload);
-    free(dir);
-    return rc;
-}
 /* What the extracted content says must agree with what the file says of itself (the
- * archive's name, the wheel's dist-info), and with the form's own hashes. */
+ * archive's name, the wheel's dist-info). */
 static int check_content(cdm_ctx *ctx, const char *archive, const struct source *src,
                          const struct extract_result *x)
 {
     const struct archive_name *name = &src->name;
-    if (src->kind->check) {
-        int rc = src->kind->check(ctx, archive, src, x);
-        if (rc)
-            return rc;
-    }
     if (!x->header_found)
         return cdm_error_set(ctx, CDM_EARCHIVE,
                              "'%s' has no include/cudnn_version.h or include/cudnn.h with the "
@@ -364,6 +372,17 @@ static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_nam
     int rc = copy_path(ctx, in->path, sizeof(in->path), path);
     free(path);
     return rc;
+}
+
+/* An install of several packages is recorded as from its runtime package's file, which
+ * holds the libraries: the same file again is then "installed already". */
+static void describe_parts(const struct parts *parts, struct cdm_install_info *in)
+{
+    const struct kept_part *runtime = parts->runtime;
+    if (!runtime)
+        return; /* the file given holds the libraries */
+    /* its hash and size are the content's already: the runtime is unpacked first */
+    copy_text(in->archive_name, sizeof(in->archive_name), path_basename(runtime->path));
 }
 
 /* The rest of the record, from the extracted content. */

@@ -63,6 +63,21 @@ static const char *resolve(const struct recorded *r, const char *name)
     return NULL;
 }
 
+/* resolve, else by the name's soname (libcudnn_ops.so.9.1.0: libcudnn_ops.so.9), which is
+ * the file of the forms that have no fuller name (a wheel). */
+static const char *resolve_soname(const struct recorded *r, const char *name)
+{
+    const char *hash = resolve(r, name);
+    const char *so = strstr(name, ".so.");
+    if (hash || !so)
+        return hash;
+    size_t n = (size_t)(so - name) + strlen(".so.") + strcspn(so + strlen(".so."), ".");
+    char *soname = xstrndup(name, n);
+    hash = resolve(r, soname);
+    free(soname);
+    return hash;
+}
+
 static void recorded_free(struct recorded *r)
 {
     for (size_t i = 0; i < r->count; i++) {
@@ -100,7 +115,7 @@ int install_same_libraries(cdm_ctx *ctx, const struct cdm_install_info *existing
             strmap_get(&r.hashes, f->sha256, strlen(f->sha256)))
             continue;
         differs = f->path;
-        why = resolve(&r, path_basename(f->path)) ? "has other bytes" : "is not in the install";
+        why = resolve_soname(&r, path_basename(f->path)) ? "has other bytes" : "is not in the install";
     }
     for (size_t i = 0; i < r.count && !rc && !differs; i++) {
         const struct db_file *f = &r.rows[i];

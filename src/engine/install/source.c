@@ -62,23 +62,49 @@ static int read_conda(cdm_ctx *ctx, const char *path, const char *file_name, str
     return CDM_OK;
 }
 
-static int check_conda(cdm_ctx *ctx, const char *path, const struct source *s,
+/* A Debian package says it in its control. */
+static int read_deb(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
+{
+    int rc = deb_read(ctx, path, &s->deb);
+    if (rc)
+        return rc;
+    struct archive_name *n = &s->name;
+    s->select = &deb_select;
+    n->version = s->deb.version;
+    n->cuda_major = s->deb.cuda_major;
+    n->cuda_minor = -1;
+    COPY_STR_ARRAY(n->platform, s->deb.platform);
+    n->layout = layout_for_version(&n->version);
+    copy_text(n->stem, sizeof(n->stem), path_basename(file_name));
+    return CDM_OK;
+}
+
+static int check_deb(cdm_ctx *ctx, const char *path, const struct source *s, const char *dest,
+                     const struct extract_result *x)
+{
+    return deb_check_md5sums(ctx, path, &s->deb, dest, x);
+}
+
+static int check_conda(cdm_ctx *ctx, const char *path, const struct source *s, const char *dest,
                        const struct extract_result *x)
 {
+    (void)dest;
     return conda_check_paths(ctx, path, &s->conda, x);
 }
 
-static int check_wheel(cdm_ctx *ctx, const char *path, const struct source *s,
+static int check_wheel(cdm_ctx *ctx, const char *path, const struct source *s, const char *dest,
                        const struct extract_result *x)
 {
+    (void)dest;
     return wheel_check_record(ctx, path, &s->wheel, x);
 }
 
 /* In the order they are tried: the archive takes every name the others leave. */
 static const struct source_kind source_kinds[] = {
-    {"wheel", "METADATA", wheel_file_name, read_wheel, check_wheel, NULL},
-    {"conda", "info/index.json", conda_file_name, read_conda, check_conda, conda_payload},
-    {"archive", "name", any_name, read_archive, NULL, NULL},
+    {"wheel", "METADATA", wheel_file_name, read_wheel, check_wheel, NULL, false},
+    {"conda", "info/index.json", conda_file_name, read_conda, check_conda, conda_payload, false},
+    {"deb", "control", deb_file_name, read_deb, check_deb, deb_payload, true},
+    {"archive", "name", any_name, read_archive, NULL, NULL, false},
 };
 
 int source_open(cdm_ctx *ctx, const char *path, const char *file_name, struct source *out)
@@ -97,4 +123,5 @@ void source_free(struct source *s)
 {
     wheel_info_free(&s->wheel);
     conda_info_free(&s->conda);
+    deb_info_free(&s->deb);
 }

@@ -10,6 +10,7 @@
 #include "cdm_archive.h"
 #include "version.h"
 #include "conda.h"
+#include "deb.h"
 #include "wheel.h"
 
 struct source;
@@ -20,12 +21,16 @@ struct source_kind {
     bool (*claims)(const char *file_name);
     /* What the file says of itself, into s->name; an error names the file and the fix. */
     int (*read)(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s);
-    /* After unpacking, before anything is recorded: the form's own hashes (NULL: none). */
-    int (*check)(cdm_ctx *ctx, const char *path, const struct source *s,
+    /* After unpacking into dest, before anything is recorded: the form's own hashes (NULL:
+     * none). */
+    int (*check)(cdm_ctx *ctx, const char *path, const struct source *s, const char *dest,
                  const struct extract_result *x);
     /* The tar to unpack when it is not the file itself (a .conda's pkg-*.tar.zst), copied
      * into dir (a staging folder); *payload NULL: the file itself. NULL: always itself. */
     int (*payload)(cdm_ctx *ctx, const char *path, const char *dir, char **payload);
+    /* One version is several files of this form, each a part of the install (NVIDIA's
+     * Debian packages): install_parts.c joins them. */
+    bool parts;
 };
 
 struct source {
@@ -35,6 +40,7 @@ struct source {
                                         * the one top folder */
     struct wheel_info wheel;  /* a wheel's dist-info */
     struct conda_info conda;  /* a conda package's info/ */
+    struct deb_info deb;      /* a Debian package's control and md5sums */
 };
 
 /* The kind of the file at path (file_name: its name as the user or the manifest gave it),
