@@ -6,24 +6,29 @@
 # dpkg-deb wrote, the check cdm makes. Fresh folders each run, medians of 3, in turn, page
 # cache warm.
 #
-#   tests/bench/deb.sh [path/to/cdm] [WHEEL]
+#   tests/bench/deb.sh [path/to/cdm] [WHEEL|DIR]
 #
-# WHEEL: an nvidia-cudnn-cu* wheel (default: the first Linux one in /var/cache/cdm-wheels).
+# WHEEL: an nvidia-cudnn-cu* wheel (default: the first Linux one in /var/cache/cdm-wheels);
+# DIR: a folder holding include/ and lib/ of a real cuDNN (a venv's nvidia/cudnn).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 CDM=$(realpath "${1:-build/cdm}")
 [ -d "$CDM" ] && CDM=$CDM/cdm
 wheel=${2:-$(ls /var/cache/cdm-wheels/nvidia_cudnn_cu*-manylinux*_x86_64.whl 2>/dev/null | head -n1 || true)}
-[ -f "$wheel" ] || { echo "no cuDNN wheel: pass one (pip download nvidia-cudnn-cu12)" >&2; exit 1; }
+[ -e "$wheel" ] || { echo "no cuDNN wheel: pass one (pip download nvidia-cudnn-cu12)" >&2; exit 1; }
 command -v dpkg-deb >/dev/null || { echo "no dpkg-deb" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/cdm-bench-deb.XXXXXX")
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 export CDM_CONFIG=$work/config.ini CDM_STATE=$work/state.db
 : >"$CDM_CONFIG"
-python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wheel" "$work/whl"
-root=$work/whl/nvidia/cudnn
+if [ -d "$wheel" ]; then
+  root=$wheel cuda=${CUDA:-13}
+else
+  python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$wheel" "$work/whl"
+  root=$work/whl/nvidia/cudnn
+  cuda=$(basename "$wheel" | sed -n 's/^nvidia_cudnn_cu\([0-9]*\)-.*/\1/p')
+fi
 v=$(sed -n 's/^#define CUDNN_\(MAJOR\|MINOR\|PATCHLEVEL\) *\([0-9]*\).*/\2/p' "$root/include/cudnn_version.h" | paste -sd.)
-cuda=$(basename "$wheel" | sed -n 's/^nvidia_cudnn_cu\([0-9]*\)-.*/\1/p')
 mkdir -p "$work/debs"
 # NVIDIA's packages are xz at its default level; the test maker uses -z1 for speed
 sed 's/\["-z1"\]/[]/' "$here/make_deb.py" >"$work/make_deb.py"

@@ -56,6 +56,13 @@ deb)
   python3 "$TESTS_DIR/make_deb.py" "$dir" 9.14.0.64 13 headers >/dev/null
   python3 "$TESTS_DIR/make_deb.py" "$dir" 8.9.7.29 12 dev-old --no-md5sums >/dev/null
   ;;
+rpm)
+  # NVIDIA's RPM packages (tests/make_rpm.py, by rpmbuild): SHA-256 and MD5 digests
+  if command -v rpmbuild >/dev/null; then
+    python3 "$TESTS_DIR/make_rpm.py" "$dir" 9.14.0.64 13 headers >/dev/null
+    python3 "$TESTS_DIR/make_rpm.py" "$dir" 8.9.7.29 12 devel-old --digest md5 >/dev/null
+  fi
+  ;;
 wheel)
   # NVIDIA's wheel layout (tests/make_wheel.py), Linux and Windows, deflated small
   python3 "$TESTS_DIR/make_wheel.py" "$dir" nvidia-cudnn-cu12 9.1.0.70 >/dev/null

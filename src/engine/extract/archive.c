@@ -38,7 +38,9 @@ struct stream {
     struct sha256 *hash;
     unsigned char *block;
     uint64_t done, total;
-    int error; /* set when the read callback failed: its message is in ctx */
+    uint64_t end; /* libarchive reads up to here: the file's end, or its archive's (a .deb's
+                   * data.tar); the hash is of the whole file */
+    int error;    /* set when the read callback failed: its message is in ctx */
     /* while extracting: the writer hashes the bytes, the decoder reads the block in */
     struct extract_writer *writer;
     struct xw_block *in;
@@ -52,6 +54,13 @@ struct stream {
 /* The writer stopped: xw_finish puts its error in the context, which then wins. */
 #define WRITER_FAILED CDM_EIO
 
+/* At most n, and nothing past the archive's window of the file. */
+static size_t stream_want(const struct stream *s, size_t n)
+{
+    uint64_t left = s->end > s->done ? s->end - s->done : 0;
+    return left < n ? (size_t)left : n;
+}
+
 static la_ssize_t stream_read_shared(struct stream *s, const void **buf)
 {
     if (s->in)
@@ -61,7 +70,7 @@ static la_ssize_t stream_read_shared(struct stream *s, const void **buf)
         s->error = WRITER_FAILED;
         return -1;
     }
-    long long n = fs_reader_read(s->ctx, s->reader, s->in->data, XW_BLOCK_SIZE);
+    long long n = fs_reader_read(s->ctx, s->reader, s->in->data, stream_want(s, XW_BLOCK_SIZE));
     if (n < 0) {
         s->error = (int)n;
         return -1;
@@ -85,7 +94,7 @@ static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
     }
     if (s->writer)
         return stream_read_shared(s, buf);
-    long long n = fs_reader_read(s->ctx, s->reader, s->block, READ_BLOCK);
+    long long n = fs_reader_read(s->ctx, s->reader, s->block, stream_want(s, READ_BLOCK));
     if (n < 0) {
         s->error = (int)n;
         return -1;
@@ -138,19 +147,6 @@ static int stream_drain(struct stream *s)
     return n < 0 ? (int)n : CDM_OK;
 }
 
-static int stream_open(cdm_ctx *ctx, const char *path, struct stream *s)
-{
-    memset(s, 0, sizeof(*s));
-    s->ctx = ctx;
-    s->path = path;
-    int rc = fs_reader_open(ctx, path, &s->reader, &s->total);
-    if (rc)
-        return rc;
-    s->hash = sha256_new();
-    s->block = xmalloc(READ_BLOCK);
-    return CDM_OK;
-}
-
 static void stream_close(struct stream *s)
 {
     xz_mt_free(s->xz);
@@ -160,10 +156,39 @@ static void stream_close(struct stream *s)
     free(s->block);
 }
 
+/* The file at path, its archive the whole of it, or size bytes from offset (size 0: all):
+ * the bytes before that are hashed here, those after it by stream_drain. */
+static int stream_open(cdm_ctx *ctx, const char *path, uint64_t offset, uint64_t size,
+                       struct stream *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->ctx = ctx;
+    s->path = path;
+    int rc = fs_reader_open(ctx, path, &s->reader, &s->total);
+    if (rc)
+        return rc;
+    s->hash = sha256_new();
+    s->block = xmalloc(READ_BLOCK);
+    s->end = size ? offset + size : s->total;
+    long long n = 1;
+    while (s->end <= s->total && s->done < offset && n > 0) {
+        size_t want = offset - s->done < READ_BLOCK ? (size_t)(offset - s->done) : READ_BLOCK;
+        if ((n = fs_reader_read(ctx, s->reader, s->block, want)) > 0)
+            sha256_update(s->hash, s->block, (size_t)n), s->done += (uint64_t)n;
+    }
+    if (n > 0 && s->end <= s->total)
+        return CDM_OK;
+    stream_close(s);
+    memset(s, 0, sizeof(*s));
+    return n < 0 ? (int)n
+                 : cdm_error_set(ctx, CDM_EARCHIVE, "cannot read '%s': it is shorter than it says",
+                                 path);
+}
+
 int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size)
 {
     struct stream s;
-    int rc = stream_open(ctx, path, &s);
+    int rc = stream_open(ctx, path, 0, 0, &s);
     if (!rc)
         rc = stream_drain(&s);
     if (!rc) {
@@ -281,7 +306,9 @@ static int read_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, 
 /* An xz file of several blocks, as its last stream's index says: the number of records
  * after the index indicator (xz's file format, sections 2.1.2.2 and 4). A file of one block,
  * or one not read so far, keeps libarchive's own decoding. */
-static bool xz_of_blocks(cdm_ctx *ctx, const char *path)
+/* Whether the archive (the whole file, or its window from offset, size bytes) is an xz
+ * stream of several blocks, which several threads decode. */
+static bool xz_of_blocks(cdm_ctx *ctx, const char *path, uint64_t offset, uint64_t window)
 {
     static const unsigned char magic[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
     struct fs_reader *r = NULL;
@@ -289,20 +316,22 @@ static bool xz_of_blocks(cdm_ctx *ctx, const char *path)
     unsigned char head[6], footer[12], index[10];
     bool many = false;
     struct saved_error kept = error_save(ctx);
-    if (fs_reader_open(ctx, path, &r, &size) != CDM_OK || size < 32)
+    if (fs_reader_open(ctx, path, &r, &size) != CDM_OK)
         goto out;
-    if (fs_reader_read(ctx, r, head, sizeof(head)) != sizeof(head) ||
+    size = window ? window : size;
+    if (size < 32 || fs_reader_seek(ctx, r, (long long)offset, 0) < 0 ||
+        fs_reader_read(ctx, r, head, sizeof(head)) != sizeof(head) ||
         memcmp(head, magic, sizeof(magic)))
         goto out;
-    if (fs_reader_seek(ctx, r, (long long)size - 12, 0) < 0 ||
-        fs_reader_read(ctx, r, footer, sizeof(footer)) != sizeof(footer) ||
-        footer[10] != 'Y' || footer[11] != 'Z')
+    if (fs_reader_seek(ctx, r, (long long)(offset + size - 12), 0) < 0 ||
+        fs_reader_read(ctx, r, footer, sizeof(footer)) != sizeof(footer) || footer[10] != 'Y' ||
+        footer[11] != 'Z')
         goto out;
     uint64_t backward = ((uint64_t)footer[4] | (uint64_t)footer[5] << 8 |
                          (uint64_t)footer[6] << 16 | (uint64_t)footer[7] << 24);
     uint64_t index_size = (backward + 1) * 4;
     if (index_size + 24 > size ||
-        fs_reader_seek(ctx, r, (long long)(size - 12 - index_size), 0) < 0 ||
+        fs_reader_seek(ctx, r, (long long)(offset + size - 12 - index_size), 0) < 0 ||
         fs_reader_read(ctx, r, index, sizeof(index)) < 2 || index[0] != 0x00)
         goto out;
     uint64_t records = 0;
@@ -331,13 +360,14 @@ static bool is_zip(const char *path)
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result)
 {
-    if (is_zip(path)) /* by its bytes: a download is read under a .partial name */
+    /* by its bytes: a download is read under a .partial name */
+    if (!limits->part_size && is_zip(path))
         return zip_extract(ctx, path, dest, limits, result);
     struct handed handed = {0};
     struct walk w; /* holds nothing yet: a failed open leaves nothing to free */
     walk_start(&w, ctx, path, dest, limits, result, write_regular, &handed);
     struct stream s;
-    int rc = stream_open(ctx, path, &s);
+    int rc = stream_open(ctx, path, limits->part_offset, limits->part_size, &s);
     if (rc)
         return rc;
     handed = (struct handed){.writer = xw_start(s.hash), .stream = &s};
@@ -351,7 +381,10 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
     archive_read_support_filter_bzip2(a);
     archive_read_support_filter_zstd(a); /* a .conda package's pkg-*.tar.zst */
-    if (limits->threads > 1 && xz_of_blocks(ctx, path) &&
+    /* an RPM package: its lead and headers skipped, its cpio payload read */
+    archive_read_support_filter_rpm(a);
+    archive_read_support_format_cpio(a);
+    if (limits->threads > 1 && xz_of_blocks(ctx, path, limits->part_offset, limits->part_size) &&
         (s.xz = xz_mt_new(limits->threads, limits->thread_memory, xz_input, &s))) {
         s.decoded = xmalloc(DECODED_BLOCK);
         xz_builtin = true;
@@ -399,7 +432,10 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                  limits->threads, limits->thread_memory >> 20);
     else
         snprintf(result->unpacked_by, sizeof(result->unpacked_by),
-                 "tar, read by libarchive on one thread, written on another");
+                 "%s, read by libarchive on one thread, written on another",
+                 (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_CPIO
+                     ? "cpio (an RPM's payload)"
+                     : "tar");
 out:
     if (s.writer) { /* stopped early: the writer's error, if it failed, is the cause */
         struct xw_file *done;

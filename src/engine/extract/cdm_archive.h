@@ -46,6 +46,9 @@ struct extract_limits {
      * the runtime's, when the dev package's links point to them), which its links may
      * point to and its files may not replace; NULL: none. */
     const struct extract_result *beside;
+    /* The archive is part_size bytes of the file from part_offset (a Debian package's
+     * data.tar.*, read where it lies in the .deb); part_size 0: the whole file. */
+    uint64_t part_offset, part_size;
 };
 
 struct extract_result {

@@ -9,7 +9,6 @@
 #include "entry_check.h"
 #include "rfc822.h"
 #include "platform/fs.h"
-#include "platform/md5.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -24,54 +23,6 @@ bool deb_file_name(const char *file_name)
 {
     return str_ends_with_icase(file_name, ".deb");
 }
-
-/* ---- where a file of the package goes ---------------------------------------------------- */
-
-/* The folders of the system that hold cuDNN's files, and where they go in the install. */
-static const char *const system_dirs[][2] = {
-    {"usr/lib/x86_64-linux-gnu", "lib"},
-    {"usr/lib/aarch64-linux-gnu", "lib"},
-    {"usr/include/x86_64-linux-gnu", "include"},
-    {"usr/include/aarch64-linux-gnu", "include"},
-};
-
-/* cudnn_adv_v9.h: the length of cudnn_adv, without the _v<N> NVIDIA's packages add. */
-static size_t header_stem(const char *base)
-{
-    size_t n = strlen(base) - strlen(".h");
-    size_t digits = 0;
-    while (digits < n && isdigit((unsigned char)base[n - 1 - digits]))
-        digits++;
-    if (digits && n > digits + 2 && !memcmp(base + n - digits - 2, "_v", 2))
-        return n - digits - 2;
-    return n;
-}
-
-static const char *deb_map(const char *path, bool link, char *out, size_t size)
-{
-    for (size_t i = 0; i < CDM_ARRAY_LEN(system_dirs); i++) {
-        const char *dir = system_dirs[i][0], *to = system_dirs[i][1];
-        size_t n = strlen(dir);
-        if (strncmp(path, dir, n) || path[n] != '/' || strchr(path + n + 1, '/'))
-            continue;
-        const char *base = path + n + 1;
-        if (!strcmp(to, "lib")) {
-            if (!str_starts_with(base, "libcudnn"))
-                return NULL;
-            return snprintf(out, size, "lib/%s", base) < (int)size ? out : NULL;
-        }
-        /* The headers by their own names; the package's links that give them the
-         * archive's names (cudnn.h -> cudnn_v9.h) are passed over, the file taking the
-         * link's name. */
-        if (link || !str_starts_with(base, "cudnn") || !str_ends_with(base, ".h"))
-            return NULL;
-        int stem = (int)header_stem(base);
-        return snprintf(out, size, "include/%.*s.h", stem, base) < (int)size ? out : NULL;
-    }
-    return NULL;
-}
-
-const struct entry_select deb_select = {"", NULL, NULL, deb_map};
 
 /* ---- the ar archive's members ------------------------------------------------------------ */
 
@@ -163,50 +114,58 @@ static int control_of_member(cdm_ctx *ctx, const char *path, struct archive *a, 
     return rc;
 }
 
-static int copy_member(cdm_ctx *ctx, const char *path, struct archive *a, const char *name,
-                       void *arg)
+struct window {
+    uint64_t offset, size;
+};
+
+/* The member's bytes: after its 60-byte ar header (name, dates, owner, mode, size, "`\n"),
+ * which is read again here and must give the size libarchive read. */
+static int window_of_member(cdm_ctx *ctx, const char *path, struct archive *a, const char *name,
+                            void *arg)
 {
-    return walk_entry_copy(ctx, a, path, name, arg);
+    (void)name;
+    struct window *w = arg;
+    la_int64_t header = archive_read_header_position(a);
+    struct fs_reader *r = NULL;
+    uint64_t file_size;
+    char ar_header[61] = {0};
+    int rc = header < 0 ? CDM_EARCHIVE : fs_reader_open(ctx, path, &r, &file_size);
+    if (!rc && (fs_reader_seek(ctx, r, header, 0) != header ||
+                fs_reader_read(ctx, r, ar_header, 60) != 60 || memcmp(ar_header + 58, "`\n", 2)))
+        rc = CDM_EARCHIVE;
+    fs_reader_close(r);
+    if (rc)
+        return rc == CDM_EARCHIVE ? cdm_error_set(ctx, rc,
+                                                  "cannot read Debian package '%s': its "
+                                                  "data.tar's header is not where it says; "
+                                                  "get the package again",
+                                                  path)
+                                  : rc;
+    ar_header[58] = '\0';
+    w->offset = (uint64_t)header + 60;
+    w->size = strtoull(ar_header + 48, NULL, 10);
+    if (w->size == 0 || w->offset + w->size > file_size || !str_starts_with(ar_header, "data.tar"))
+        return cdm_error_set(ctx, CDM_EARCHIVE,
+                             "cannot read Debian package '%s': its data.tar member is empty or "
+                             "longer than the file; get the package again",
+                             path);
+    return CDM_OK;
 }
 
-int deb_payload(cdm_ctx *ctx, const char *path, const char *dir, char **payload)
+int deb_data_window(cdm_ctx *ctx, const char *path, uint64_t *offset, uint64_t *size)
 {
-    char *out = path_join(dir, "data.tar");
-    int rc = with_member(ctx, path, "data.tar", copy_member, out);
-    if (rc)
-        free(out), out = NULL;
-    *payload = out;
+    struct window w = {0, 0};
+    int rc = with_member(ctx, path, "data.tar", window_of_member, &w);
+    *offset = w.offset, *size = w.size;
     return rc;
 }
 
 /* ---- what the package says of itself ----------------------------------------------------- */
 
-/* The CUDA major: libcudnn9-cuda-12 by its name, libcudnn8 8.9.7.29-1+cuda12.2 by its
- * version; 0 when neither says. */
-static int cuda_of(const char *package, const char *version)
-{
-    const char *at = strstr(package, "-cuda-");
-    if (at && isdigit((unsigned char)at[6]))
-        return atoi(at + 6);
-    at = strstr(version, "+cuda");
-    if (at && isdigit((unsigned char)at[5]))
-        return atoi(at + 5);
-    return 0;
-}
-
-static const char *platform_of_architecture(const char *arch)
-{
-    if (!strcmp(arch, "amd64"))
-        return "linux-x86_64";
-    if (!strcmp(arch, "arm64"))
-        return "linux-sbsa";
-    return NULL;
-}
-
 static int parse_control(cdm_ctx *ctx, const char *path, const struct strbuf *control,
-                         struct deb_info *out)
+                         struct syspkg *out)
 {
-    char arch[32], upstream[64];
+    char arch[32];
     if (!rfc822_field(sb_str(control), "Package", out->package, sizeof(out->package)) ||
         !rfc822_field(sb_str(control), "Version", out->version_text, sizeof(out->version_text)) ||
         !rfc822_field(sb_str(control), "Architecture", arch, sizeof(arch)))
@@ -214,95 +173,38 @@ static int parse_control(cdm_ctx *ctx, const char *path, const struct strbuf *co
                              "refusing Debian package '%s': its control has no Package, "
                              "Version and Architecture; get the package again",
                              path);
-    if (!str_starts_with(out->package, "libcudnn"))
-        return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "cannot install '%s': it is the Debian package '%s', not cuDNN", path,
-                             out->package);
-    /* 9.1.0.70-1: the upstream version is before the revision, after an epoch */
-    const char *v =
-        strchr(out->version_text, ':') ? strchr(out->version_text, ':') + 1 : out->version_text;
-    copy_text(upstream, sizeof(upstream), v);
-    upstream[strcspn(upstream, "-+~")] = '\0';
-    if (!version_parse(upstream, &out->version) || out->version.count != 4)
-        return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "cannot install '%s': its version '%s' is not cuDNN's four "
-                             "numbers (such as 9.1.0.70-1)",
-                             path, out->version_text);
-    const char *platform = platform_of_architecture(arch);
-    if (!platform)
-        return cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                             "cannot install '%s': its architecture '%s' is for no platform "
-                             "cdm knows (amd64, arm64)",
-                             path, arch);
-    copy_text(out->platform, sizeof(out->platform), platform);
-    if (!(out->cuda_major = cuda_of(out->package, out->version_text)))
-        return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "cannot install '%s': neither its name '%s' nor its version '%s' "
-                             "says the CUDA major (as libcudnn9-cuda-12 or 8.9.7.29-1+cuda12.2 "
-                             "do)",
-                             path, out->package, out->version_text);
-    return CDM_OK;
+    return syspkg_identify(ctx, path, out, NULL, arch);
 }
 
-static bool is_md5_hex(const char *s, size_t n)
-{
-    if (n != 32)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!isxdigit((unsigned char)s[i]))
-            return false;
-    return true;
-}
-
-/* One md5sums line, "<32 hex>  usr/lib/...", into a row; what cdm takes noted. */
-static int parse_md5_line(cdm_ctx *ctx, const char *path, const char *line, size_t len,
-                          struct deb_info *out)
-{
-    char name[4096], normal[4096], to[4096];
-    size_t hex = strcspn(line, " ");
-    size_t skip = hex + strspn(line + hex, " *");
-    if (hex > len || skip >= len || !is_md5_hex(line, hex) || len - skip >= sizeof(name))
-        return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "refusing Debian package '%s': its md5sums has a line that is not "
-                             "'<md5>  <path>'; get the package again",
-                             path);
-    memcpy(name, line + skip, len - skip);
-    name[len - skip] = '\0';
-    if (entry_path_check(name, normal, sizeof(normal)) || strcmp(normal, name))
-        return cdm_error_set(ctx, CDM_EARCHIVE,
-                             "refusing Debian package '%s': its md5sums names '%s', which "
-                             "leaves the package's folder or is not a plain path; nothing was "
-                             "installed",
-                             path, name);
-    struct deb_row row = {xstrdup(name), ""};
-    for (size_t i = 0; i < 32; i++)
-        row.md5[i] = (char)tolower((unsigned char)line[i]);
-    out->rows = xrealloc(out->rows, (out->count + 1) * sizeof(*out->rows));
-    out->rows[out->count++] = row;
-    if (deb_map(name, false, to, sizeof(to))) {
-        out->headers |= str_starts_with(to, "include/");
-        out->libraries |= str_starts_with(to, "lib/") && strstr(to, ".so.") != NULL;
-    }
-    return CDM_OK;
-}
-
+/* md5sums: lines "<32 hex>  usr/lib/..." */
 static int parse_md5sums(cdm_ctx *ctx, const char *path, const struct strbuf *text,
-                         struct deb_info *out)
+                         struct syspkg *out)
 {
     int rc = CDM_OK;
     for (const char *line = text->buf; !rc && line && *line;) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
-        if (len)
-            rc = parse_md5_line(ctx, path, line, len, out);
+        size_t hex = strcspn(line, " \n");
+        size_t skip = hex + strspn(line + hex, " *");
+        if (len && (skip >= len || len - skip >= 4096))
+            rc = cdm_error_set(ctx, CDM_EARCHIVE,
+                               "refusing Debian package '%s': its md5sums has a line that is "
+                               "not '<md5>  <path>'; get the package again",
+                               path);
+        else if (len) {
+            char *name = xstrndup(line + skip, len - skip);
+            rc = syspkg_add_row(ctx, path, out, name, line, hex);
+            free(name);
+        }
         line = end ? end + 1 : NULL;
     }
     return rc;
 }
 
-int deb_read(cdm_ctx *ctx, const char *path, struct deb_info *out)
+int deb_read(cdm_ctx *ctx, const char *path, struct syspkg *out)
 {
     memset(out, 0, sizeof(*out));
+    out->noun = "Debian package", out->list = "md5sums";
     struct control_files f = {STRBUF_INIT, STRBUF_INIT};
     int rc = with_member(ctx, path, "control.tar", control_of_member, &f);
     if (!rc && !f.control.len)
@@ -322,102 +224,4 @@ int deb_read(cdm_ctx *ctx, const char *path, struct deb_info *out)
     sb_free(&f.control);
     sb_free(&f.md5sums);
     return rc;
-}
-
-/* ---- after the unpacking ----------------------------------------------------------------- */
-
-static int md5_of_file(cdm_ctx *ctx, const char *file, char out[33])
-{
-    struct fs_reader *r;
-    uint64_t size;
-    int rc = fs_reader_open(ctx, file, &r, &size);
-    if (rc)
-        return rc;
-    struct md5 *h = md5_new();
-    unsigned char *buf = xmalloc(1u << 20);
-    long long got;
-    while ((got = fs_reader_read(ctx, r, buf, 1u << 20)) > 0)
-        md5_update(h, buf, (size_t)got);
-    md5_finish_hex(h, out);
-    md5_free(h);
-    free(buf);
-    fs_reader_close(r);
-    return got < 0 ? cdm_error_code(ctx) : CDM_OK;
-}
-
-/* The file of x at path, or NULL. */
-static const struct db_file *file_at(const struct extract_result *x, const char *path)
-{
-    for (size_t i = 0; i < x->file_count; i++)
-        if (!strcmp(x->files[i].path, path))
-            return &x->files[i];
-    return NULL;
-}
-
-/* Every row of a file cdm takes: unpacked, with the row's MD5. */
-static int check_rows(cdm_ctx *ctx, const char *path, const struct deb_info *info, const char *dest,
-                      const struct extract_result *x, size_t *checked)
-{
-    for (size_t i = 0; i < info->count; i++) {
-        char to[4096], md5[33];
-        if (!deb_map(info->rows[i].path, false, to, sizeof(to)))
-            continue;
-        const struct db_file *f = file_at(x, to);
-        if (!f || !f->sha256)
-            return cdm_error_set(ctx, CDM_EARCHIVE,
-                                 "refusing Debian package '%s': its md5sums lists '%s', which "
-                                 "the package does not hold; nothing was installed",
-                                 path, info->rows[i].path);
-        char *file = path_join(dest, to);
-        int rc = md5_of_file(ctx, file, md5);
-        free(file);
-        if (rc)
-            return rc;
-        if (strcmp(md5, info->rows[i].md5))
-            return cdm_error_set(ctx, CDM_EARCHIVE,
-                                 "refusing Debian package '%s': '%s' does not match its "
-                                 "md5sums (md5 %s, listed %s); the package is damaged or was "
-                                 "changed: get it again; nothing was installed",
-                                 path, info->rows[i].path, md5, info->rows[i].md5);
-        (*checked)++;
-    }
-    return CDM_OK;
-}
-
-int deb_check_md5sums(cdm_ctx *ctx, const char *path, const struct deb_info *info, const char *dest,
-                      const struct extract_result *x)
-{
-    size_t checked = 0, regular = 0;
-    int rc = check_rows(ctx, path, info, dest, x, &checked);
-    for (size_t i = 0; !rc && i < x->file_count; i++)
-        regular += x->files[i].sha256 != NULL;
-    if (!rc && checked != regular) {
-        /* a file the package holds that md5sums does not list (or lists twice) */
-        for (size_t i = 0; i < x->file_count; i++) {
-            bool listed = false;
-            for (size_t r = 0; r < info->count && !listed && x->files[i].sha256; r++) {
-                char to[4096];
-                listed = deb_map(info->rows[r].path, false, to, sizeof(to)) &&
-                         !strcmp(to, x->files[i].path);
-            }
-            if (x->files[i].sha256 && !listed)
-                return cdm_error_set(ctx, CDM_EARCHIVE,
-                                     "refusing Debian package '%s': its '%s' is not in its "
-                                     "md5sums; nothing was installed",
-                                     path, x->files[i].path);
-        }
-        rc = cdm_error_set(ctx, CDM_EARCHIVE,
-                           "refusing Debian package '%s': its md5sums lists a file twice; "
-                           "nothing was installed",
-                           path);
-    }
-    return rc;
-}
-
-void deb_info_free(struct deb_info *info)
-{
-    for (size_t i = 0; i < info->count; i++)
-        free(info->rows[i].path);
-    free(info->rows);
-    memset(info, 0, sizeof(*info));
 }

@@ -30,4 +30,3 @@ bool rfc822_field(const char *text, const char *key, char *out, size_t size)
     }
     return false;
 }
-

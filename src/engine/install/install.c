@@ -108,7 +108,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     if (src.kind->parts && !compare &&
         ((rc = gather_parts(ctx, req, archive, &src, &sums, &in, &parts, result)) || result->kept))
         goto out;
-    if (compare && src.kind->parts && !src.deb.libraries && !src.deb.headers) {
+    if (compare && src.kind->parts && !src.pkg.libraries && !src.pkg.headers) {
         links_only(ctx, archive, &existing); /* nothing of it to compare */
         result->install = existing, result->other_source = true;
         goto out;
@@ -117,7 +117,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     if ((rc = fs_mkdir(ctx, tmp)))
         goto out;
     /* a part given for an installed id: its links may point to the install's libraries */
-    if (compare && src.kind->parts && !src.deb.libraries &&
+    if (compare && src.kind->parts && !src.pkg.libraries &&
         (rc = parts_recorded_libraries(ctx, &existing, &recorded)))
         goto out;
     if ((rc = src.kind->parts && !compare
@@ -127,7 +127,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         goto out;
     if (compare) {
         /* a Debian package without the libraries (the headers) is compared file by file */
-        rc = src.kind->parts && !src.deb.libraries
+        rc = src.kind->parts && !src.pkg.libraries
                  ? parts_same_files(ctx, &existing, archive, &x)
                  : install_same_libraries(ctx, &existing, archive, src.kind->name, &x);
         if (!rc)

@@ -24,6 +24,7 @@ static bool reread_part(cdm_ctx *ctx, const struct db_part *row, const struct so
     else if (strcmp(sha, row->sha256))
         why = "its file has changed since";
     else if (source_open(ctx, row->path, path_basename(row->path), &out->src) ||
+             out->src.kind != given->kind ||
              version_compare(&out->src.name.version, &given->name.version) ||
              out->src.name.cuda_major != given->name.cuda_major)
         why = "its file is no longer a part of this version";
@@ -44,11 +45,13 @@ static bool together_part(cdm_ctx *ctx, const char *path, const struct source *g
                           struct kept_part *out)
 {
     struct saved_error saved = error_save(ctx);
-    bool part = !source_open(ctx, path, path_basename(path), &out->src) && out->src.kind->parts &&
+    /* of the same form: a Debian package's parts, or an RPM package's */
+    bool part = !source_open(ctx, path, path_basename(path), &out->src) &&
+                out->src.kind == given->kind &&
                 !version_compare(&out->src.name.version, &given->name.version) &&
                 out->src.name.cuda_major == given->name.cuda_major &&
                 !strcmp(out->src.name.platform, given->name.platform) &&
-                strcmp(out->src.deb.package, given->deb.package);
+                strcmp(out->src.pkg.package, given->pkg.package);
     error_restore(ctx, &saved); /* a file that is no part is installed on its own turn */
     if (!part)
         source_free(&out->src);
@@ -60,7 +63,7 @@ static bool together_part(cdm_ctx *ctx, const char *path, const struct source *g
 static bool has_package(const struct parts *p, const char *package)
 {
     for (size_t i = 0; i < p->count; i++)
-        if (!strcmp(p->kept[i].src.deb.package, package))
+        if (!strcmp(p->kept[i].src.pkg.package, package))
             return true;
     return false;
 }
@@ -69,20 +72,20 @@ static void add_part(struct parts *p, const struct kept_part *part)
 {
     p->kept = xrealloc(p->kept, (p->count + 1) * sizeof(*p->kept));
     p->kept[p->count++] = *part;
-    p->libraries |= part->src.deb.libraries;
-    p->headers |= part->src.deb.headers;
+    p->libraries |= part->src.pkg.libraries;
+    p->headers |= part->src.pkg.headers;
 }
 
 int parts_gather(cdm_ctx *ctx, const struct source *src, const char *id,
                  const char *const *together, struct parts *p)
 {
     memset(p, 0, sizeof(*p));
-    p->libraries = src->deb.libraries, p->headers = src->deb.headers;
+    p->libraries = src->pkg.libraries, p->headers = src->pkg.headers;
     p->took_together = true;
     for (const char *const *t = together; t && *t; t++) {
         struct kept_part part;
         memset(&part, 0, sizeof(part));
-        if (together_part(ctx, *t, src, &part) && !has_package(p, part.src.deb.package))
+        if (together_part(ctx, *t, src, &part) && !has_package(p, part.src.pkg.package))
             add_part(p, &part);
         else
             p->took_together = false, source_free(&part.src), free(part.path);
@@ -91,7 +94,7 @@ int parts_gather(cdm_ctx *ctx, const struct source *src, const char *id,
     size_t count = 0;
     int rc = db_parts_of(ctx, id, &rows, &count);
     for (size_t i = 0; !rc && i < count; i++) {
-        if (!strcmp(rows[i].package, src->deb.package) || has_package(p, rows[i].package))
+        if (!strcmp(rows[i].package, src->pkg.package) || has_package(p, rows[i].package))
             continue; /* the file given stands for its package */
         struct kept_part part;
         memset(&part, 0, sizeof(part));
@@ -100,8 +103,8 @@ int parts_gather(cdm_ctx *ctx, const struct source *src, const char *id,
         else
             rc = db_parts_drop(ctx, id, rows[i].package);
     }
-    for (size_t i = 0; i < p->count && !src->deb.libraries && !p->runtime; i++)
-        if (p->kept[i].src.deb.libraries)
+    for (size_t i = 0; i < p->count && !src->pkg.libraries && !p->runtime; i++)
+        if (p->kept[i].src.pkg.libraries)
             p->runtime = &p->kept[i];
     p->complete = p->libraries && p->headers;
     free(rows);
@@ -115,7 +118,7 @@ int parts_keep(cdm_ctx *ctx, const char *archive, const struct source *src, cons
     memset(&row, 0, sizeof(row));
     char *real = fs_realpath(archive);
     bool fits = real && copy_str(row.path, sizeof(row.path), real) &&
-                copy_str(row.package, sizeof(row.package), src->deb.package);
+                copy_str(row.package, sizeof(row.package), src->pkg.package);
     free(real);
     if (!fits)
         return cdm_error_set(ctx, CDM_EINVAL, "cannot keep '%s': its path is too long", archive);
@@ -127,21 +130,21 @@ int parts_keep(cdm_ctx *ctx, const char *archive, const struct source *src, cons
         db_rollback(ctx);
     /* what the parts wait for, by the names NVIDIA's packages have */
     char major[16];
-    snprintf(major, sizeof(major), "%d", src->deb.version.part[0]);
-    const char *headers = src->deb.version.part[0] >= 9 ? "headers" : "dev";
+    snprintf(major, sizeof(major), "%d", src->pkg.version.part[0]);
+    const char *headers = src->pkg.version.part[0] >= 9 ? "headers" : "dev";
     if (!p->libraries && !p->headers)
         snprintf(completes, size,
                  "the runtime package (libcudnn%s-cuda-%d) and the headers package "
                  "(libcudnn%s-%s-cuda-%d) of the same version",
-                 major, src->deb.cuda_major, major, headers, src->deb.cuda_major);
+                 major, src->pkg.cuda_major, major, headers, src->pkg.cuda_major);
     else if (!p->libraries)
         snprintf(completes, size, "the runtime package of the same version (libcudnn%s-cuda-%d)",
-                 major, src->deb.cuda_major);
+                 major, src->pkg.cuda_major);
     else
         snprintf(completes, size,
                  "the headers package of the same version (libcudnn%s-%s-cuda-%d; before 9.14, "
                  "libcudnn%s-dev-cuda-%d)",
-                 major, headers, src->deb.cuda_major, major, src->deb.cuda_major);
+                 major, headers, src->pkg.cuda_major, major, src->pkg.cuda_major);
     return rc;
 }
 
@@ -206,7 +209,7 @@ struct part_ref {
 /* The runtime first, whose libraries the dev package's links point to; then the headers. */
 static int rank(const struct source *s)
 {
-    return s->deb.libraries ? 0 : s->deb.headers ? 1 : 2;
+    return s->pkg.libraries ? 0 : s->pkg.headers ? 1 : 2;
 }
 
 /* A part after the first: unpacked beside tmp (its links may point to the files of x, the

@@ -62,27 +62,36 @@ static int read_conda(cdm_ctx *ctx, const char *path, const char *file_name, str
     return CDM_OK;
 }
 
-/* A Debian package says it in its control. */
-static int read_deb(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
+/* A Debian package says it in its control, an RPM package in its header. */
+static int read_package(const char *file_name, struct source *s)
 {
-    int rc = deb_read(ctx, path, &s->deb);
-    if (rc)
-        return rc;
     struct archive_name *n = &s->name;
-    s->select = &deb_select;
-    n->version = s->deb.version;
-    n->cuda_major = s->deb.cuda_major;
+    s->select = &syspkg_select;
+    n->version = s->pkg.version;
+    n->cuda_major = s->pkg.cuda_major;
     n->cuda_minor = -1;
-    COPY_STR_ARRAY(n->platform, s->deb.platform);
+    COPY_STR_ARRAY(n->platform, s->pkg.platform);
     n->layout = layout_for_version(&n->version);
     copy_text(n->stem, sizeof(n->stem), path_basename(file_name));
     return CDM_OK;
 }
 
-static int check_deb(cdm_ctx *ctx, const char *path, const struct source *s, const char *dest,
-                     const struct extract_result *x)
+static int read_deb(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
 {
-    return deb_check_md5sums(ctx, path, &s->deb, dest, x);
+    int rc = deb_read(ctx, path, &s->pkg);
+    return rc ? rc : read_package(file_name, s);
+}
+
+static int read_rpm(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
+{
+    int rc = rpm_read(ctx, path, &s->pkg);
+    return rc ? rc : read_package(file_name, s);
+}
+
+static int check_package(cdm_ctx *ctx, const char *path, const struct source *s, const char *dest,
+                         const struct extract_result *x)
+{
+    return syspkg_check(ctx, path, &s->pkg, dest, x);
 }
 
 static int check_conda(cdm_ctx *ctx, const char *path, const struct source *s, const char *dest,
@@ -101,10 +110,12 @@ static int check_wheel(cdm_ctx *ctx, const char *path, const struct source *s, c
 
 /* In the order they are tried: the archive takes every name the others leave. */
 static const struct source_kind source_kinds[] = {
-    {"wheel", "METADATA", wheel_file_name, read_wheel, check_wheel, NULL, false},
-    {"conda", "info/index.json", conda_file_name, read_conda, check_conda, conda_payload, false},
-    {"deb", "control", deb_file_name, read_deb, check_deb, deb_payload, true},
-    {"archive", "name", any_name, read_archive, NULL, NULL, false},
+    {"wheel", "METADATA", wheel_file_name, read_wheel, check_wheel, NULL, NULL, false},
+    {"conda", "info/index.json", conda_file_name, read_conda, check_conda, conda_payload, NULL,
+     false},
+    {"deb", "control", deb_file_name, read_deb, check_package, NULL, deb_data_window, true},
+    {"rpm", "header", rpm_file_name, read_rpm, check_package, NULL, NULL, true},
+    {"archive", "name", any_name, read_archive, NULL, NULL, NULL, false},
 };
 
 int source_open(cdm_ctx *ctx, const char *path, const char *file_name, struct source *out)
@@ -123,5 +134,5 @@ void source_free(struct source *s)
 {
     wheel_info_free(&s->wheel);
     conda_info_free(&s->conda);
-    deb_info_free(&s->deb);
+    syspkg_free(&s->pkg);
 }

@@ -11,6 +11,7 @@
 #include "version.h"
 #include "conda.h"
 #include "deb.h"
+#include "rpm.h"
 #include "wheel.h"
 
 struct source;
@@ -28,8 +29,11 @@ struct source_kind {
     /* The tar to unpack when it is not the file itself (a .conda's pkg-*.tar.zst), copied
      * into dir (a staging folder); *payload NULL: the file itself. NULL: always itself. */
     int (*payload)(cdm_ctx *ctx, const char *path, const char *dir, char **payload);
+    /* The tar to unpack lies in the file as it is, stored (a .deb's data.tar.* member):
+     * its bytes' place, *size of them from *offset. NULL: the file is the tar. */
+    int (*window)(cdm_ctx *ctx, const char *path, uint64_t *offset, uint64_t *size);
     /* One version is several files of this form, each a part of the install (NVIDIA's
-     * Debian packages): install_parts.c joins them. */
+     * Debian and RPM packages, s->pkg): install_parts.c joins them. */
     bool parts;
 };
 
@@ -40,7 +44,7 @@ struct source {
                                         * the one top folder */
     struct wheel_info wheel;  /* a wheel's dist-info */
     struct conda_info conda;  /* a conda package's info/ */
-    struct deb_info deb;      /* a Debian package's control and md5sums */
+    struct syspkg pkg;        /* a Debian or RPM package's identity and list of files */
 };
 
 /* The kind of the file at path (file_name: its name as the user or the manifest gave it),

@@ -7,8 +7,8 @@
 
 #include <stdlib.h>
 
-/* A package whose tar lies inside it (a .conda's pkg-*.tar.zst, copied out to payload):
- * the tar unpacked; the hashes that apply are the package file's, read once more. */
+/* A package whose tar lies inside it (a .conda's pkg-*.tar.zst, copied out to payload): the
+ * tar unpacked; the hashes that apply are the package file's, read once more. */
 static int extract_payload(cdm_ctx *ctx, const char *archive, const char *payload, const char *tmp,
                            const struct checksums *sums, const struct extract_limits *limits,
                            struct extract_result *x)
@@ -21,8 +21,9 @@ static int extract_payload(cdm_ctx *ctx, const char *archive, const char *payloa
     return rc;
 }
 
-/* The file itself unpacked, hashed on the way. An archive that cannot be read while a hash
- * was expected is most likely not the file meant: that is said first. */
+/* The file itself unpacked (or the archive that lies in it, stored: limits' window of the
+ * file, a .deb's data.tar.*), the whole file hashed on the way. An archive that cannot be read
+ * while a hash was expected is most likely not the file meant: that is said first. */
 static int extract_file(cdm_ctx *ctx, const char *archive, const char *tmp,
                         const struct checksums *sums, const struct extract_limits *limits,
                         struct extract_result *x)
@@ -44,7 +45,7 @@ static int extract_file(cdm_ctx *ctx, const char *archive, const char *tmp,
 }
 
 /* A package whose tar lies inside it has that tar copied out beside tmp first (removed
- * after). */
+ * after), or read where it lies. */
 int install_unpack(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
                    const struct checksums *sums, const struct extract_result *beside,
                    struct extract_result *x)
@@ -54,13 +55,17 @@ int install_unpack(cdm_ctx *ctx, const char *archive, const char *tmp, const str
                                     config_threads(&ctx->config),
                                     ctx->config.thread_memory,
                                     src->select,
-                                    beside};
+                                    beside,
+                                    0,
+                                    0};
     if (ctx->options.progress) /* the phase the progress line below is about */
         cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
     char *dir = src->kind->payload ? xasprintf("%s.payload", tmp) : NULL, *payload = NULL;
     int rc = CDM_OK;
     if (dir && !(rc = fs_mkdir(ctx, dir)))
         rc = src->kind->payload(ctx, archive, dir, &payload);
+    if (!rc && src->kind->window)
+        rc = src->kind->window(ctx, archive, &limits.part_offset, &limits.part_size);
     if (!rc)
         rc = payload ? extract_payload(ctx, archive, payload, tmp, sums, &limits, x)
                      : extract_file(ctx, archive, tmp, sums, &limits, x);
