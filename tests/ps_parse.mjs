@@ -1,5 +1,6 @@
 // Parse PowerShell text (stdin) with tree-sitter-powershell and print what it assigns:
-// NAME=value for `$env:NAME = '...' [+ [IO.Path]::PathSeparator + '...']`, NAME for
+// NAME=value for `$env:NAME = '...' [+ [IO.Path]::PathSeparator + '...']` (a part with a
+// non-ASCII character: ('' + '...' + [char]0x00E9 + '...')), NAME for
 // Remove-Item 'Env:NAME'. Exits 1 on a syntax error or on anything that would expand.
 // Usage: node ps_parse.mjs SEPARATOR < file.ps1   (NODE_PATH: where the packages are)
 import { createRequire } from "node:module";
@@ -19,6 +20,24 @@ if (tree.rootNode.hasError) {
 const all = (node, type) => node.descendantsOfType(type);
 // A verbatim string: no expansion; '' and the typographic quotes doubled stand for one.
 const decode = (s) => s.slice(1, -1).replace(/(['\u2018\u2019\u201a\u201b])\1/g, "$1");
+// The right side of an assignment, as cdm writes it: verbatim strings, [char]0xNNNN (a UTF-16
+// code unit: cdm's text is ASCII), [IO.Path]::PathSeparator, joined with + and grouped with
+// ( ); anything else is refused.
+const evaluate = (rhs) => {
+  const token = /\s*(?:('(?:[^']|'')*')|\[char\]0x([0-9A-Fa-f]{4})|(\[IO\.Path\]::PathSeparator)|([+()]))/y;
+  let value = "";
+  let t;
+  while (token.lastIndex < rhs.length && (t = token.exec(rhs))) {
+    if (t[1] !== undefined) value += decode(t[1]);
+    else if (t[2] !== undefined) value += String.fromCharCode(parseInt(t[2], 16));
+    else if (t[3] !== undefined) value += sep;
+  }
+  if (token.lastIndex < rhs.trimEnd().length) {
+    console.error("not cdm's form of a value: " + rhs);
+    process.exit(1);
+  }
+  return value;
+};
 for (const statement of all(tree.rootNode, "pipeline").filter((p) => p.parent.type === "statement_list")) {
   const strings = all(statement, "string_literal").map((n) => n.text);
   if (strings.some((s) => !s.startsWith("'"))) {
@@ -32,7 +51,7 @@ for (const statement of all(tree.rootNode, "pipeline").filter((p) => p.parent.ty
       console.error("a variable on the right: " + statement.text);
       process.exit(1);
     }
-    console.log(m[1] + "=" + values.join(statement.text.includes("[IO.Path]::PathSeparator") ? sep : ""));
+    console.log(m[1] + "=" + evaluate(statement.text.slice(m[0].length)));
   } else if (statement.text.startsWith("Remove-Item") && values.length === 1) {
     console.log(values[0].replace(/^Env:/, ""));
   } else {

@@ -158,7 +158,7 @@ static void copy_field(char *dst, size_t size, const char *src)
 }
 
 /* The install's file of the same name as the cuDNN library name (by name or path), or NULL:
- * another library, no redirect asked for, or no such file in the install. */
+ * another library, no redirect asked for, or no such regular file in the install. */
 static const char *redirect(const char *name)
 {
     if (!redirect_dir[0] || !name)
@@ -171,7 +171,10 @@ static const char *redirect(const char *name)
     memcpy(redirected, redirect_dir, dir_len);
     redirected[dir_len] = '/';
     memcpy(redirected + dir_len + 1, base, base_len + 1);
-    return access(redirected, F_OK) == 0 ? redirected : NULL;
+    /* a regular file only (through its links): anything else of that name (a folder) would
+     * make a load that works without cdm fail, so the search goes on as without it */
+    struct stat st;
+    return stat(redirected, &st) == 0 && S_ISREG(st.st_mode) ? redirected : NULL;
 }
 
 char *la_objsearch(const char *name, uintptr_t *cookie, unsigned int flag)

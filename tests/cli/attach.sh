@@ -274,4 +274,36 @@ else
   skip "attach across file systems" "no writable /dev/shm on another file system than $CDM_ROOT"
 fi
 
+# Detach with the kept folder made a link, or gone while cdm's links are still there: refused,
+# changing nothing (a restore would follow the link and move its files in; or drop the record
+# and leave cdm's links).
+"$CDM" attach "$V" "$P" >/dev/null 2>&1
+orig=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT original FROM attachments WHERE state = ? ORDER BY id DESC", ("attached",)).fetchone()[0])' "$STATE_DB")
+attached=$(digest "$V")
+mkdir -p "$SCRATCH/elsewhere" && echo mine >"$SCRATCH/elsewhere/libcudnn.so.9"
+mv "$orig" "$orig.real" && ln -s "$SCRATCH/elsewhere" "$orig"
+run_cdm detach "$V"
+expect_rc 1 "detach with the kept folder made a link fails"
+expect_err "is not a folder now \(a link\?\); cdm does not follow it and changed nothing" "saying so"
+check "the environment is as it was, attached" test "$(digest "$V")" = "$attached"
+check "and nothing was taken from where the link leads" test "$(cat "$SCRATCH/elsewhere/libcudnn.so.9")" = mine
+rm "$orig" && mv "$orig.real" "$orig.gone"
+run_cdm detach "$V"
+expect_rc 1 "detach with the kept folder gone and cdm's links still there fails"
+expect_err "the wheel's own files that cdm kept in '.*' are gone, and [0-9]+ of cdm's links are still in" "saying so, and what to do"
+check "the environment is still as it was" test "$(digest "$V")" = "$attached"
+mv "$orig.gone" "$orig"
+run_cdm detach "$V"
+expect_rc 0 "with the kept folder back, detach works"
+check "and the environment is back byte for byte" test "$(digest "$V")" = "$before"
+
+# A record whose path is longer than cdm's field is refused, never cut: a path cut short
+# would name another folder, which recovery would then move files into.
+long=$SCRATCH/$(printf 'x%.0s' $(seq 1 4200))
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("INSERT INTO attachments (venv, folder, project, target, original, install_id, wheel, time, state) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)", (sys.argv[2], sys.argv[2] + "/f", "/p", "/t", "/o", "9.1.0.70-cuda12", "w", "attaching")); db.commit()' "$STATE_DB" "$long"
+run_cdm link "$SCRATCH/longpath-project" 9.1
+check "a command that would settle it fails" test "$RC" -ne 0
+expect_err "has a value too long for cdm" "saying the record holds a value too long"
+python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute("DELETE FROM attachments WHERE state = ?", ("attaching",)); db.commit()' "$STATE_DB"
+
 done_testing

@@ -55,6 +55,13 @@ check "the main library and the graph library both" \
   test "$(maps | xargs -n1 basename | grep -c '^libcudnn\(_graph\)\?\.so\.9$')" = 2
 check "in both processes" test "$(printf '%s\n' "$OUT" | grep -c '^version 90100$')" = 2
 
+# The redirect hands over a regular file only: a folder of a library's name where the
+# redirect looks is passed over, and the load goes on as it would without cdm.
+mkdir -p "$SCRATCH/rd/libcudnn_graph.so.9"
+OUT=$(LD_AUDIT="$(dirname "$CDM")/cdm-audit.so" CDM_REDIRECT_DIR="$SCRATCH/rd" LD_LIBRARY_PATH="$O/lib" \
+  "$PY" -c 'import ctypes; ctypes.CDLL("libcudnn_graph.so.9"); print("loaded")' 2>&1)
+check "a folder of the library's name in the redirect folder does not fail the load" test "$OUT" = loaded || diag "$OUT"
+
 run_cdm exec --no-redirect -- "$PY" "$W/loads.py" "$O/lib"
 check "--no-redirect: the copy opened by its path is that copy (90000)" \
   test "$(printf '%s\n' "$OUT" | sed -n 's/^version //p')" = 90000

@@ -109,6 +109,15 @@ check "the server saw a range request from byte $kept, answered 206" \
   test "$(requests "e['range'] == 'bytes=$kept-' and e['status'] == 206")" = 1
 check "and the install has the whole archive's hash" test "$(json 'd["sha256"]')" = "$(sha_of "$MIRROR/cudnn/linux-x86_64/$A880_12")"
 
+# A body announced far longer than its manifest's size: refused at the headers, at once.
+start=$(date +%s)
+CDM_FETCH_BASE=$(base huge) run_cdm install 8.8.0 --cuda 11
+expect_rc 1 "a download announced as 10^15 bytes is refused"
+expect_err "is announced as 1000000000000000 bytes \(Content-Length\), longer than its manifest gives" \
+  "at its headers, saying why"
+check "without waiting for the body (under 5 s)" test $(($(date +%s) - start)) -lt 5
+check "and with nothing kept of it" test ! -e "$DL/cudnn-linux-x86_64-8.8.0.121_cuda11-archive.tar.xz.partial"
+
 fetch_config retries=2 retry_wait=0 timeout=5
 CDM_FETCH_BASE=$(base cut-once) run_cdm install 8.8.0 --cuda 11 --json
 expect_rc 0 "with retries, a cut connection is resumed within one run"

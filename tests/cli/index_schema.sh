@@ -64,4 +64,20 @@ run_cdm link "$SCRATCH/p" 9.2
 expect_rc 1 "a state closed to older cdms is refused"
 expect_err "state '$STATE_DB' was written by a newer cdm" "naming the state's file"
 check "and the project's link is as it was" test "$(readlink "$SCRATCH/p/cuda_link")" = "$CDM_ROOT/9.1.0.70-cuda12"
+
+# A database cdm did not make, where its index would be: refused, and left exactly as it
+# was (its journal mode too: no -wal or -shm beside it).
+F=$SCRATCH/foreign-store
+mkdir -p "$F"
+sql_on "$F/cdm.db" "CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine'); SELECT 1" >/dev/null
+before=$(sha256sum <"$F/cdm.db")
+CDM_ROOT=$F run_cdm install "$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)"
+expect_rc 1 "a store whose cdm.db is someone else's database is refused"
+expect_err "index '$F/cdm.db' is an SQLite database cdm did not make" "naming it"
+check "the file is as it was" test "$(sha256sum <"$F/cdm.db")" = "$before"
+check "in its journal mode, with no -wal or -shm made beside it" \
+  test ! -e "$F/cdm.db-wal" -a ! -e "$F/cdm.db-shm" -a "$(sql_on "$F/cdm.db" "PRAGMA journal_mode")" = delete
+CDM_ROOT=$F run_cdm list
+expect_rc 1 "list refuses it too"
+check "and leaves no -wal either" test ! -e "$F/cdm.db-wal"
 done_testing

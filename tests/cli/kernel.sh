@@ -105,5 +105,16 @@ run_cdm kernel install "$P" --python "$JV/bin/python" --prefix "$SCRATCH/prefix"
 check "--prefix writes under PREFIX/share/jupyter/kernels" test -f "$SCRATCH/prefix/share/jupyter/kernels/cdm-proj_a/kernel.json"
 run_cdm kernel install "$P" --name 'bad name'
 expect_rc 2 "a name Jupyter cannot take is refused as a usage error"
+# '.' and '..' are Jupyter's letters but name kernels/ itself and its parent
+run_cdm kernel install "$P" --python "$JV/bin/python" --name ..
+expect_rc 2 "--name .. is refused"
+check "and nothing is written above kernels/" test ! -e "$JUPYTER_DATA_DIR/kernel.json"
+run_cdm kernel install "$P" --python "$JV/bin/python" --name .
+expect_rc 2 "--name . is refused"
+check "and nothing is written into kernels/ itself" test ! -e "$JUPYTER_DATA_DIR/kernels/kernel.json"
+run_cdm kernel remove ..
+check "kernel remove .. is refused" test "$RC" -ne 0
+check "and kernels/, with the kernelspec cdm did not write, is still there" \
+  test -f "$JUPYTER_DATA_DIR/kernels/other/kernel.json"
 
 done_testing

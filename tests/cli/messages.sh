@@ -107,4 +107,14 @@ check "the next command finds nothing to clean up" sh -c '! printf "%s" "$1" | g
 (trap '' INT; "$CDM" install "$big" >/dev/null 2>&1)
 check "an install not interrupted still works after" test -d "$CDM_ROOT/9.2.0.82-cuda12"
 
+# The same with a zip, whose files are written by worker threads with contexts of their own:
+# the Ctrl-C reaches them too.
+zip=$(fixture cudnn-windows-x86_64-9.2.0.82_cuda12-archive.zip --pad 4000000)
+W=$SCRATCH/windows-store
+CDM_ROOT=$W CDM_CRASH_AT=extract-entry CDM_CRASH_SIGNAL=INT run_cdm install "$zip" --platform windows-x86_64
+expect_rc 130 "a zip install interrupted by Ctrl-C exits 130"
+expect_err "^cdm: install of '$zip' interrupted; removed its unfinished files" "saying so"
+check "the zip is not installed" test ! -e "$W/9.2.0.82-cuda12"
+check "nothing of it is left in .staging" empty_dir "$W/.staging"
+
 done_testing

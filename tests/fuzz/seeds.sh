@@ -63,6 +63,11 @@ rpm)
     python3 "$TESTS_DIR/make_rpm.py" "$dir" 8.9.7.29 12 devel-old --digest md5 >/dev/null
   fi
   ;;
+pypi)
+  # a project page as PyPI sends it (PEP 691 JSON, PEP 700 sizes), and as an HTML index
+  seed '{"meta":{"api-version":"1.1"},"name":"nvidia-cudnn-cu12","files":[{"filename":"nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl","url":"https://files.example/packages/ab/nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl","hashes":{"sha256":"3a4c5e3d9d2e1b4f6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c"},"size":664800000,"yanked":false},{"filename":"nvidia_cudnn_cu12-9.1.0.70-py3-none-win_amd64.whl","url":"../../x.whl","hashes":{},"yanked":"bad"}],"versions":["9.1.0.70"]}'
+  seed '<!DOCTYPE html><html><body><a href="../../packages/nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl#sha256=3a4c5e3d9d2e1b4f6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c" data-yanked="">x</a><a href='"'"'//h/y.whl#md5=1'"'"'>y</a><a href=z.whl>z</a><a href="</body></html>'
+  ;;
 wheel)
   # NVIDIA's wheel layout (tests/make_wheel.py), Linux and Windows, deflated small
   python3 "$TESTS_DIR/make_wheel.py" "$dir" nvidia-cudnn-cu12 9.1.0.70 >/dev/null

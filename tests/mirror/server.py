@@ -20,6 +20,7 @@ wheels (*.whl):
   slow      a trickle: 8 KiB every 20 ms
   stall     half of the body, then nothing for 5 s
   trickle   the first 64 KiB at once, then 10 bytes a second (never a full stall)
+  huge      a Content-Length of 10^15 bytes, then the file's bytes and a closed connection
   404 403 500  that status; 500-once: 500 the first time, then as ok
 
 Every request is logged to LOG_FILE as one JSON line: mode, path, range, status, bytes.
@@ -45,7 +46,7 @@ import urllib.parse
 
 ROOT, PORT_FILE, LOG_FILE = sys.argv[1:4]
 MODES = {"ok", "cut", "cut-once", "wrong", "norange", "redirect", "slow", "stall", "trickle",
-         "404", "403", "500", "500-once"}
+         "huge", "404", "403", "500", "500-once"}
 log_lock = threading.Lock()
 faulted = set()  # (mode, path) that had their one fault
 
@@ -160,7 +161,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         if start:
             self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(10**15 if mode == "huge" else len(body)))
         self.send_header("Accept-Ranges", "none" if mode == "norange" else "bytes")
         self.end_headers()
         sent = 0

@@ -80,9 +80,18 @@ static void test_quoting(void)
     is_str(q = quoted("fish", AWKWARD), "'/p/a b\\'c\"d$e%f^g&h`i;j\\\\k\xc3\xa9\xe2\x80\x99z'",
            "fish: \\' and \\\\ inside single quotes");
     free(q);
+    /* ASCII only, whatever the console's code page: non-ASCII as [char] */
     is_str(q = quoted("pwsh", AWKWARD),
-           "'/p/a b''c\"d$e%f^g&h`i;j\\k\xc3\xa9\xe2\x80\x99\xe2\x80\x99z'",
-           "pwsh: '' and doubled typographic quotes");
+           "('' + '/p/a b''c\"d$e%f^g&h`i;j\\k' + [char]0x00E9 + [char]0x2019 + 'z')",
+           "pwsh: '' inside, and é and a typographic quote as [char] outside the literal");
+    free(q);
+    is_str(q = quoted("pwsh", "C:\\\xd0\x98\xd0\xb2\\\xe6\x97\xa5\xf0\x9f\x98\x80"),
+           "('' + 'C:\\' + [char]0x0418 + [char]0x0432 + '\\' + [char]0x65E5 + [char]0xD83D + "
+           "[char]0xDE00)",
+           "pwsh: Cyrillic, CJK, and a character outside the BMP as two UTF-16 halves");
+    free(q);
+    is_str(q = quoted("pwsh", "a\xff" "b"), "('' + 'a' + [char]0xFFFD + 'b')",
+           "pwsh: a byte of no UTF-8 sequence is U+FFFD");
     free(q);
     is_str(q = quoted("powershell", "C:\\Program Files\\x"), "'C:\\Program Files\\x'",
            "powershell: backslashes stay");

@@ -56,32 +56,65 @@ static void quote_fish(struct strbuf *out, const char *v)
     sb_addc(out, '\'');
 }
 
-/* PowerShell single-quoted literal: no expansion; a quote is doubled. PowerShell also takes
- * the typographic single quotes U+2018..U+201B as quotes, so those are doubled too. */
-static size_t pwsh_quote_len(const char *v)
+/* The code point of the UTF-8 sequence at v, its length in *len; U+FFFD for a byte that
+ * starts none (a .NET string cannot hold it either). */
+static unsigned utf8_point(const unsigned char *v, size_t *len)
 {
-    if (*v == '\'')
-        return 1;
-    const unsigned char *u = (const unsigned char *)v;
-    if (u[0] == 0xE2 && u[1] == 0x80 && u[2] >= 0x98 && u[2] <= 0x9B)
-        return 3;
-    return 0;
+    unsigned cp = v[0];
+    size_t n = cp >= 0xF0 && cp < 0xF5 ? 4 : cp >= 0xE0 ? 3 : cp >= 0xC2 && cp < 0xE0 ? 2 : 0;
+    if (cp >= 0xF5)
+        n = 0;
+    cp &= n == 4 ? 0x07 : n == 3 ? 0x0F : 0x1F;
+    for (size_t i = 1; i < n; i++) {
+        if ((v[i] & 0xC0) != 0x80) {
+            n = 0;
+            break;
+        }
+        cp = cp << 6 | (v[i] & 0x3Fu);
+    }
+    *len = n ? n : 1;
+    return n ? cp : 0xFFFD;
 }
 
+/*
+ * PowerShell: a single-quoted literal (no expansion; a quote doubled) of ASCII only. PowerShell
+ * 5.1 and 7 decode a native program's output with the console's code page (the OEM one by
+ * default), not as UTF-8, so any other byte would arrive as other characters, silently (and
+ * some as typographic quotes, which PowerShell takes as quotes). A value with a non-ASCII
+ * character is therefore an expression: ('' + 'C:\Users\Jos' + [char]0x00E9), a character
+ * outside the BMP as its two UTF-16 halves.
+ */
 static void quote_pwsh(struct strbuf *out, const char *v)
 {
-    sb_addc(out, '\'');
-    while (*v) {
-        size_t q = pwsh_quote_len(v);
-        if (q) {
-            sb_addn(out, v, q);
-            sb_addn(out, v, q);
-            v += q;
-        } else {
-            sb_addc(out, *v++);
+    const unsigned char *u = (const unsigned char *)v;
+    bool ascii = true;
+    for (const unsigned char *c = u; *c && ascii; c++)
+        ascii = *c < 0x80;
+    sb_add(out, ascii ? "'" : "(''");
+    bool open = ascii; /* inside a literal */
+    while (*u) {
+        size_t len = 1;
+        unsigned cp = *u < 0x80 ? *u : utf8_point(u, &len);
+        if (cp >= 0x80 || !open) {
+            if (open)
+                sb_addc(out, '\'');
+            if (cp >= 0x10000)
+                sb_addf(out, " + [char]0x%04X + [char]0x%04X", 0xD800 + ((cp - 0x10000) >> 10),
+                        0xDC00 + ((cp - 0x10000) & 0x3FF));
+            else if (cp >= 0x80)
+                sb_addf(out, " + [char]0x%04X", cp);
+            else
+                sb_add(out, " + '");
+            open = cp < 0x80;
         }
+        if (cp < 0x80) {
+            if (cp == '\'')
+                sb_addc(out, '\'');
+            sb_addc(out, (char)cp);
+        }
+        u += len;
     }
-    sb_addc(out, '\'');
+    sb_add(out, ascii ? "'" : open ? "')" : ")");
 }
 
 /* cmd: the whole `set "NAME=value"` is quoted by the template; inside it nothing but a quote

@@ -56,6 +56,9 @@ struct shared {
     atomic_ullong extracted;
     atomic_size_t inflated_here; /* entries the workers inflated themselves */
     atomic_bool stop; /* a worker failed: the others give up */
+    /* the command's Ctrl-C (the context's flag, set by the signal handler): the workers and
+     * the hasher look at it at every block, and stop */
+    const volatile sig_atomic_t *interrupted;
 };
 
 struct worker {
@@ -120,6 +123,8 @@ static int take_bytes(void *arg, cdm_ctx *ctx, const unsigned char *buf, size_t 
     struct job_output *o = arg;
     struct job *j = o->job;
     struct shared *sh = o->shared;
+    if (*sh->interrupted)
+        return cdm_error_set(ctx, CDM_EIO, "interrupted");
     j->size += (uint64_t)n;
     if (atomic_fetch_add(&sh->extracted, (unsigned long long)n) + (unsigned long long)n >
         sh->limits->max_total_size)
@@ -266,6 +271,7 @@ static int worker_main(void *arg)
 
 struct hasher {
     const char *path;
+    const volatile sig_atomic_t *interrupted;
     struct cdm_ctx wctx;
     char sha256[65];
     uint64_t size;
@@ -282,8 +288,8 @@ static int hash_main(void *arg)
         return h->rc;
     struct sha256 *hash = sha256_new();
     unsigned char *buf = xmalloc(WORK_BLOCK);
-    long long n;
-    while ((n = fs_reader_read(&h->wctx, r, buf, WORK_BLOCK)) > 0) {
+    long long n = 0;
+    while (!*h->interrupted && (n = fs_reader_read(&h->wctx, r, buf, WORK_BLOCK)) > 0) {
         sha256_update(hash, buf, (size_t)n);
         h->size += (uint64_t)n;
     }
@@ -359,7 +365,8 @@ static int run_all(cdm_ctx *ctx, struct worker *workers, size_t n, struct hasher
     if (h->rc)
         return cdm_error_set(ctx, h->rc, "%s",
                              h->wctx.err.message ? h->wctx.err.message : "cannot read the archive");
-    return CDM_OK;
+    /* a Ctrl-C after the last block still stops the install: nothing is recorded */
+    return ctx->interrupted ? cdm_error_set(ctx, CDM_EIO, "interrupted") : CDM_OK;
 }
 
 /* The walk of the central directory: every entry checked, folders made, files planned. */
@@ -381,6 +388,7 @@ static int walk_directory(struct walk *w, struct plan *p)
         }
         if ((rc = walk_entry(w, a, e)))
             break;
+        fs_crash_point("extract-entry"); /* the tests' Ctrl-C: the workers must see it */
     }
     zip_close(a, src);
     if (!rc && p->declared > w->limits->max_total_size)
@@ -412,13 +420,14 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     struct plan plan = {0};
     struct walk w;
     walk_start(&w, ctx, path, dest, limits, result, plan_file, &plan);
-    struct shared shared = {.path = path, .limits = limits};
+    struct shared shared = {.path = path, .limits = limits, .interrupted = &ctx->interrupted};
     atomic_init(&shared.extracted, 0);
     atomic_init(&shared.stop, false);
     atomic_init(&shared.inflated_here, 0);
     struct hasher hasher;
     memset(&hasher, 0, sizeof(hasher));
     hasher.path = path;
+    hasher.interrupted = &ctx->interrupted;
     size_t made = limits->threads;
     made = made < 1 ? 1 : made > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : made;
     struct worker *workers = xcalloc(made, sizeof(*workers));

@@ -76,12 +76,29 @@ static int restart(void *arg)
     return start_over(t);
 }
 
+/* A body announced longer than the file can be (its manifest's size, else [install]
+ * max_size) is refused at the headers, not read until a timeout. */
+static int announced_length(struct transfer *t, const struct http_head *h, uint64_t start)
+{
+    uint64_t limit = t->e->size ? t->e->size : t->ctx->config.max_total_size;
+    if (!h->length || start + h->length <= limit)
+        return CDM_OK;
+    fs_partial_truncate(t->ctx, t->d->file);
+    return cdm_error_set(t->ctx, CDM_ECHECKSUM,
+                         "'%s' is announced as %llu bytes (Content-Length), longer than %s "
+                         "(%llu bytes); nothing was downloaded or installed; the mirror may be "
+                         "damaged or tampered with",
+                         t->url, (unsigned long long)(start + h->length),
+                         t->e->size ? "its manifest gives" : "[install] max_size",
+                         (unsigned long long)limit);
+}
+
 static int head(void *arg, const struct http_head *h)
 {
     struct transfer *t = arg;
     uint64_t have = fs_partial_size(t->d->file);
     if (h->status == 206 && h->has_range && h->range_start == have)
-        return CDM_OK;
+        return announced_length(t, h, have);
     if (h->status == 206)
         return cdm_error_set(t->ctx, CDM_ENETWORK,
                              "cannot download '%s': asked for the bytes from %llu, the server "
@@ -92,9 +109,10 @@ static int head(void *arg, const struct http_head *h)
         /* a whole file where a range was asked for: the server ignores ranges */
         cdm_note(t->ctx, "the server sends '%s' whole, not from byte %llu: starting again",
                  t->e->name, (unsigned long long)have);
-        return start_over(t);
+        int rc = start_over(t);
+        return rc ? rc : announced_length(t, h, 0);
     }
-    return CDM_OK;
+    return announced_length(t, h, 0);
 }
 
 static int body(void *arg, const void *data, size_t n)

@@ -238,29 +238,49 @@ static int readable_from(sqlite3 *db, int version)
     return from;
 }
 
-static int migrate(cdm_ctx *ctx, sqlite3 *db, const struct schema *schema, bool read_only)
+/* Whether cdm may use the file as it is, read only (a file it refuses is left exactly as it
+ * was: no journal switched): its schema, which *version gets. */
+static int schema_check(cdm_ctx *ctx, sqlite3 *db, const struct schema *schema, bool read_only,
+                        int *version)
 {
-    int version = 0;
-    int rc = user_version(ctx, db, &version);
+    int rc = user_version(ctx, db, version);
     if (rc)
         return rc;
     const char *name = conn_name(ctx, db), *path = sqlite3_db_filename(db, "main");
-    if (version > schema->count) {
-        int from = readable_from(db, version);
+    bool tables = false;
+    if (*version == 0 &&
+        (rc = db_exists(ctx, db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                        &tables)))
+        return rc;
+    if (tables) /* schema 0 is a file cdm has not written yet: any table is someone else's */
+        return cdm_error_set(ctx, CDM_EDB,
+                             "%s '%s' is an SQLite database cdm did not make (it has tables and "
+                             "no schema of cdm's); it was left as it is: move it away, or give "
+                             "cdm another store ([store] root, --root)",
+                             name, path);
+    if (*version > schema->count) {
+        int from = readable_from(db, *version);
         if (from > schema->count)
             return cdm_error_set(ctx, CDM_EDB,
                                  "%s '%s' was written by a newer cdm (schema %d, which a cdm "
                                  "of schema %d or later can use; this one knows %d); upgrade "
                                  "cdm",
-                                 name, path, version, from, schema->count);
+                                 name, path, *version, from, schema->count);
         return CDM_OK; /* what the newer steps added is left as it is */
     }
-    if (read_only && version < schema->count)
+    if (read_only && *version < schema->count)
         return cdm_error_set(ctx, CDM_EDB,
                              "%s '%s' was written by an older cdm (schema %d, this one needs "
                              "%d) and is read-only here; run this cdm once where it may write "
                              "the store (e.g. 'cdm gc' as the store's owner)",
-                             name, path, version, schema->count);
+                             name, path, *version, schema->count);
+    return CDM_OK;
+}
+
+/* The steps the file lacks, after schema_check accepted it. */
+static int migrate(cdm_ctx *ctx, sqlite3 *db, const struct schema *schema, int version)
+{
+    int rc = CDM_OK;
     for (int step = version; step < schema->count; step++) {
         if ((rc = db_exec_on(ctx, db, "BEGIN IMMEDIATE")))
             return rc;
@@ -381,11 +401,15 @@ static int open_conn(cdm_ctx *ctx, sqlite3 **out, const char *path, enum db_mode
         rc = db_exec_on(ctx, db,
                         "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; "
                         "PRAGMA journal_size_limit = 0;");
-        if (!rc)
-            rc = keep_journal(ctx, db, path);
     }
+    /* the schema first: a file cdm refuses keeps its journal mode (no -wal beside it) */
+    int version = 0;
     if (!rc)
-        rc = migrate(ctx, db, schema, read_only);
+        rc = schema_check(ctx, db, schema, read_only, &version);
+    if (!rc && !read_only)
+        rc = keep_journal(ctx, db, path);
+    if (!rc)
+        rc = migrate(ctx, db, schema, version);
 out:
     if (rc) {
         *out = NULL;
@@ -480,96 +504,6 @@ int db_run(cdm_ctx *ctx, sqlite3_stmt *st, const char *what)
     return rc;
 }
 
-void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text)
-{
-    if (text && *text)
-        sqlite3_bind_text(st, col, text, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, col);
-}
-
-bool db_column_text(sqlite3_stmt *st, int col, char *out, size_t size)
-{
-    const unsigned char *s = sqlite3_column_text(st, col);
-    return copy_str(out, size, s ? (const char *)s : "");
-}
-
-int db_collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out)
-{
-    size_t n = 0, cap = 4;
-    char **v = xmalloc(cap * sizeof(*v));
-    int step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n + 2 > cap)
-            v = xrealloc(v, (cap *= 2) * sizeof(*v));
-        const unsigned char *s = sqlite3_column_text(st, 0);
-        v[n++] = xstrdup(s ? (const char *)s : "");
-    }
-    v[n] = NULL;
-    int rc = CDM_OK;
-    if (step != SQLITE_DONE) {
-        strv_free(v);
-        rc = db_fail_on(ctx, sqlite3_db_handle(st), "cannot read it");
-    } else {
-        *out = v;
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-int db_collect(cdm_ctx *ctx, sqlite3_stmt *st, size_t size, db_row_fn read, const char *what,
-               void **out, size_t *count)
-{
-    size_t n = 0, cap = 8;
-    unsigned char *v = xmalloc(cap * size);
-    int rc = CDM_OK, step = SQLITE_DONE;
-    while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap)
-            v = xrealloc(v, (cap *= 2) * size);
-        rc = read(ctx, st, v + n++ * size);
-    }
-    if (!rc && step != SQLITE_DONE)
-        rc = db_fail_on(ctx, sqlite3_db_handle(st), what);
-    sqlite3_finalize(st);
-    if (rc) {
-        free(v);
-        return rc;
-    }
-    *out = v;
-    *count = n;
-    return CDM_OK;
-}
-
-int db_integrity(cdm_ctx *ctx, struct strbuf *problems)
-{
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare(ctx, "PRAGMA integrity_check(5)", &st);
-    if (rc)
-        return rc;
-    int n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *row = (const char *)sqlite3_column_text(st, 0);
-        if (row && strcmp(row, "ok"))
-            sb_addf(problems, "%s%s", n++ ? "; " : "", row);
-    }
-    sqlite3_finalize(st);
-    return CDM_OK;
-}
-
-int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes)
-{
-    *yes = false;
-    sqlite3_stmt *st = NULL;
-    int rc = db_prepare_on(ctx, db, sql, &st);
-    if (rc)
-        return rc;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *yes = sqlite3_column_int(st, 0) != 0;
-    else
-        rc = db_fail_on(ctx, db, "cannot read it");
-    sqlite3_finalize(st);
-    return rc;
-}
 
 int db_work_pending(cdm_ctx *ctx, unsigned protocols, bool *pending)
 {
@@ -595,5 +529,20 @@ int db_work_pending(cdm_ctx *ctx, unsigned protocols, bool *pending)
         if ((protocols & journals[i].protocol) && db)
             rc = db_exists(ctx, db, journals[i].sql, pending);
     }
+    return rc;
+}
+
+int db_exists(cdm_ctx *ctx, sqlite3 *db, const char *sql, bool *yes)
+{
+    *yes = false;
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_on(ctx, db, sql, &st);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *yes = sqlite3_column_int(st, 0) != 0;
+    else
+        rc = db_fail_on(ctx, db, "cannot read it");
+    sqlite3_finalize(st);
     return rc;
 }

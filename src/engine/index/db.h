@@ -63,8 +63,12 @@ int db_prepare_key_on(cdm_ctx *ctx, sqlite3 *db, const char *sql, const char *ke
 int db_run(cdm_ctx *ctx, sqlite3_stmt *st, const char *what);
 /* Bind text, or NULL for NULL or "". */
 void db_bind_text_or_null(sqlite3_stmt *st, int col, const char *text);
-/* A text column copied into out ("" for NULL); false when it did not fit. */
-bool db_column_text(sqlite3_stmt *st, int col, char *out, size_t size);
+/* A text column copied into out ("" for NULL); false when it did not fit, which a caller
+ * must not pass over: a path cut short names another file. */
+bool db_column_text(sqlite3_stmt *st, int col, char *out, size_t size) CDM_MUST_CHECK;
+/* The error for a record with a text too long for its field: what, in the index or the
+ * state db (ctx's connection of st). */
+int db_too_long(cdm_ctx *ctx, sqlite3_stmt *st, const char *what);
 /* The first column of every row, NULL-terminated (strv_free); finalizes st. */
 int db_collect_strings(cdm_ctx *ctx, sqlite3_stmt *st, char ***out);
 /* Reads the current row of st into elem, one element of the array db_collect builds. */

@@ -8,19 +8,22 @@
 
 #define ATTACH_COLUMNS "id, venv, folder, project, target, original, install_id, wheel, time, state"
 
-static void read_row(sqlite3_stmt *st, struct db_attachment *a)
+/* The row into a; an error when a text does not fit its field (a path cut short would name
+ * another folder, which detach would then move files into). */
+static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, struct db_attachment *a)
 {
     memset(a, 0, sizeof(*a));
     a->id = sqlite3_column_int64(st, 0);
-    db_column_text(st, 1, a->venv, sizeof(a->venv));
-    db_column_text(st, 2, a->folder, sizeof(a->folder));
-    db_column_text(st, 3, a->project, sizeof(a->project));
-    db_column_text(st, 4, a->target, sizeof(a->target));
-    db_column_text(st, 5, a->original, sizeof(a->original));
-    db_column_text(st, 6, a->install_id, sizeof(a->install_id));
-    db_column_text(st, 7, a->wheel, sizeof(a->wheel));
+    bool fits = db_column_text(st, 1, a->venv, sizeof(a->venv));
+    fits &= db_column_text(st, 2, a->folder, sizeof(a->folder));
+    fits &= db_column_text(st, 3, a->project, sizeof(a->project));
+    fits &= db_column_text(st, 4, a->target, sizeof(a->target));
+    fits &= db_column_text(st, 5, a->original, sizeof(a->original));
+    fits &= db_column_text(st, 6, a->install_id, sizeof(a->install_id));
+    fits &= db_column_text(st, 7, a->wheel, sizeof(a->wheel));
     a->time = sqlite3_column_int64(st, 8);
-    db_column_text(st, 9, a->state, sizeof(a->state));
+    fits &= db_column_text(st, 9, a->state, sizeof(a->state));
+    return fits ? CDM_OK : db_too_long(ctx, st, "an attachment");
 }
 
 int db_attach_insert(cdm_ctx *ctx, struct db_attachment *a)
@@ -102,7 +105,7 @@ static int current_by(cdm_ctx *ctx, const char *sql, const char *key, struct db_
         return rc;
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW)
-        read_row(st, out);
+        rc = read_row(ctx, st, out);
     else
         rc = step == SQLITE_DONE ? CDM_ENOTFOUND
                                  : db_fail_on(ctx, ctx->state, "cannot read an attachment");
@@ -129,9 +132,7 @@ int db_attach_current_of_venv(cdm_ctx *ctx, const char *venv, struct db_attachme
 /* db_collect's reader */
 static int collect_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
 {
-    (void)ctx;
-    read_row(st, elem);
-    return CDM_OK;
+    return read_row(ctx, st, elem);
 }
 
 int db_attach_unsettled(cdm_ctx *ctx, struct db_attachment **out, size_t *count)

@@ -9,31 +9,31 @@
 #define DEPLOY_COLUMNS "id, toolkit, install_id, toolkit_version, time, state"
 #define FILE_COLUMNS   "path, before_kind, before_sha256, before_link, before_mode"
 
+/* A text that does not fit its field is an error: a toolkit's path cut short names another
+ * folder, which an undo would then write into. */
 static int read_deploy(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
 {
-    (void)ctx;
     struct db_deploy *d = elem;
     memset(d, 0, sizeof(*d));
     d->id = sqlite3_column_int64(st, 0);
-    db_column_text(st, 1, d->toolkit, sizeof(d->toolkit));
-    db_column_text(st, 2, d->install_id, sizeof(d->install_id));
-    db_column_text(st, 3, d->toolkit_version, sizeof(d->toolkit_version));
+    bool fits = db_column_text(st, 1, d->toolkit, sizeof(d->toolkit));
+    fits &= db_column_text(st, 2, d->install_id, sizeof(d->install_id));
+    fits &= db_column_text(st, 3, d->toolkit_version, sizeof(d->toolkit_version));
     d->time = sqlite3_column_int64(st, 4);
-    db_column_text(st, 5, d->state, sizeof(d->state));
-    return CDM_OK;
+    fits &= db_column_text(st, 5, d->state, sizeof(d->state));
+    return fits ? CDM_OK : db_too_long(ctx, st, "a deploy");
 }
 
 static int read_file(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
 {
-    (void)ctx;
     struct db_deploy_file *f = elem;
     memset(f, 0, sizeof(*f));
-    db_column_text(st, 0, f->path, sizeof(f->path));
-    db_column_text(st, 1, f->before_kind, sizeof(f->before_kind));
-    db_column_text(st, 2, f->before_sha256, sizeof(f->before_sha256));
-    db_column_text(st, 3, f->before_link, sizeof(f->before_link));
+    bool fits = db_column_text(st, 0, f->path, sizeof(f->path));
+    fits &= db_column_text(st, 1, f->before_kind, sizeof(f->before_kind));
+    fits &= db_column_text(st, 2, f->before_sha256, sizeof(f->before_sha256));
+    fits &= db_column_text(st, 3, f->before_link, sizeof(f->before_link));
     f->before_mode = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
-    return CDM_OK;
+    return fits ? CDM_OK : db_too_long(ctx, st, "a deployed file");
 }
 
 static int insert_file(cdm_ctx *ctx, long long id, const struct db_deploy_file *f)

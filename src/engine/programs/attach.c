@@ -118,8 +118,8 @@ static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_chang
 {
     if (attach_is_folder_link(ctx, a))
         return detach_folder_link(ctx, a);
-    int rc = db_attach_set_state(ctx, a->id, "detaching");
-    if (rc)
+    int rc = attach_kept_check(ctx, a, fs_host_is_windows());
+    if (rc || (rc = db_attach_set_state(ctx, a->id, "detaching")))
         return rc;
     fs_crash_point("detach-recorded");
     rc = attach_restore(ctx, a, wheel_changed, fs_host_is_windows(), &out->restored, &out->dropped);

@@ -13,6 +13,7 @@
 #include "platform/fs.h"
 #include "pyenv.h"
 #include "userstate.h"
+#include "base/name.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -20,11 +21,12 @@
 #include <string.h>
 
 
-/* Jupyter's kernel names: letters, digits, '.', '_', '-' (jupyter_client's pattern), and
- * short enough for out (a result's name), where a valid one is copied. */
+/* Jupyter's kernel names: letters, digits, '.', '_', '-' (jupyter_client's pattern), one
+ * plain path component (not '.' or '..', which would name kernels/ or its parent), and short
+ * enough for out (a result's name), where a valid one is copied. */
 static bool take_kernel_name(const char *name, char *out, size_t size)
 {
-    if (!*name || !copy_str(out, size, name))
+    if (name_component_problem(name) || !copy_str(out, size, name))
         return false;
     for (const char *p = name; *p; p++)
         if (!isalnum((unsigned char)*p) && !strchr("._-", *p))
@@ -143,7 +145,7 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
     if (req->name && !take_kernel_name(req->name, out->name, sizeof(out->name))) {
         rc = cdm_error_set(ctx, CDM_EINVAL,
                            "'%s' cannot name a Jupyter kernel: use letters, digits, '.', '_' "
-                           "and '-'",
+                           "and '-', not '.' or '..' alone",
                            req->name);
         goto out;
     }

@@ -146,6 +146,36 @@ int attach_restore(cdm_ctx *ctx, const struct db_attachment *a, bool wheel_chang
     return rc;
 }
 
+int attach_kept_check(cdm_ctx *ctx, const struct db_attachment *a, bool windows)
+{
+    enum fs_kind kind = a->original[0] ? fs_kind(a->original) : FS_NONE;
+    if (kind == FS_DIR)
+        return CDM_OK;
+    if (kind != FS_NONE)
+        return cdm_error_set(ctx, CDM_EIO,
+                             "cannot detach '%s': '%s', where cdm kept the wheel's own files, "
+                             "is not a folder now (a link?); cdm does not follow it and changed "
+                             "nothing: put the folder back, or reinstall the wheel (%s) with "
+                             "pip install --force-reinstall --no-deps, and detach again",
+                             a->venv, a->original, a->wheel[0] ? a->wheel : "nvidia-cudnn-cuNN");
+    char **names = NULL;
+    unsigned ours = 0;
+    struct saved_error saved = error_save(ctx);
+    if (fs_list_dir(ctx, a->folder, &names) == CDM_OK)
+        for (char **n = names; *n; n++)
+            ours += attach_file_is_ours(ctx, a->folder, a->target, *n, windows);
+    strv_free(names);
+    error_restore(ctx, &saved);
+    if (!ours) /* nothing kept, nothing of cdm's there: the environment has its own files */
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_ENOTFOUND,
+                         "cannot detach '%s': the wheel's own files that cdm kept in '%s' are "
+                         "gone, and %u of cdm's links are still in '%s'; reinstall the wheel "
+                         "(%s) with pip install --force-reinstall --no-deps, and detach again",
+                         a->venv, a->original, ours, a->folder,
+                         a->wheel[0] ? a->wheel : "nvidia-cudnn-cuNN");
+}
+
 /* "nvidia_cudnn_cu13 9.19.0.56", as the record keeps it; "" without a dist-info. */
 void attach_wheel_text(const struct py_dist *dist, char *out, size_t size)
 {

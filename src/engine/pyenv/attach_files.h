@@ -24,6 +24,12 @@ int attach_wheel_files(cdm_ctx *ctx, const char *folder, bool windows, char ***n
 bool attach_file_is_ours(cdm_ctx *ctx, const char *folder, const char *target, const char *name,
                          bool windows);
 
+/* Before a detach changes anything: the kept folder (a->original) is a folder of cdm's, or
+ * gone with none of cdm's links left in the environment. A link there (which a restore
+ * would follow, moving its files into the environment), or cdm's links left with nothing
+ * kept to put back, is an error naming the fix: detach then changes nothing. */
+int attach_kept_check(cdm_ctx *ctx, const struct db_attachment *a, bool windows);
+
 /* Put the wheel's own files of a back from the kept folder (a->original): each one whose
  * name holds cdm's link or nothing goes back; where the environment has a file of its own
  * again (pip or uv reinstalled it), or the wheel is no longer the attached one
