@@ -60,4 +60,47 @@ expect_err "cannot write '$TCL/cudnn/9.19.0.56-cuda13': something cdm did not wr
 run_cdm modulefiles
 expect_rc 2 "without --into: a usage error"
 
+# A store path that is code in Tcl or Lua if written as it is: quoted for each language, so
+# that each reads back the path, and nothing in it runs.
+weird="$SCRATCH/st} [exec touch $SCRATCH/pwned-tcl] {\$HOME \" \\ ]] os.execute('touch $SCRATCH/pwned-lua')"
+mkdir -p "$weird"
+CDM_ROOT=$weird run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
+CDM_ROOT=$weird run_cdm modulefiles --into "$SCRATCH/mtcl" --tcl
+expect_rc 0 "modulefiles --tcl for a store whose path holds } [ ] \$ \" and \\"
+CDM_ROOT=$weird run_cdm modulefiles --into "$SCRATCH/mlua"
+expect_rc 0 "and the Lua files"
+if command -v tclsh >/dev/null; then
+  OUT=$(printf '%s\n' 'proc setenv {n v} { puts "$n=$v" }' 'proc prepend-path {n v} { puts "$n=$v" }' \
+    'proc module-whatis {args} {}' 'proc conflict {args} {}' "source {$SCRATCH/mtcl/cudnn/9.1.0.70-cuda12}" | tclsh 2>&1)
+  check "Tcl reads the store path back as it is" \
+    sh -c 'printf "%s\n" "$1" | grep -qxF "CUDNN_PATH=$2"' _ "$OUT" "$weird/9.1.0.70-cuda12"
+  check "and runs nothing of it" test ! -e "$SCRATCH/pwned-tcl"
+else
+  skip_tool "Tcl reads cdm's quoting" "no tclsh"
+fi
+LUA=$(command -v lua5.3 || command -v lua || true)
+if [ -n "$LUA" ]; then
+  OUT=$("$LUA" -e 'function setenv(n, v) print(n .. "=" .. v) end prepend_path = setenv
+    function whatis() end function family() end' "$SCRATCH/mlua/cudnn/9.1.0.70-cuda12.lua" 2>&1)
+  check "Lua reads the store path back as it is" \
+    sh -c 'printf "%s\n" "$1" | grep -qxF "CUDNN_PATH=$2"' _ "$OUT" "$weird/9.1.0.70-cuda12"
+  check "and runs nothing of it" test ! -e "$SCRATCH/pwned-lua"
+else
+  skip_tool "Lua reads cdm's quoting" "no lua"
+fi
+# DIR/cudnn made a link to elsewhere: not written through.
+mkdir -p "$SCRATCH/linked" "$SCRATCH/elsewhere"
+ln -s "$SCRATCH/elsewhere" "$SCRATCH/linked/cudnn"
+CDM_ROOT=$weird run_cdm modulefiles --into "$SCRATCH/linked"
+expect_rc 1 "an --into whose cudnn/ is a link is refused"
+expect_err "is not a folder \(a link\?\); cdm does not write through it" "saying so"
+check "and nothing is written where the link leads" test -z "$(ls -A "$SCRATCH/elsewhere")"
+# A site's own modulefile that mentions cdm's mark words, not on its first line, is not cdm's.
+mkdir -p "$SCRATCH/site/cudnn"
+printf '%s\n' 'whatis("the site module")' '-- not written by cdm modulefiles, whatever this says' \
+  >"$SCRATCH/site/cudnn/9.1.0.70-cuda12.lua"
+CDM_ROOT=$weird run_cdm modulefiles --into "$SCRATCH/site"
+expect_rc 1 "a site's file holding the mark words elsewhere is not replaced"
+check "and is as it was" test "$(head -1 "$SCRATCH/site/cudnn/9.1.0.70-cuda12.lua")" = 'whatis("the site module")'
+
 done_testing

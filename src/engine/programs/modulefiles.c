@@ -18,17 +18,28 @@
 
 #define MARK "written by cdm modulefiles"
 
-/* The text of a modulefile for in, in Lua or Tcl. Values are quoted for each language:
- * store paths hold no quote or backslash on POSIX, but a Windows store's do. */
+/* A value quoted for each language, in double quotes: Lua's string escapes \" and \\; Tcl's
+ * also $, [ and ] (substitutions), which braces would not stop a '}' in the value from
+ * ending. A store path may hold any of these (a Windows store's backslashes). */
 static void quoted(struct strbuf *sb, const char *s, bool tcl)
 {
-    sb_addc(sb, tcl ? '{' : '"');
+    sb_addc(sb, '"');
     for (; *s; s++) {
-        if (!tcl && (*s == '"' || *s == '\\'))
+        if (*s == '"' || *s == '\\' || (tcl && strchr("$[]", *s)))
             sb_addc(sb, '\\');
         sb_addc(sb, *s);
     }
-    sb_addc(sb, tcl ? '}' : '"');
+    sb_addc(sb, '"');
+}
+
+/* A line break or other control character cannot be put in a line of either language (a
+ * comment line included) without ending it: such a value is refused. */
+static bool quotable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return false;
+    return true;
 }
 
 static char *modulefile(const struct cdm_install_info *in, bool tcl)
@@ -52,7 +63,7 @@ static char *modulefile(const struct cdm_install_info *in, bool tcl)
         {"prepend_path", "prepend-path", "LIBRARY_PATH", lib},
     };
     if (tcl) {
-        sb_addf(&sb, "module-whatis {cuDNN %s (CUDA %d), from cdm's store}\n", in->version,
+        sb_addf(&sb, "module-whatis \"cuDNN %s (CUDA %d), from cdm's store\"\n", in->version,
                 in->cuda);
         sb_add(&sb, "conflict cudnn\n");
     } else {
@@ -75,6 +86,17 @@ static char *modulefile(const struct cdm_install_info *in, bool tcl)
     return sb_detach(&sb);
 }
 
+/* A file cdm wrote: its mark is on its first line, or its second after Tcl's "#%Module"
+ * line; a site's own file that holds the words anywhere else is not cdm's. */
+static bool marked(const char *text)
+{
+    if (str_starts_with(text, "#%Module")) {
+        const char *nl = strchr(text, '\n');
+        text = nl ? nl + 1 : "";
+    }
+    return str_starts_with(text, "-- " MARK) || str_starts_with(text, "# " MARK);
+}
+
 /* Write path unless something not marked as cdm's is there; *written counts. */
 static int write_marked(cdm_ctx *ctx, const char *path, const char *text, unsigned *written)
 {
@@ -83,7 +105,7 @@ static int write_marked(cdm_ctx *ctx, const char *path, const char *text, unsign
     enum fs_kind kind = fs_kind(path);
     if (kind != FS_NONE) {
         if (kind != FS_FILE || fs_read_regular(ctx, path, 1 << 16, &old) != CDM_OK ||
-            !strstr(sb_str(&old), MARK))
+            !marked(sb_str(&old)))
             rc = cdm_error_set(ctx, CDM_EEXISTS,
                                "cannot write '%s': something cdm did not write is there; move "
                                "it away or give another --into",
@@ -107,6 +129,12 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
     int rc = store_open_read(ctx);
     if (!rc)
         rc = db_install_list(ctx, &v, &n);
+    /* cdm writes into a folder it finds or makes, never through a link put there */
+    if (!rc && fs_kind(dir) != FS_NONE && fs_kind(dir) != FS_DIR)
+        rc = cdm_error_set(ctx, CDM_EEXISTS,
+                           "cannot write modulefiles into '%s': it is not a folder (a link?); "
+                           "cdm does not write through it: move it away or give another --into",
+                           dir);
     if (!rc)
         rc = fs_mkdir_p(ctx, dir);
     if (!rc)
@@ -115,6 +143,14 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
     for (size_t i = 0; i < n && !rc; i++) {
         if (v[i].state != CDM_INSTALL_OK || strcmp(v[i].platform, cdm_host_platform()))
             continue;
+        if (!quotable(v[i].path)) {
+            rc = cdm_error_set(ctx, CDM_EINVAL,
+                               "cannot write a modulefile for %s: its store path '%s' holds a "
+                               "line break or another control character, which no modulefile "
+                               "line can hold; use a store whose path has none",
+                               v[i].id, v[i].path);
+            break;
+        }
         char *name = xasprintf("%s%s", v[i].id, tcl ? "" : ".lua");
         char *path = path_join(dir, name);
         char *text = modulefile(&v[i], tcl);
