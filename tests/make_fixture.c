@@ -1,6 +1,6 @@
 /*
  * Writes cuDNN archives for the tests, in the real layouts and with the real file names
- * (../shared/CUDNN_FACTS.md sections 1 and 2), with small stand-in libraries; and the
+ * (docs/sources.md, the table of forms), with small stand-in libraries; and the
  * hostile variants. Nothing binary is committed: every archive is made at test time.
  *
  *   make_fixture OUT [--version A.B.C.D] [--header A.B.C] [--evil KIND] [--pad BYTES]

@@ -29,7 +29,7 @@ conda=$(mc 9.1.0.70 12 --conda)
 run_cdm install "$conda" --json
 expect_rc 0 "the same package as .conda"
 check "is the same install" test "$(json 'd["changed"]')" = False
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 run_cdm install "$conda" --json
 expect_rc 0 "a .conda installs into an empty store"
 check "with its own hash recorded" test "$(json 'd["sha256"]')" = "$(sha256sum "$conda" | cut -d' ' -f1)"
@@ -44,7 +44,7 @@ expect_rc 0 "with --platform windows-x86_64 it installs"
 check "Library/bin becomes bin/" test "$(ls "$CDM_ROOT/9.14.0.64-cuda13/bin" | grep -c 'dll$')" -eq 6
 
 refused() { # refused PACKAGE "message" "description"
-  rm -rf "$CDM_ROOT" "$SCRATCH/evil"
+  rm_store "$CDM_ROOT" "$SCRATCH/evil"
   run_cdm install "$1"
   expect_rc 1 "$3 is refused"
   expect_err "$2" "$3: the message says why"

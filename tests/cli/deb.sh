@@ -56,7 +56,7 @@ expect_err "holds only the development links \\(libcudnn.so\\), which 9.14.0.64-
   "saying the install stays as it was recorded"
 
 # Given together, in any order: one install, with the dev package's links.
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 run_cdm install "$dev" "$hd" "$rt" --json
 expect_rc 0 "the three packages given together install"
 check "as one install, made of the first file's turn" test "$(json 'len(d), d[0]["changed"], d[0]["from"]')" = "(1, True, '$(basename "$rt")')"
@@ -74,13 +74,13 @@ check "as its JSON does" test "$(json '[(p["source"], p["from"]) for p in d["pro
 
 # Before 9.14 the dev package held the headers (update-alternatives named them).
 old=$SCRATCH/debs-old
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 run_cdm install "$(md "$old" 9.1.0.70 12 dev-old)" "$(md "$old" 9.1.0.70 12 runtime)"
 expect_rc 0 "a 9.1 runtime and dev package pair installs"
 check "the dev package's headers by the archive's names" test -f "$CDM_ROOT/9.1.0.70-cuda12/include/cudnn_version.h"
 
 # A kept package whose file changed before the one that completes it is forgotten.
-rm -rf "$CDM_ROOT" "$SCRATCH/moved"
+rm_store "$CDM_ROOT" "$SCRATCH/moved"
 mkdir -p "$SCRATCH/moved"
 cp "$rt" "$SCRATCH/moved/"
 run_cdm install "$SCRATCH/moved/$(basename "$rt")"
@@ -91,7 +91,7 @@ expect_err "forgetting '.*', kept for this version: its file has changed since" 
 check "and keeps the headers package, installing nothing" test ! -e "$store" -a "$(parts_kept)" = 1
 
 # One id, one set of bytes: the packages holding a wheel's libraries are the wheel's install.
-rm -rf "$CDM_ROOT" "$SCRATCH/whl"
+rm_store "$CDM_ROOT" "$SCRATCH/whl"
 mkdir -p "$SCRATCH/wheels"
 whl=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu12 9.1.0.70)
 if [ -n "$whl" ]; then
@@ -118,7 +118,7 @@ fi
 
 refused() { # refused "message" "description" PACKAGE [OTHER]: with OTHER (default: the headers)
   local msg=$1 what=$2
-  rm -rf "$CDM_ROOT" "$SCRATCH/evil"
+  rm_store "$CDM_ROOT" "$SCRATCH/evil"
   run_cdm install "$3" "${4:-$hd}"
   expect_rc 1 "$what is refused"
   expect_err "$msg" "$what: the message says why"
@@ -153,14 +153,13 @@ root=$(real_cudnn_root 2>"$SCRATCH/real.err")
 if [ -z "$root" ]; then
   skip_tool "a real cuDNN as Debian packages" "$(tail -1 "$SCRATCH/real.err")"
 else
-  rm -rf "$CDM_ROOT"
-  v=$(sed -n 's/^#define CUDNN_\(MAJOR\|MINOR\|PATCHLEVEL\) *\([0-9]*\).*/\2/p' "$root/include/cudnn_version.h" | paste -sd.)
-  # the build number the wheel's METADATA gives (a toolkit's copy does not say it)
-  build=$(sed -n 's/^Version: [0-9]*\.[0-9]*\.[0-9]*\.\([0-9]*\).*/\1/p' "$root"/dist-info/*/METADATA 2>/dev/null | head -1)
+  rm_store "$CDM_ROOT"
+  full=$(real_cudnn_version "$root")
+  v=${full%.*}
   real=$SCRATCH/debs-real
   # uncompressed data.tar: a real cuDNN is 1 GB, and xz of it would take most of the test
-  run_cdm install "$(md "$real" "$v.${build:-1}" 12 runtime --from "$root" --compress none)" \
-    "$(md "$real" "$v.${build:-1}" 12 dev-old --from "$root" --compress none)" --json
+  run_cdm install "$(md "$real" "$full" 12 runtime --from "$root" --compress none)" \
+    "$(md "$real" "$full" 12 dev-old --from "$root" --compress none)" --json
   expect_rc 0 "a real cuDNN's runtime and dev packages install"
   run_cdm verify
   expect_rc 0 "and pass verify"

@@ -153,7 +153,7 @@ if [ -z "$real" ]; then
   skip_tool "NVIDIA's real wheel through the index" "$(tail -1 "$SCRATCH/real.err")"
 else
   $mi real --link "$real"
-  rm -rf "$CDM_ROOT"
+  rm_store "$CDM_ROOT"
   config "index_url = $(index ok real)"
   run_cdm install 9.1 --from pypi --json
   expect_rc 0 "NVIDIA's real nvidia-cudnn-cu12 wheel installs from the loopback index"

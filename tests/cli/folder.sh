@@ -38,7 +38,7 @@ run_cdm install "$whl"
 expect_err "with the same library bytes" "the wheel file itself: the same library bytes, the same install"
 
 # A file changed in the venv since pip installed it: RECORD says so.
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 chmod u+w "$site/nvidia/cudnn/lib/libcudnn_ops.so.9"
 printf 'x' >>"$site/nvidia/cudnn/lib/libcudnn_ops.so.9"
 run_cdm install "$SCRATCH/venv"
@@ -49,7 +49,7 @@ check "nothing is left in .staging" empty_dir "$CDM_ROOT/.staging"
 
 # A conda environment: its prefix's lib/ and include/, described by conda-meta's record
 # (version, cuda-version, paths_data), as conda leaves it.
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 env=$SCRATCH/miniconda3/envs/e
 mkdir -p "$env/conda-meta"
 "$PY" - "$whl" "$env" <<'PY'
@@ -73,13 +73,13 @@ run_cdm install "$env" --json
 expect_rc 0 "a conda environment's cudnn installs from its prefix"
 check "as 9.1.0.70-cuda12: conda-meta's version and cuda-version" \
   test "$(json 'd["id"], d["source"]')" = "('9.1.0.70-cuda12', 'folder')"
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 chmod u+w "$env/lib/libcudnn_graph.so.9"
 printf 'x' >>"$env/lib/libcudnn_graph.so.9"
 run_cdm install "$env"
 expect_rc 1 "a library changed since conda installed it is refused"
 expect_err "libcudnn_graph.so.9' was changed since it was installed" "naming it"
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 
 # A CUDA-style folder (a toolkit with cuDNN copied in): only cuDNN's files are taken.
 tk=$SCRATCH/cuda
@@ -115,7 +115,7 @@ run_cdm install "$whl" --json
 check "the wheel of the same bytes is the same install" test "$(json 'd["changed"]')" = False
 
 # The Windows installer's tree: {bin,include,lib}/<CUDA major.minor>/[x64].
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 winwhl=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu12 9.14.0.64 --windows)
 win13=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu13 9.14.0.64 --windows)
 tree=$SCRATCH/CUDNN/v9.14
@@ -152,7 +152,7 @@ real=$(real_wheel manylinux2014_x86_64 2>"$SCRATCH/real.err")
 if [ -z "$real" ]; then
   skip_tool "NVIDIA's real wheel as a venv's folder" "$(tail -1 "$SCRATCH/real.err")"
 else
-  rm -rf "$CDM_ROOT"
+  rm_store "$CDM_ROOT"
   mkdir -p "$SCRATCH/real-site"
   "$PY" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$real" "$SCRATCH/real-site"
   run_cdm install "$SCRATCH/real-site" --json

@@ -18,7 +18,14 @@ STATE_DB="$HOME/.local/share/cdm/state.db"
 export CDM_FETCH_BASE=off
 mkdir -p "$HOME"
 : >"$CDM_CONFIG"
-trap 'rm -rf "$SCRATCH"' EXIT
+# rm_store DIR...: remove folders that may hold a store, whose files and folders cdm made
+# read-only (as a user, rm -rf cannot remove them): write bits given back first, to the
+# test's own files only (chmod -R does not follow the links it meets)
+rm_store() {
+  chmod -R u+w "$@" 2>/dev/null
+  rm -rf "$@"
+}
+trap 'rm_store "$SCRATCH"' EXIT
 
 ok() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); echo "ok $CDM_TAP_COUNT - $*"; }
 not_ok() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); FAILED=$((FAILED + 1)); echo "not ok $CDM_TAP_COUNT - $*"; }

@@ -62,3 +62,13 @@ real_cudnn_root() {
   fi
   printf '%s\n' "$root"
 }
+
+# real_cudnn_version ROOT: the four-part version of the cuDNN in ROOT (real_cudnn_root's):
+# A.B.C from its cudnn_version.h, the build number from the wheel's METADATA beside it (a
+# toolkit's copy does not say it: 1 then).
+real_cudnn_version() {
+  local abc build
+  abc=$(sed -n 's/^#define CUDNN_\(MAJOR\|MINOR\|PATCHLEVEL\) *\([0-9]*\).*/\2/p' "$1/include/cudnn_version.h" | paste -sd.)
+  build=$(sed -n 's/^Version: [0-9]*\.[0-9]*\.[0-9]*\.\([0-9]*\).*/\1/p' "$1"/dist-info/*/METADATA 2>/dev/null | head -1)
+  printf '%s.%s\n' "$abc" "${build:-1}"
+}

@@ -35,7 +35,7 @@ staging_empty() { [ -z "$(ls -A "$CDM_ROOT/.staging")" ]; }
 crash_case() {
   local point=$1 setup=$2 want=$3
   shift 3
-  rm -rf "$CDM_ROOT"
+  rm_store "$CDM_ROOT"
   case $setup in
     empty) ;;
     v1) "$CDM" install "$v1" >/dev/null 2>&1 ;;
@@ -62,7 +62,7 @@ crash_case remove-moved v1 v1 remove "$id"
 crash_case remove-recorded v1 none remove "$id"
 
 # Leftovers are also cleaned by the next install, not only by gc.
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 CDM_CRASH_AT=extracted "$CDM" install "$v1" >/dev/null 2>&1
 check "a crash leaves work in .staging" test -n "$(ls -A "$CDM_ROOT/.staging")"
 run_cdm install "$v1"
@@ -73,7 +73,7 @@ check "and .staging is empty again" staging_empty
 # Each command runs the recovery of what it touches only: a link changes a project's link
 # and the user's state, never an install, so an install a kill interrupted (its record
 # pending, its folder ready in .staging/) waits for a command that reads or writes installs.
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 "$CDM" install "$v1" >/dev/null 2>&1
 v3=$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)
 CDM_CRASH_AT=recorded "$CDM" install "$v3" >/dev/null 2>&1
@@ -107,7 +107,7 @@ big=$SCRATCH/big/cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz
 bigdir=$CDM_ROOT/9.3.0.75-cuda12
 seen_none=0 seen_whole=0
 for delay in 0.02 0.05 0.1 0.2 0.3 0.5 0.8 1.2 2 4; do
-  rm -rf "$CDM_ROOT"
+  rm_store "$CDM_ROOT"
   "$CDM" install "$big" >/dev/null 2>&1 &
   pid=$!
   sleep "$delay"

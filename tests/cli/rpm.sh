@@ -37,7 +37,7 @@ expect_rc 0 "verify passes"
 run_cdm install "$rt"
 expect_err "already installed from this rpm" "the runtime package again: nothing to do"
 
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 run_cdm install "$dev" "$rt" "$hd" --json
 expect_rc 0 "the three packages given together install"
 check "as one install, with the devel package's links" \
@@ -45,14 +45,14 @@ check "as one install, with the devel package's links" \
 run_cdm verify
 expect_rc 0 "verify passes on the three packages' install"
 
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 old=$SCRATCH/rpms-old
 run_cdm install "$(mr "$old" 9.1.0.70 12 runtime --digest md5)" "$(mr "$old" 9.1.0.70 12 devel-old --digest md5)"
 expect_rc 0 "a 9.1 runtime and devel pair with MD5 digests (an older rpmbuild's) installs"
 check "the devel package's headers by the archive's names" test -f "$CDM_ROOT/9.1.0.70-cuda12/include/cudnn_version.h"
 
 refused() { # refused "message" "description" PACKAGE [OTHER]: with OTHER (default: the headers)
-  rm -rf "$CDM_ROOT" "$SCRATCH/evil"
+  rm_store "$CDM_ROOT" "$SCRATCH/evil"
   run_cdm install "$3" "${4:-$hd}"
   expect_rc 1 "$2 is refused"
   expect_err "$1" "$2: the message says why"
@@ -73,7 +73,7 @@ refused "it is the RPM package 'python3-numpy', not cuDNN" "a package that is no
 refused "cannot read RPM package '.*': no RPM lead and headers there" "a file named .rpm that is no package" \
   "$(mkdir -p "$h/5" && printf 'not a package' >"$h/5/libcudnn9-cuda-13-9.14.0.64-1.x86_64.rpm" && echo "$h/5/libcudnn9-cuda-13-9.14.0.64-1.x86_64.rpm")"
 if command -v dpkg-deb >/dev/null; then
-  rm -rf "$CDM_ROOT"
+  rm_store "$CDM_ROOT"
   mkdir -p "$SCRATCH/debs"
   run_cdm install "$rt" "$("$PY" "$TESTS_DIR/make_deb.py" "$SCRATCH/debs" 9.14.0.64 13 headers)"
   check "a Debian package is no part of an RPM package's install" test ! -e "$store"
@@ -83,12 +83,12 @@ root=$(real_cudnn_root 2>"$SCRATCH/real.err")
 if [ -z "$root" ]; then
   skip_tool "a real cuDNN as RPM packages" "$(tail -1 "$SCRATCH/real.err")"
 else
-  rm -rf "$CDM_ROOT"
-  v=$(sed -n 's/^#define CUDNN_\(MAJOR\|MINOR\|PATCHLEVEL\) *\([0-9]*\).*/\2/p' "$root/include/cudnn_version.h" | paste -sd.)
-  build=$(sed -n 's/^Version: [0-9]*\.[0-9]*\.[0-9]*\.\([0-9]*\).*/\1/p' "$root"/dist-info/*/METADATA 2>/dev/null | head -1)
+  rm_store "$CDM_ROOT"
+  full=$(real_cudnn_version "$root")
+  v=${full%.*}
   real=$SCRATCH/rpms-real
-  run_cdm install "$(mr "$real" "$v.${build:-1}" 12 runtime --from "$root")" \
-    "$(mr "$real" "$v.${build:-1}" 12 devel-old --from "$root")" --json
+  run_cdm install "$(mr "$real" "$full" 12 runtime --from "$root")" \
+    "$(mr "$real" "$full" 12 devel-old --from "$root")" --json
   expect_rc 0 "a real cuDNN's runtime and devel packages install"
   run_cdm verify
   expect_rc 0 "and pass verify"

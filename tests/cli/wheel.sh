@@ -99,7 +99,7 @@ PY
   printf '%s\n' "$SCRATCH/wheels/$1"
 }
 refused() { # refused WHEEL "message" "description"
-  rm -rf "$CDM_ROOT" "$SCRATCH/evil"
+  rm_store "$CDM_ROOT" "$SCRATCH/evil"
   run_cdm install "$1"
   expect_rc 1 "$3 is refused"
   expect_err "$2" "$3: the message says why"
@@ -127,7 +127,7 @@ refused "$(variant twice.whl "files[info] = record(files) + b'$lib,sha256=47DEQp
   "its RECORD names '$lib' twice, with two hashes" "a wheel whose RECORD gives a library two hashes"
 # pip appends its own INSTALLER row to the RECORD of a wheel it installed (uv's says "uv"):
 # rows of the dist-info twice are no matter
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 run_cdm install "$(variant installer.whl "files[info] = record(files) + (info.replace('RECORD', 'INSTALLER') + ',sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\\n' + info.replace('RECORD', 'INSTALLER') + ',sha256=n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg,3\\n').encode()")"
 expect_rc 0 "a RECORD with a dist-info row twice, with two hashes, installs"
 refused "$(variant badsize.whl "files[info] = record(files).replace(b',3000', b',3001')")" \
@@ -136,7 +136,7 @@ refused "$(variant header.whl "h = 'nvidia/cudnn/include/cudnn_version.h'; files
   "its METADATA says cuDNN 9.1.0 but its header says 9.2.0" "a wheel whose header disagrees with its METADATA"
 
 # A Windows wheel fills a store for Windows: bin/, include/, lib/x64.
-rm -rf "$CDM_ROOT"
+rm_store "$CDM_ROOT"
 winwhl=$("$PY" "$TESTS_DIR/make_wheel.py" "$SCRATCH/wheels" nvidia-cudnn-cu13 9.14.0.64 --windows)
 run_cdm install "$winwhl"
 expect_rc 1 "a win_amd64 wheel is refused on Linux"
@@ -153,7 +153,7 @@ for tag in manylinux2014_x86_64 win_amd64; do
     skip_tool "NVIDIA's real $tag wheel installs" "$(tail -1 "$SCRATCH/real.err")"
     continue
   fi
-  rm -rf "$CDM_ROOT"
+  rm_store "$CDM_ROOT"
   platform=()
   [ $tag = win_amd64 ] && platform=(--platform windows-x86_64)
   run_cdm install "$real" "${platform[@]}" --json

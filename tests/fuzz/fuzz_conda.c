@@ -2,6 +2,7 @@
  * its info-*.tar.zst, index.json and paths.json parsed), from a file holding the input, as
  * cdm install reads a package before unpacking it; then the paths.json check over a
  * made-up result naming the rows it found. */
+#include "fuzz_file.h"
 #include "engine/core/internal.h"
 #include "engine/extract/conda.h"
 
@@ -13,14 +14,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof(path), "/tmp/fuzz_conda.%ld", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    const char *path = fuzz_file("conda", data, size);
+    if (!path)
         return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
     struct cdm_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     struct conda_info info;

@@ -2,6 +2,7 @@
  * and md5sums parsed, every md5sums row moved to its place in the install), from a file
  * holding the input, as cdm install reads a package before unpacking it; then where its
  * data.tar.* lies, as the install reads next. */
+#include "fuzz_file.h"
 #include "engine/core/internal.h"
 #include "engine/extract/deb.h"
 
@@ -13,14 +14,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof(path), "/tmp/fuzz_deb.%ld", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    const char *path = fuzz_file("deb", data, size);
+    if (!path)
         return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
     struct cdm_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     struct syspkg info;

@@ -2,6 +2,7 @@
  * the header's index and store, its strings and integers within their bounds, every file's
  * path and digest), from a file holding the input, as cdm install reads a package before
  * unpacking it; every row then moved to its place in the install. */
+#include "fuzz_file.h"
 #include "engine/core/internal.h"
 #include "engine/extract/rpm.h"
 
@@ -13,14 +14,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof(path), "/tmp/fuzz_rpm.%ld", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    const char *path = fuzz_file("rpm", data, size);
+    if (!path)
         return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
     struct cdm_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     struct syspkg info;

@@ -2,6 +2,7 @@
  * and RECORD parsed, RECORD's digests decoded), from a file holding the input, as cdm
  * install reads a wheel before unpacking it; then the RECORD check over a made-up result
  * naming the rows it found. */
+#include "fuzz_file.h"
 #include "engine/core/internal.h"
 #include "engine/extract/wheel.h"
 
@@ -13,14 +14,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof(path), "/tmp/fuzz_wheel.%ld", (long)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    const char *path = fuzz_file("wheel", data, size);
+    if (!path)
         return 0;
-    fwrite(data, 1, size, f);
-    fclose(f);
     struct cdm_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     struct wheel_info w;

@@ -357,6 +357,39 @@ static bool is_zip(const char *path)
     return zip;
 }
 
+/* libarchive's streaming readers (a zip goes to zip_extract): the hash is of the bytes
+ * read. *xz_builtin false: no liblzma, only the external xz program (the Windows build). */
+static struct archive *reader_new(bool *xz_builtin)
+{
+    struct archive *a = archive_read_new();
+    archive_read_support_format_tar(a);
+    archive_read_support_format_gnutar(a);
+    archive_read_support_filter_gzip(a);
+    *xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
+    archive_read_support_filter_bzip2(a);
+    archive_read_support_filter_zstd(a); /* a .conda package's pkg-*.tar.zst */
+    /* an RPM package: its lead and headers skipped, its cpio payload read */
+    archive_read_support_filter_rpm(a);
+    archive_read_support_format_cpio(a);
+    return a;
+}
+
+/* How the archive was read, for --verbose. */
+static void say_how(struct archive *a, const struct stream *s,
+                    const struct extract_limits *limits, struct extract_result *result)
+{
+    if (s->xz)
+        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
+                 "tar, its xz blocks decoded by liblzma on up to %u threads (within %llu MiB)",
+                 limits->threads, limits->thread_memory >> 20);
+    else
+        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
+                 "%s, read by libarchive on one thread, written on another",
+                 (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_CPIO
+                     ? "cpio (an RPM's payload)"
+                     : "tar");
+}
+
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result)
 {
@@ -372,18 +405,8 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         return rc;
     handed = (struct handed){.writer = xw_start(s.hash), .stream = &s};
     s.writer = handed.writer;
-    struct archive *a = archive_read_new();
-    /* Streaming readers only (a zip goes to zip_extract): the hash is of the bytes read. */
-    archive_read_support_format_tar(a);
-    archive_read_support_format_gnutar(a);
-    archive_read_support_filter_gzip(a);
-    /* ARCHIVE_WARN: no liblzma, only the external xz program (the Windows build). */
-    bool xz_builtin = archive_read_support_filter_xz(a) == ARCHIVE_OK;
-    archive_read_support_filter_bzip2(a);
-    archive_read_support_filter_zstd(a); /* a .conda package's pkg-*.tar.zst */
-    /* an RPM package: its lead and headers skipped, its cpio payload read */
-    archive_read_support_filter_rpm(a);
-    archive_read_support_format_cpio(a);
+    bool xz_builtin;
+    struct archive *a = reader_new(&xz_builtin);
     if (limits->threads > 1 && xz_of_blocks(ctx, path, limits->part_offset, limits->part_size) &&
         (s.xz = xz_mt_new(limits->threads, limits->thread_memory, xz_input, &s))) {
         s.decoded = xmalloc(DECODED_BLOCK);
@@ -426,16 +449,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         goto out;
     sha256_finish_hex(s.hash, result->sha256);
     result->archive_size = s.done;
-    if (s.xz)
-        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
-                 "tar, its xz blocks decoded by liblzma on up to %u threads (within %llu MiB)",
-                 limits->threads, limits->thread_memory >> 20);
-    else
-        snprintf(result->unpacked_by, sizeof(result->unpacked_by),
-                 "%s, read by libarchive on one thread, written on another",
-                 (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_CPIO
-                     ? "cpio (an RPM's payload)"
-                     : "tar");
+    say_how(a, &s, limits, result);
 out:
     if (s.writer) { /* stopped early: the writer's error, if it failed, is the cause */
         struct xw_file *done;

@@ -44,10 +44,17 @@ static int check_content(cdm_ctx *ctx, const char *archive, const struct source 
                          const struct extract_result *x);
 static void describe_parts(const struct parts *parts, struct cdm_install_info *in);
 static void links_only(cdm_ctx *ctx, const char *archive, const struct cdm_install_info *existing);
+static int compare_other_file(cdm_ctx *ctx, const char *archive, const struct source *src,
+                              const struct checksums *sums,
+                              const struct cdm_install_info *existing, char **tmp,
+                              struct cdm_install_result *result);
 static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_name,
                          const struct archive_name *name, struct cdm_install_info *in);
 static void describe_content(const struct archive_name *name, const struct extract_result *x,
                              struct cdm_install_info *in);
+static int commit_new(cdm_ctx *ctx, const char *tmp, const struct source *src,
+                      const struct parts *parts, bool official, const struct extract_result *x,
+                      struct cdm_install_info *in, struct cdm_install_result *result);
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
                 struct cdm_install_result *result)
@@ -65,7 +72,6 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     memset(&dl, 0, sizeof(dl));
     struct parts parts;
     memset(&parts, 0, sizeof(parts));
-    struct extract_result recorded = {0};
     /* before the store lock: a download takes long, and other commands go on meanwhile */
     int rc = resolve_archive(ctx, req, platform, &archive, &dl);
     if (!rc && dl.installed) {
@@ -103,54 +109,25 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         goto out;
     }
 
+    if (compare) {
+        rc = compare_other_file(ctx, archive, &src, &sums, &existing, &tmp, result);
+        goto out;
+    }
     /* a part of an install that comes as several packages: complete with the parts kept
      * before, or kept itself */
-    if (src.kind->parts && !compare &&
+    if (src.kind->parts &&
         ((rc = gather_parts(ctx, req, archive, &src, &sums, &in, &parts, result)) || result->kept))
         goto out;
-    if (compare && src.kind->parts && !src.pkg.libraries && !src.pkg.headers) {
-        links_only(ctx, archive, &existing); /* nothing of it to compare */
-        result->install = existing, result->other_source = true;
-        goto out;
-    }
     tmp = store_staging_tmp(ctx, in.id);
-    if ((rc = fs_mkdir(ctx, tmp)))
+    if ((rc = fs_mkdir(ctx, tmp)) ||
+        (rc = src.kind->parts ? parts_unpack(ctx, &parts, archive, &src, &sums, tmp, &x)
+                              : install_unpack(ctx, archive, tmp, &src, &sums, NULL, &x)) ||
+        (rc = check_content(ctx, archive, &src, &x)))
         goto out;
-    /* a part given for an installed id: its links may point to the install's libraries */
-    if (compare && src.kind->parts && !src.pkg.libraries &&
-        (rc = parts_recorded_libraries(ctx, &existing, &recorded)))
-        goto out;
-    if ((rc = src.kind->parts && !compare
-                  ? parts_unpack(ctx, &parts, archive, &src, &sums, tmp, &x)
-                  : install_unpack(ctx, archive, tmp, &src, &sums, &recorded, &x)) ||
-        (!(compare && src.kind->parts) && (rc = check_content(ctx, archive, &src, &x))))
-        goto out;
-    if (compare) {
-        /* a Debian package without the libraries (the headers) is compared file by file */
-        rc = src.kind->parts && !src.pkg.libraries
-                 ? parts_same_files(ctx, &existing, archive, &x)
-                 : install_same_libraries(ctx, &existing, archive, src.kind->name, &x);
-        if (!rc)
-            result->install = existing, result->other_source = true;
-        goto out;
-    }
-    describe_content(&name, &x, &in);
-    describe_parts(&parts, &in);
-    copy_text(in.source, sizeof(in.source), src.kind->name);
-    COPY_STR_ARRAY(result->unpacked_by, x.unpacked_by);
-    /* the hash was checked against NVIDIA's own manifest, fetched over TLS */
-    in.official = in.official || dl.official;
-    if ((rc = install_commit(ctx, tmp, &in, x.files, x.file_count)))
-        goto out;
-    result->install = in;
-    result->changed = true;
-    result->took_together = src.kind->parts && parts.took_together;
-    if (src.kind->parts) /* the kept parts are in it now */
-        rc = db_parts_drop(ctx, in.id, NULL);
+    rc = commit_new(ctx, tmp, &src, &parts, dl.official, &x, &in, result);
 out:
     drop_unfinished(ctx, rc, archive, tmp);
     extract_result_free(&x);
-    extract_result_free(&recorded);
     checksums_free(&sums);
     source_free(&src);
     parts_free(&parts);
@@ -158,6 +135,27 @@ out:
     free(tmp);
     free(archive);
     return rc;
+}
+
+/* The checked tree in tmp recorded as the install in, described by its content; official:
+ * its hash was checked against NVIDIA's own manifest, fetched over TLS. */
+static int commit_new(cdm_ctx *ctx, const char *tmp, const struct source *src,
+                      const struct parts *parts, bool official, const struct extract_result *x,
+                      struct cdm_install_info *in, struct cdm_install_result *result)
+{
+    describe_content(&src->name, x, in);
+    describe_parts(parts, in);
+    copy_text(in->source, sizeof(in->source), src->kind->name);
+    COPY_STR_ARRAY(result->unpacked_by, x->unpacked_by);
+    in->official = in->official || official;
+    int rc = install_commit(ctx, tmp, in, x->files, x->file_count);
+    if (rc)
+        return rc;
+    result->install = *in;
+    result->changed = true;
+    result->took_together = src->kind->parts && parts->took_together;
+    /* the kept parts are in it now */
+    return src->kind->parts ? db_parts_drop(ctx, in->id, NULL) : CDM_OK;
 }
 
 /* What an install that stopped short unpacked is removed; an interrupt says where it was. */
@@ -316,6 +314,43 @@ static void links_only(cdm_ctx *ctx, const char *archive, const struct cdm_insta
                  "version's packages together with --force",
                  archive, existing->id);
     free(link);
+}
+
+/* A second file of an installed id (against_existing's *compare), unpacked into staging
+ * (*tmp, removed by the caller) and compared with the install: the same library bytes are
+ * the same install; a Debian or RPM part without libraries (the headers) is compared file
+ * by file, one of links only not at all. */
+static int compare_other_file(cdm_ctx *ctx, const char *archive, const struct source *src,
+                              const struct checksums *sums,
+                              const struct cdm_install_info *existing, char **tmp,
+                              struct cdm_install_result *result)
+{
+    bool part = src->kind->parts, libraries = !part || src->pkg.libraries;
+    int rc = CDM_OK;
+    if (part && !libraries && !src->pkg.headers) {
+        links_only(ctx, archive, existing);
+        result->install = *existing, result->other_source = true;
+        return CDM_OK;
+    }
+    struct extract_result x = {0}, recorded = {0};
+    *tmp = store_staging_tmp(ctx, existing->id);
+    if ((rc = fs_mkdir(ctx, *tmp)))
+        return rc;
+    /* a part's links may point to the install's libraries */
+    if (!libraries)
+        rc = parts_recorded_libraries(ctx, existing, &recorded);
+    if (!rc)
+        rc = install_unpack(ctx, archive, *tmp, src, sums, &recorded, &x);
+    if (!rc && !part) /* a part alone lacks the headers or the libraries */
+        rc = check_content(ctx, archive, src, &x);
+    if (!rc)
+        rc = libraries ? install_same_libraries(ctx, existing, archive, src->kind->name, &x)
+                       : parts_same_files(ctx, existing, archive, &x);
+    if (!rc)
+        result->install = *existing, result->other_source = true;
+    extract_result_free(&x);
+    extract_result_free(&recorded);
+    return rc;
 }
 
 /* What the extracted content says must agree with what the file says of itself (the
