@@ -512,4 +512,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv, struct cdm_attach_result *out);
 /* verify and doctor: the checks of a store and of what a program loads. */
 #include "cdm_checks.h"
 
+/* choosing the version that works on this machine. */
+#include "cdm_choose.h"
+
 #endif

@@ -57,6 +57,8 @@ struct cdm_doctor_request {
                                     * project's install (Linux), to show the difference */
     unsigned timeout_s; /* kill it and its process group after this many seconds (Linux); 0:
                          * wait as long as it runs */
+    bool allow_cpu;     /* a linked project's command that ran without the GPU (no cuDNN or
+                         * no CUDA driver loaded) passes the run.gpu check */
 };
 
 /* A CUDA library a command's process loaded (cdm doctor -- CMD). */

@@ -17,6 +17,11 @@ struct cdm_exec_request {
     const char *project;
     char *const *argv; /* NULL-terminated; argv[0] looked up on the activated PATH */
     bool no_redirect;  /* the activation's environment alone */
+    bool force;        /* run with an install this machine's GPU or driver cannot run (a
+                        * warning instead of the refusal) */
+    bool check;        /* watch what it loads and fail when it ran without the GPU (no cuDNN
+                        * or no CUDA driver loaded): exit_code is the command's, the error
+                        * says what it loaded instead */
 };
 int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code);
 

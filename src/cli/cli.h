@@ -238,6 +238,8 @@ void cli_warn_which(struct cli *cli, const struct cdm_which_info *w);
 void cli_print_which(struct cli *cli, const struct cdm_which_info *w);
 /* done: "linked", "unlinked", "rolled back" */
 void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const char *done);
+/* The one line a choice made by 'auto' is told in (cmd_resolve.c). */
+void cli_print_choice_line(struct cli *cli, const struct cdm_choice *ch);
 
 /* One per command, each in its cmd_*.c. */
 extern const struct cli_command cli_cmd_install, cli_cmd_available, cli_cmd_fetch, cli_cmd_list,
@@ -246,6 +248,7 @@ extern const struct cli_command cli_cmd_install, cli_cmd_available, cli_cmd_fetc
     cli_cmd_complete, cli_cmd_help, cli_cmd_attach, cli_cmd_detach, cli_cmd_exec, cli_cmd_kernel, cli_cmd_modulefiles, cli_cmd_lock;
 extern const struct cli_command cli_cmd_toolkits;
 extern const struct cli_command cli_cmd_scan;
+extern const struct cli_command cli_cmd_resolve;
 extern const struct cli_command cli_cmd_default;
 extern const struct cli_command cli_cmd_deploy;
 

@@ -66,7 +66,7 @@ static void print_loaded(const struct cdm_doctor_report *r)
     }
 }
 
-enum { OPT_CUDNN, OPT_CUDA, OPT_EXEC, OPT_TIMEOUT };
+enum { OPT_CUDNN, OPT_CUDA, OPT_EXEC, OPT_TIMEOUT, OPT_ALLOW_CPU };
 
 static int check_doctor(struct cli *cli, const struct cli_args *args)
 {
@@ -88,7 +88,8 @@ static int run_doctor(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args
     struct cdm_doctor_request req = {args->pos[0],   args->value[OPT_CUDNN],
                                      (int)args->number[OPT_CUDA], command,
                                      cli->json,      args->given[OPT_EXEC],
-                                     (unsigned)args->number[OPT_TIMEOUT]};
+                                     (unsigned)args->number[OPT_TIMEOUT],
+                                     args->given[OPT_ALLOW_CPU]};
     struct cdm_doctor_report r;
     if (cdm_doctor(ctx, &req, &r) != CDM_OK) {
         free(command);
@@ -157,6 +158,8 @@ static const struct cli_option doctor_options[] = {
                                 "a number of seconds",
                                 "with -- CMD: kill it and its process group after SECONDS and "
                                 "report what it had loaded (Linux; default: no limit)"),
+    [OPT_ALLOW_CPU] = CLI_OPT_FLAG("allow-cpu", "with -- CMD: a run without the GPU (no cuDNN "
+                                                "or no CUDA driver loaded) passes"),
     CLI_OPT_END,
 };
 
@@ -171,7 +174,8 @@ const struct cli_command cli_cmd_doctor = {
     .description =
         "Checks, in order: the store and the project's link and pin; loading the project's "
         "cuDNN and calling it; its libraries' imports; other cuDNN copies the loader finds "
-        "first; the driver and the CUDA toolkit against the compatibility tables; that every "
+        "first; the driver and the CUDA toolkit against the compatibility tables; the GPUs "
+        "and the project's cuDNN against them, and the version 'cdm resolve' would choose; that every "
         "cuDNN library the install needs (imported or opened by name) comes from the install; "
         "the cuDNN that the project's Python environments (.venv, venv, VIRTUAL_ENV, "
         "CONDA_PREFIX) load.\n"
@@ -180,7 +184,9 @@ const struct cli_command cli_cmd_doctor = {
         "With -- CMD [ARGS...]: run CMD with the project activated (as 'cdm activate' sets "
         "it), wait for it, and report every cuDNN, CUDA runtime, cuBLAS and NVRTC library its "
         "processes loaded, from where and why; cuDNN from two folders or versions, or from "
-        "outside the project's install, fails. With --json the command's standard output goes "
+        "outside the project's install, fails; so does a run in a linked project that loaded no "
+        "cuDNN or no CUDA driver ('ran without the GPU', naming what it loaded instead), "
+        "unless --allow-cpu. With --json the command's standard output goes "
         "to standard error. With --exec the command runs as 'cdm exec' runs it, to show the "
         "difference.\n"
         "Environment: CDM_DRIVER_LIB_PATH, a list of folders, replaces the loader's search "

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-enum { OPT_NO_REDIRECT };
+enum { OPT_NO_REDIRECT, OPT_FORCE, OPT_CHECK };
 
 static int check_exec(struct cli *cli, const struct cli_args *args)
 {
@@ -18,12 +18,14 @@ static int run_exec(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
     char **command = xcalloc((size_t)args->nrest + 1, sizeof(char *));
     for (int i = 0; i < args->nrest; i++)
         command[i] = args->rest[i];
-    struct cdm_exec_request req = {args->pos[0], command, args->given[OPT_NO_REDIRECT]};
+    struct cdm_exec_request req = {args->pos[0], command, args->given[OPT_NO_REDIRECT],
+                                   args->given[OPT_FORCE], args->given[OPT_CHECK]};
     int code = EXIT_FAIL;
     if (cdm_exec(ctx, &req, &code) != CDM_OK) {
         cli_fail(cli);
+        /* --check: a run without the GPU that exited 0 exits 3, apart from CMD's own 1 */
         if (code == EXIT_OK)
-            code = EXIT_FAIL;
+            code = req.check && cdm_error_code(ctx) == CDM_EMISMATCH ? 3 : EXIT_FAIL;
     }
     free(command);
     return code;
@@ -39,6 +41,10 @@ static const struct cli_option exec_options[] = {
     [OPT_NO_REDIRECT] = CLI_OPT_FLAG("no-redirect", "set the activation's environment only: "
                                                     "loads by RPATH or by path are left as "
                                                     "they are"),
+    [OPT_FORCE] = CLI_OPT_FLAG("force", "run with an install this machine's GPU or driver "
+                                        "cannot run, with a warning"),
+    [OPT_CHECK] = CLI_OPT_FLAG("check", "watch what CMD loads and fail when it ran without "
+                                        "the GPU (no cuDNN or no CUDA driver loaded)"),
     CLI_OPT_END,
 };
 
@@ -62,6 +68,11 @@ const struct cli_command cli_cmd_exec = {
         "statically linked programs.\n"
         "On Windows CMD gets the activation's PATH; PyTorch's own torch\\lib\\cudnn*.dll, "
         "loaded by their path, are reached only by 'cdm attach', which cdm then says.\n"
+        "An install this machine's GPUs or driver cannot run (see 'cdm resolve') is refused "
+        "unless --force.\n"
+        "With --check cdm waits for CMD and fails when it loaded no cuDNN or no CUDA driver, "
+        "saying what it loaded instead (ONNX Runtime's CPU provider, a CUDA runtime that "
+        "found no driver): exit status 3 when CMD itself exited 0.\n"
         " cdm exec -- python3 train.py\n"
         " cdm exec ~/src/project_a -- jupyter lab\n",
 };

@@ -82,6 +82,22 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
     if (several && (from || req.sha256))
         return cli_usage_error(cli, "several files are installed one after the other: "
                                     "--from-store and --sha256 take one");
+    /* auto: the newest version this machine and project accept, of the installs and of
+     * what [fetch] base offers (cdm resolve --available says why) */
+    char chosen[32] = "";
+    if (!strcmp(args->pos[0], "auto")) {
+        if (several || from || req.platform || req.sha256)
+            return cli_usage_error(cli, "auto chooses one version for this machine: it takes no "
+                                        "other file, --from-store, --platform or --sha256");
+        struct cdm_choose_request cr = {NULL, true, false, req.cuda, false};
+        struct cdm_choice choice;
+        if (cdm_choose_auto(ctx, &cr, &choice) != CDM_OK)
+            return cli_fail(cli);
+        cli_print_choice_line(cli, &choice);
+        snprintf(chosen, sizeof(chosen), "%s", choice.chosen->version);
+        req.cuda = choice.chosen->cuda;
+        cdm_choice_free(&choice);
+    }
     struct json j;
     json_init(&j);
     if (several)
@@ -93,7 +109,7 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
         for (int k = 0, n = 0; k < CLI_MAX_ARGS && args->pos[k]; k++)
             if (k != i)
                 others[n++] = args->pos[k];
-        req.what = args->pos[i];
+        req.what = *chosen ? chosen : args->pos[i];
         req.together = others;
         if ((from ? cdm_install_from_store(ctx, from, req.what, req.cuda, &result)
                   : cdm_install(ctx, &req, &result)) != CDM_OK) {
@@ -163,5 +179,8 @@ const struct cli_command cli_cmd_install = {
         "9.27) is looked up "
         "in the folders of [install] sources, else downloaded from [fetch] base (NVIDIA's "
         "redist folder by default) and checked against its manifest's size and SHA-256.\n"
+        "VERSION auto: the newest version that this machine's GPUs and driver and the "
+        "project's toolkit, pin and Python environments accept, of the installs and what "
+        "[fetch] base offers ('cdm resolve --available' says why).\n"
         " cdm install 9.27 --cuda 13\n",
 };

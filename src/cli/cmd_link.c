@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT, OPT_TOOLKIT, OPT_FORCE, OPT_DRY_RUN };
 enum { ARG_PROJECT, ARG_VERSION };
@@ -27,6 +28,16 @@ static int run_link(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
                                    .force = args->given[OPT_FORCE],
                                    .dry_run = args->given[OPT_DRY_RUN]};
     split_args(args, &req.project, &req.spec);
+    /* auto: the newest install every rule accepts here (cdm resolve says why) */
+    struct cdm_choice choice = {0};
+    bool automatic = req.spec && !strcmp(req.spec, "auto");
+    if (automatic) {
+        struct cdm_choose_request cr = {req.project, false, false, req.cuda, true};
+        if (cdm_choose_auto(ctx, &cr, &choice) != CDM_OK)
+            return cli_fail(cli);
+        cli_print_choice_line(cli, &choice);
+        req.spec = choice.chosen->id;
+    }
     /* linked from its pin: a cudnn.lock beside it says exactly which bytes (installed now
      * when missing) */
     struct cdm_lock_result locked;
@@ -40,7 +51,9 @@ static int run_link(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
                      locked.path);
     }
     struct cdm_link_result result;
-    if (cdm_link(ctx, &req, &result) != CDM_OK)
+    int rc = cdm_link(ctx, &req, &result);
+    cdm_choice_free(&choice);
+    if (rc != CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "linked");
     if (result.unignored && !cli->json && !result.dry_run)
@@ -69,8 +82,9 @@ static const struct cli_option link_options[] = {
                                   "lists, or its folder): the link then leads to a view of both; "
                                   "none drops it (default: the project's)"),
     [OPT_FORCE] = CLI_OPT_FLAG("force", "link a cuDNN and toolkit outside the compatibility "
-                                        "tables, or a cuDNN that a Python environment "
-                                        "attached to the project would refuse, with a warning"),
+                                        "tables, a cuDNN that a Python environment "
+                                        "attached to the project would refuse, or one this "
+                                        "machine's GPU or driver cannot run, with a warning"),
     [OPT_DRY_RUN] = CLI_OPT_FLAG("dry-run", "say what would change, change nothing"),
     CLI_OPT_END,
 };
@@ -86,6 +100,9 @@ const struct cli_command cli_cmd_link = {
         "Creates or switches PROJECT/cuda_link and writes PROJECT/.cudnn-version.\n"
         "PROJECT defaults to the nearest folder upwards with a link or pin file; a single "
         "word that is no folder is the VERSION.\n"
+        "VERSION auto: the newest install that this machine's GPUs and driver, the project's "
+        "toolkit and Python environments accept ('cdm resolve' shows each reason); the pin "
+        "is chosen anew, not obeyed.\n"
         "VERSION omitted: the one in the project's .cudnn-version pin file. The pin keeps its "
         "text while it names the linked version (8.8 stays 8.8); otherwise, or with "
         "--pin-exact, it gets the full id.\n"

@@ -18,6 +18,7 @@ static const struct cli_command *const cli_commands[] = {
     &cli_cmd_link,
     &cli_cmd_unlink,
     &cli_cmd_which,
+    &cli_cmd_resolve,
     &cli_cmd_history,
     &cli_cmd_rollback,
     &cli_cmd_lock,

@@ -84,14 +84,35 @@ bool loader_is_builtin(const char *name);
 
 /* The NVIDIA driver, found as the loader would, or in the folders of CDM_DRIVER_LIB_PATH
  * (a PATH-like list; set, it replaces the loader's search: tests use it). */
+#define DRIVER_MAX_GPUS 64
+struct driver_gpu {
+    char name[96];  /* "NVIDIA H200" */
+    char uuid[96];  /* "GPU-5f1c...", "" when the driver API answered (it gives bytes) */
+    int cc_major, cc_minor; /* compute capability */
+};
 struct driver_info {
     bool found;        /* a driver library loaded */
     char version[96];  /* from NVML, "" when unknown */
     int cuda_version;  /* cuDriverGetVersion, 0 when unknown (13000 = 13.0) */
     char source[4096]; /* the libraries that answered */
     char error[512];   /* why the driver could not be asked, "" when it was */
+    /* The GPUs, from NVML in its (PCI bus) order, all of them whatever
+     * CUDA_VISIBLE_DEVICES says; else from the CUDA driver, which has applied it already. */
+    bool gpus_asked;        /* some library answered how many GPUs there are */
+    bool gpus_filtered;     /* the list is the CUDA driver's: CUDA_VISIBLE_DEVICES applied */
+    size_t gpu_count;
+    struct driver_gpu gpus[DRIVER_MAX_GPUS];
+    char gpu_error[256];    /* why the GPUs could not be listed, "" when they were */
 };
 void loader_driver(struct driver_info *out);
+/* The GPU list asked again of the CUDA driver alone, which numbers GPUs as CUDA does for
+ * this process (CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER applied); out unchanged when
+ * there is no CUDA driver. */
+void loader_cuda_gpus(struct driver_info *out);
+
+/* Something that names this boot of the machine and changes at the next (Linux's
+ * boot_id; on Windows the boot's time): what facts are kept for. false when unknown. */
+bool loader_boot_id(char *out, size_t size);
 
 /* Run program (a path, or a name found on PATH) with one argument and return its standard
  * output, malloc'd; NULL when it cannot run or fails. */

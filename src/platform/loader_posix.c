@@ -4,6 +4,7 @@
 #include "loader.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -140,4 +141,15 @@ void loader_host_facts(const char *store_root, struct host_facts *out)
      * no execution policy off Windows. */
     (void)store_root;
     memset(out, 0, sizeof(*out));
+}
+
+bool loader_boot_id(char *out, size_t size)
+{
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f)
+        return false;
+    bool ok = fgets(out, (int)size, f) != NULL;
+    fclose(f);
+    out[strcspn(out, "\r\n")] = '\0';
+    return ok && *out;
 }

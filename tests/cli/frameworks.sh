@@ -54,12 +54,7 @@ env_with() {
   fi
   printf 'Metadata-Version: 2.1\nName: nvidia-cudnn-cu%s\nVersion: %s\n' "$cu" "$wheel" \
     >"$sp/nvidia_cudnn_cu$cu-$wheel.dist-info/METADATA"
-  while [ $# -ge 3 ]; do
-    mkdir -p "$sp/$1-$2.dist-info"
-    printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$1" "$2" >"$sp/$1-$2.dist-info/METADATA"
-    [ -n "$3" ] && printf 'Requires-Dist: %s\n' "$3" >>"$sp/$1-$2.dist-info/METADATA"
-    shift 3
-  done
+  dists "$sp" "$@"
   printf '%s\n' "$v"
 }
 

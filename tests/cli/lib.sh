@@ -112,6 +112,19 @@ fixture() {
   printf '%s\n' "$SCRATCH/archives/$name"
 }
 
+# dists SITE [DIST VERSION REQUIRES-DIST]...: a dist-info per triple in the site-packages
+# folder SITE, whose METADATA names it and its one Requires-Dist ("" for none)
+dists() {
+  local sp=$1
+  shift
+  while [ $# -ge 3 ]; do
+    mkdir -p "$sp/$1-$2.dist-info"
+    printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$1" "$2" >"$sp/$1-$2.dist-info/METADATA"
+    [ -n "$3" ] && printf 'Requires-Dist: %s\n' "$3" >>"$sp/$1-$2.dist-info/METADATA"
+    shift 3
+  done
+}
+
 # tree_digest DIR: one line per entry (type, path, size or link) for comparing folders
 tree_digest() {
   (cd "$1" 2>/dev/null && find . -printf '%y %p %s %l\n' | sort)

@@ -110,10 +110,39 @@ ctypes.CDLL("libcudnn_graph.so.9")
 ctypes.CDLL("libcudnn_ops.so.9")
 PY
 run_cdm doctor --json -- "$PY" "$W/clean.py"
-expect_rc 0 "a program that takes every cuDNN library from the project passes"
+expect_rc 1 "a program that loads the project's cuDNN but no CUDA driver fails"
+check "run.gpu: it ran without the GPU, no CUDA driver loaded" \
+  test "$(status run.gpu)|$(detail run.gpu)" = "fail|ran without the GPU: it loaded no CUDA driver"
+run_cdm doctor --json --allow-cpu -- "$PY" "$W/clean.py"
+expect_rc 0 "with --allow-cpu a program that takes every cuDNN library from the project passes"
+check "run.gpu is then a warning" test "$(status run.gpu)" = warn
 check "run.cudnn: all from the project's folder" \
   sh -c 'test "$1" = ok && printf "%s" "$2" | grep -q "3 cuDNN libraries, all from .$3."' _ "$(status run.cudnn)" "$(detail run.cudnn)" "$A"
 check "run.command reports status 0" test "$(status run.command)" = ok
+# stand-ins for the CUDA driver and for ONNX Runtime built without its CUDA provider
+mkdir -p "$SCRATCH/gpu"
+printf 'int cuInit(unsigned f) { (void)f; return 100; }\n' >"$SCRATCH/gpu/cuda.c"
+"${CC:-cc}" -shared -fPIC -o "$SCRATCH/gpu/libcuda.so.1" "$SCRATCH/gpu/cuda.c"
+"${CC:-cc}" -shared -fPIC -o "$SCRATCH/gpu/libonnxruntime.so.1.20.1" "$SCRATCH/gpu/cuda.c"
+cat >"$W/gpu.py" <<'PY'
+import ctypes, sys
+ctypes.CDLL("libcudnn.so.9")
+ctypes.CDLL(sys.argv[1] + "/libcuda.so.1")
+PY
+run_cdm doctor --json -- "$PY" "$W/gpu.py" "$SCRATCH/gpu"
+check "a program that loads cuDNN and the CUDA driver passes run.gpu" test "$(status run.gpu)" = ok
+printf 'import ctypes, sys\nctypes.CDLL(sys.argv[1] + "/libonnxruntime.so.1.20.1")\n' >"$W/ort.py"
+run_cdm doctor --json -- "$PY" "$W/ort.py" "$SCRATCH/gpu"
+expect_rc 1 "ONNX Runtime loaded without its CUDA provider fails the doctor"
+check "run.gpu names it as what ran instead" \
+  test "$(detail run.gpu)" = "ran without the GPU: it loaded no cuDNN library and no CUDA driver; instead: ONNX Runtime without its CUDA provider (it falls back to the CPU provider)"
+run_cdm exec --check -- "$PY" "$W/ort.py" "$SCRATCH/gpu"
+expect_rc 3 "exec --check: the same run exits 3"
+expect_err "ran without the GPU: it loaded no cuDNN library and no CUDA driver; instead: ONNX Runtime without its CUDA provider" "saying so"
+run_cdm exec --check -- "$PY" "$W/gpu.py" "$SCRATCH/gpu"
+expect_rc 0 "exec --check of a run on cuDNN and the driver exits 0"
+run_cdm exec --check -- "$PY" -c 'import sys; sys.exit(5)'
+expect_rc 5 "exec --check keeps the command's own failing status"
 run_cdm doctor --json -- "$PY" -c 'import sys; sys.exit(4)'
 check "a command that loads no cuDNN: exit status 4 reported, a warning each" \
   test "$(json 'd["command"]["exit"], [c["status"] for c in d["checks"] if c["name"] in ("run.command", "run.cudnn")]')" = "(4, ['warn', 'warn'])"

@@ -18,7 +18,7 @@
  * before it found (the library layer's loaded library, the install's file list). */
 static const struct doctor_layer *const layers[] = {
     &doctor_store_layer,  &doctor_library_layer, &doctor_deps_layer,
-    &doctor_shadow_layer, &doctor_driver_layer,  &doctor_host_layer,
+    &doctor_shadow_layer, &doctor_driver_layer,  &doctor_machine_layer, &doctor_host_layer,
     &doctor_same_layer,   &doctor_python_layer,  &doctor_run_layer,
 };
 

@@ -76,6 +76,7 @@ extern const struct doctor_layer doctor_library_layer; /* load, version, cudart,
 extern const struct doctor_layer doctor_deps_layer;    /* imports and run-time loads */
 extern const struct doctor_layer doctor_shadow_layer;  /* other copies found first */
 extern const struct doctor_layer doctor_driver_layer;  /* driver, toolkit, their tables */
+extern const struct doctor_layer doctor_machine_layer; /* GPUs, and the choice here */
 extern const struct doctor_layer doctor_host_layer;    /* the host's own (Windows) checks */
 extern const struct doctor_layer doctor_same_layer;    /* every cuDNN library from the install */
 extern const struct doctor_layer doctor_python_layer;  /* the cuDNN Python environments load */

@@ -9,6 +9,7 @@
  */
 #include "cudnn_lib.h"
 #include "doctor.h"
+#include "ran_on_gpu.h"
 #include "libfile.h"
 #include "platform/fs.h"
 
@@ -260,6 +261,26 @@ static void judge_cudnn(struct doctor *d, const struct trace_result *r)
     sb_free(&outside);
 }
 
+/* A linked project's program that loaded no cuDNN or no driver ran on the CPU, which is
+ * what most "it is slow" reports turn out to be. */
+static void judge_gpu(struct doctor *d, const struct trace_result *r)
+{
+    struct strbuf why = STRBUF_INIT;
+    bool linked = d->have_project && (d->project.has_link || *d->project.linked_id);
+    if (!linked)
+        doctor_add(d, "run.gpu", CDM_CHECK_SKIP, NULL, "no linked project to hold it to the GPU");
+    else if (ran_on_gpu(r, &why))
+        doctor_add(d, "run.gpu", CDM_CHECK_OK, NULL,
+                   "it loaded cuDNN and the CUDA driver");
+    else
+        doctor_add(d, "run.gpu", d->req->allow_cpu ? CDM_CHECK_WARN : CDM_CHECK_FAIL,
+                   d->req->allow_cpu ? NULL
+                                     : "see the driver and machine checks above; pass "
+                                       "--allow-cpu when a CPU run is what you want",
+                   "%s%s", sb_str(&why), d->req->allow_cpu ? " (accepted: --allow-cpu)" : "");
+    sb_free(&why);
+}
+
 static void check_run(struct doctor *d)
 {
     if (!d->req || !d->req->command || !d->req->command[0])
@@ -340,6 +361,7 @@ static void check_run(struct doctor *d)
                    r.ignored, r.ignored == 1 ? "" : "s", r.ignored == 1 ? "" : "s",
                    r.ignored == 1 ? "was" : "were");
     judge_cudnn(d, &r);
+    judge_gpu(d, &r);
     trace_result_free(&r);
 }
 

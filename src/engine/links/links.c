@@ -398,7 +398,8 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     rc = installed(ctx, in.id, why, &in);
     free(why);
     struct cdm_toolkit tk;
-    if (rc || (rc = choose_toolkit(ctx, p.path, req->toolkit, has_cur ? &cur : NULL, &tk)) ||
+    if (rc || (rc = cdm_machine_check_install(ctx, &in, req->force, "linking")) ||
+        (rc = choose_toolkit(ctx, p.path, req->toolkit, has_cur ? &cur : NULL, &tk)) ||
         (*tk.version && (rc = check_pair(ctx, p.path, &in, &tk, req->force))) ||
         (rc = attach_check_switch(ctx, p.path, &in, req->force)))
         return rc;

@@ -107,6 +107,7 @@ static void judge(const struct fw_rule *r, const struct py_dist *dist, const str
                      "the cuDNN of its build (its METADATA names no nvidia-cudnn wheel)");
             return;
         }
+        out->wants_major = req.major;
         if (r->kind == FW_BUILD_MINOR)
             snprintf(out->rule, sizeof(out->rule),
                      "cuDNN %d.x at %d.%d or newer, as it was built with %d.%d", req.major,
@@ -128,6 +129,7 @@ static void judge(const struct fw_rule *r, const struct py_dist *dist, const str
                      out->framework, req.cuda, id, in->cuda);
         return;
     case FW_MAJOR:
+        out->wants_major = r->major;
         snprintf(out->rule, sizeof(out->rule), "cuDNN %d.x", r->major);
         if (have->part[0] != r->major)
             snprintf(out->problem, sizeof(out->problem), "%s needs cuDNN %d and %s is cuDNN %d",

@@ -18,6 +18,7 @@ struct fw_verdict {
     bool decided;        /* the rule could be applied (a build's rule needs the framework's
                           * Requires-Dist on the nvidia-cudnn wheel) */
     bool warn_only;      /* the rule serves one feature: a warning, never a refusal */
+    int wants_major;     /* the cuDNN major the rule asks for, 0 when it names none */
     const char *override; /* how a user goes past it */
     const char *source;   /* where the rule comes from */
 };
