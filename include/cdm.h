@@ -360,7 +360,15 @@ struct cdm_link_request {
     bool force;          /* link a pair outside the compatibility tables, or a version an
                           * attached Python environment's framework refuses (with a warning) */
     bool dry_run;        /* say what would change (result), change nothing */
+    bool also;           /* the version goes beside the project's install, as its second
+                          * cuDNN major (one link to a pair view holding both) */
+    bool only;           /* the version alone: a second major the project held is dropped */
 };
+
+/* The second install of a pair view (a project holding two cuDNN majors: cdm link --also),
+ * from the view's name (a generation's or a project's view) into also; false, with also
+ * "", for any other view or none. */
+bool cdm_pair_view_also(const char *view, char *also, size_t size);
 
 struct cdm_link_result {
     struct cdm_which_info now; /* the project after the change */

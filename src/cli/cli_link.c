@@ -31,6 +31,9 @@ void cli_json_which(struct json *j, const struct cdm_which_info *w)
     kv_string_or_null(j, "toolkit", w->toolkit);
     kv_string_or_null(j, "toolkit_path", w->toolkit_path);
     kv_string_or_null(j, "view", p->view);
+    char also[64];
+    cdm_pair_view_also(p->view, also, sizeof(also));
+    kv_string_or_null(j, "also", also);
     kv_string_or_null(j, "no_link", p->no_link);
     json_kv_bool(j, "gone", w->gone);
 }
@@ -99,6 +102,9 @@ void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
             cli_printf("generation  -\n");
         if (p->has_pin)
             cli_printf("pinned      %s\n", p->pinned_id);
+        char also[64];
+        if (cdm_pair_view_also(p->view, also, sizeof(also)))
+            cli_printf("also        %s (a second cuDNN major, through the same link)\n", also);
         if (*w->toolkit)
             cli_printf("toolkit     CUDA %s, '%s'%s\n", w->toolkit, w->toolkit_path,
                        *p->view ? "" : " (no view: the link leads to cuDNN alone)");
@@ -109,6 +115,7 @@ void cli_print_which(struct cli *cli, const struct cdm_which_info *w)
 void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const char *done)
 {
     const struct cdm_which_info *w = &r->now;
+    char also[64];
     if (cli->json) {
         struct json j;
         json_init(&j);
@@ -135,6 +142,9 @@ void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const ch
                  w->project.linked_id);
     else if (!r->changed)
         cli_info(cli, "'%s': no link; nothing to do\n", w->project.link_path);
+    else if (*w->project.linked_id && cdm_pair_view_also(w->project.view, also, sizeof(also)))
+        cli_info(cli, "%s '%s' -> %s beside %s (generation %lld)\n", done, w->project.link_path,
+                 w->project.linked_id, also, w->generation);
     else if (*w->project.linked_id && *w->project.view)
         cli_info(cli, "%s '%s' -> %s with the CUDA %s toolkit (generation %lld)\n", done,
                  w->project.link_path, w->project.linked_id, w->toolkit, w->generation);

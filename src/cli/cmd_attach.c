@@ -86,8 +86,8 @@ static const struct cli_arg attach_args[] = {
 
 static const struct cli_option attach_options[] = {
     [OPT_FORCE] = CLI_OPT_FLAG("force", "attach even a cuDNN the environment's framework (torch's "
-                                        "Requires-Dist) would refuse: another major or an older "
-                                        "minor"),
+                                        "Requires-Dist) would refuse (another major or an older "
+                                        "minor), or one this machine's GPU or driver cannot run"),
     CLI_OPT_END,
 };
 

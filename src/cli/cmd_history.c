@@ -26,8 +26,9 @@ static int run_history(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
     else
         cli_printf("   %-4s %-9s %-22s %-20s %s\n", "GEN", "ACTION", "ID", "TIME", "LINK");
     for (size_t i = 0; i < n; i++) {
-        char when[32];
+        char when[32], also[64];
         cli_format_time(g[i].time, when, sizeof(when));
+        cdm_pair_view_also(g[i].view, also, sizeof(also));
         if (cli->json) {
             json_object_begin(&j);
             json_kv_int(&j, "generation", g[i].number);
@@ -39,11 +40,14 @@ static int run_history(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
             json_kv_string(&j, "link_name", g[i].link_name);
             json_key(&j, "toolkit");
             json_string(&j, g[i].toolkit[0] ? g[i].toolkit : NULL);
+            json_key(&j, "also");
+            json_string(&j, *also ? also : NULL);
             json_object_end(&j);
         } else {
-            cli_printf("%s  %-4lld %-9s %-22s %-20s %s%s%s\n", g[i].current ? "*" : " ",
+            cli_printf("%s  %-4lld %-9s %-22s %-20s %s%s%s%s%s\n", g[i].current ? "*" : " ",
                        g[i].number, g[i].action, g[i].install_id[0] ? g[i].install_id : "-", when,
-                       g[i].link_name, g[i].toolkit[0] ? "  with CUDA " : "", g[i].toolkit);
+                       g[i].link_name, g[i].toolkit[0] ? "  with CUDA " : "", g[i].toolkit,
+                       *also ? "  beside " : "", also);
         }
     }
     if (cli->json) {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT, OPT_TOOLKIT, OPT_FORCE, OPT_DRY_RUN };
+enum { OPT_NAME, OPT_CUDA, OPT_PIN_EXACT, OPT_TOOLKIT, OPT_FORCE, OPT_DRY_RUN, OPT_ALSO, OPT_ONLY };
 enum { ARG_PROJECT, ARG_VERSION };
 
 /* A single word is the project when it names a folder, else the version for the nearest
@@ -26,7 +26,12 @@ static int run_link(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
                                    .pin_exact = args->given[OPT_PIN_EXACT],
                                    .toolkit = args->value[OPT_TOOLKIT],
                                    .force = args->given[OPT_FORCE],
-                                   .dry_run = args->given[OPT_DRY_RUN]};
+                                   .dry_run = args->given[OPT_DRY_RUN],
+                                   .also = args->given[OPT_ALSO],
+                                   .only = args->given[OPT_ONLY]};
+    if (req.also && req.only)
+        return cli_usage_error(cli, "--also adds a second cuDNN major and --only drops it: give "
+                                    "one");
     split_args(args, &req.project, &req.spec);
     /* auto: the newest install every rule accepts here (cdm resolve says why) */
     struct cdm_choice choice = {0};
@@ -86,6 +91,9 @@ static const struct cli_option link_options[] = {
                                         "attached to the project would refuse, or one this "
                                         "machine's GPU or driver cannot run, with a warning"),
     [OPT_DRY_RUN] = CLI_OPT_FLAG("dry-run", "say what would change, change nothing"),
+    [OPT_ALSO] = CLI_OPT_FLAG("also", "keep the project's install and add VERSION beside it, "
+                                      "a second cuDNN major (8.9.7 beside 9.19)"),
+    [OPT_ONLY] = CLI_OPT_FLAG("only", "VERSION alone: drop a second major the project holds"),
     CLI_OPT_END,
 };
 
@@ -108,6 +116,11 @@ const struct cli_command cli_cmd_link = {
         "--pin-exact, it gets the full id.\n"
         "The first link in a git work tree that does not ignore it prints a hint to add it to "
         ".gitignore.\n"
+        "With --also VERSION goes beside the project's install as a second cuDNN major: the "
+        "link then leads to a view in the store holding both (libcudnn.so.9 and "
+        "libcudnn.so.8, cudnn64_9.dll and cudnn64_8.dll; the headers are the first's), "
+        "so activation, exec and the redirect give a program both. Later links switch the "
+        "install of their version's major and keep the other; --only drops it.\n"
         "With --toolkit the link leads to a view in the store: the toolkit's bin, include and "
         "library folders with the cuDNN files on top, made of links, so that the link works as "
         "CUDA_PATH (activation then also sets CUDA_HOME and puts its bin on PATH). A pair "

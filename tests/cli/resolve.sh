@@ -5,6 +5,7 @@
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 
 CC=${CC:-cc}
+PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PY=python3
 mkdir -p "$SCRATCH/nvml" "$SCRATCH/nodriver"
 "$CC" -shared -fPIC -o "$SCRATCH/nvml/libnvidia-ml.so.1" "$TESTS_DIR/stub_nvml.c" || exit 1
 export CDM_DRIVER_LIB_PATH=$SCRATCH/nvml
@@ -102,7 +103,6 @@ check "a link in the record's place is neither read nor written through" \
 rm -f "$FACTS"
 
 # ---- environments: frameworks' pins ------------------------------------------------------
-PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || PY=python3
 # env_with DIR [DIST VERSION REQUIRES-DIST]...: a venv whose dist-info says these
 env_with() {
   local v=$1
@@ -174,6 +174,21 @@ expect_rc 1 "exec with an install the GPU cannot run is refused"
 expect_err "this machine cannot run 9.19.0.56-cuda12" "saying so"
 run_cdm exec --force -- true
 expect_rc 0 "exec --force runs it"
+V=$SCRATCH/vattach
+if "$PY" -m venv --without-pip "$V" >/dev/null 2>&1; then
+  sp=$(echo "$V"/lib/python3*/site-packages)
+  mkdir -p "$sp/nvidia/cudnn/lib"
+  for f in "" _adv _cnn _graph _ops; do head -c 100 /dev/urandom >"$sp/nvidia/cudnn/lib/libcudnn$f.so.9"; done
+  dists "$sp" nvidia_cudnn_cu12 9.19.0.56 ''
+  before=$(tree_digest "$V")
+  run_cdm attach "$V" .
+  expect_rc 1 "attach to a project whose install the GPU cannot run is refused"
+  expect_err "this machine cannot run 9.19.0.56-cuda12: GPU 0, NVIDIA GeForce GTX 1080 Ti" "naming the GPU"
+  check "the environment is as it was" test "$(tree_digest "$V")" = "$before"
+  run_cdm attach "$V" . --force
+  expect_rc 0 "attach --force goes past it"
+  run_cdm detach "$V"
+fi
 run_cdm link . 9.10
 run_cdm doctor --json --allow-cpu -- python3 -c pass
 check "--allow-cpu: the CPU run passes run.gpu with a warning" test "$(status run.gpu)" = warn

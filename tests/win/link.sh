@@ -25,6 +25,13 @@ if junctions_work; then
   run_cdm rollback "$(wpath "$proj")"
   expect_rc 0 "rollback goes back"
   check "to 8.8.0" test -f "$proj/cuda_link/bin/cudnn64_8.dll"
+  run_cdm link "$(wpath "$proj")" 9.1.0.70
+  run_cdm link "$(wpath "$proj")" 8.8.0 --also
+  expect_rc 0 "link --also puts 8.8.0 beside 9.1"
+  check "one junction leads to a view with both majors' DLLs" \
+    test -f "$proj/cuda_link/bin/cudnn64_9.dll" -a -f "$proj/cuda_link/bin/cudnn64_8.dll"
+  check "each the store's own file" \
+    test "$(cmp -s "$proj/cuda_link/bin/cudnn64_8.dll" "$CDM_ROOT_POSIX"/8.8.0*/bin/cudnn64_8.dll && echo same)" = same
   run_cdm unlink "$(wpath "$proj")"
   expect_rc 0 "unlink removes the junction"
   check "only the pin file is left" test "$(ls -A "$proj")" = .cudnn-version

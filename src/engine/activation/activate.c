@@ -227,9 +227,11 @@ static bool unchanged_at(cdm_ctx *ctx, const char *near)
         goto out;
     enum link_kind kind;
     if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS) {
-        /* The same install, through a view (a toolkit) exactly when one is active. */
-        char id[64], *home = fs_getenv("CDM_SAVED_CUDA_HOME");
-        bool view = store_is_view_name(target);
+        /* The same install, through a toolkit's view exactly when one is active (a pair
+         * view's second major changes no variable: the paths go through the link). */
+        char id[64], tk[64], *home = fs_getenv("CDM_SAVED_CUDA_HOME");
+        view_toolkit_version(path_basename(target), tk, sizeof(tk));
+        bool view = *tk != '\0';
         same = store_install_of(ctx, target, id, sizeof(id)) && !strcmp(id, active) &&
                view == (home != NULL);
         free(home);

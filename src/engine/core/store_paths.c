@@ -156,6 +156,28 @@ void view_toolkit_version(const char *name, char *out, size_t size)
         snprintf(out, size, "%.*s", (int)(dash - v - skip), v + skip);
 }
 
+char *pair_view_name(const char *primary_id, const char *also_id)
+{
+    return xasprintf("%s+%s", primary_id, also_id);
+}
+
+bool pair_view_also(const char *path, char *also, size_t size)
+{
+    const char *plus = strchr(path_basename(path), '+');
+    also[0] = '\0';
+    /* a toolkit's view goes on with "cuda", an install's id with its version's digits */
+    if (!plus || plus[1] < '0' || plus[1] > '9' || !copy_str(also, size, plus + 1)) {
+        also[0] = '\0';
+        return false;
+    }
+    return true;
+}
+
+bool cdm_pair_view_also(const char *view, char *also, size_t size)
+{
+    return pair_view_also(view ? view : "", also, size);
+}
+
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size)
 {
     id[0] = '\0';

@@ -65,6 +65,12 @@ char *view_name(const char *install_id, const char *tk_version, const char *tk_r
 bool store_is_view_name(const char *path);
 /* The toolkit's version in a view's name ("13.0.88"); "" when name is none. */
 void view_toolkit_version(const char *name, char *out, size_t size);
+/* A pair view's name: "<primary id>+<also id>", the project's install with a second cuDNN
+ * major beside it (cdm link --also); malloc'd. */
+char *pair_view_name(const char *primary_id, const char *also_id);
+/* The second install's id in a pair view's name (the last component of path) into also;
+ * false, with also "", when it is no pair view (a toolkit's, or no view). */
+bool pair_view_also(const char *path, char *also, size_t size);
 
 /* views/, and the view called name in it */
 char *store_views_dir(const cdm_ctx *ctx);

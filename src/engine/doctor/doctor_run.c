@@ -189,35 +189,66 @@ static char *venv_of(const char *path)
     return NULL;
 }
 
+/* The cuDNN major of a loaded library: its version's, else its soname's (.so.9, 64_9.dll). */
+static int loaded_major(const struct cdm_loaded *l)
+{
+    const char *b = path_basename(l->path), *so = strstr(b, ".so."), *dll = strstr(b, "64_");
+    return l->version[0] ? atoi(l->version) : so ? atoi(so + 4) : dll ? atoi(dll + 3) : 0;
+}
+
+/* Per cuDNN major, the first library of it seen: one process may hold two majors (a
+ * project's second, cdm link --also), but each from one folder and one version. */
+struct major_seen {
+    int major;
+    const struct cdm_loaded *first;
+};
+
+static const struct cdm_loaded *first_of_major(struct major_seen *seen, size_t *n,
+                                               const struct cdm_loaded *l)
+{
+    int major = loaded_major(l);
+    for (size_t i = 0; i < *n; i++)
+        if (seen[i].major == major)
+            return seen[i].first;
+    if (*n < 8)
+        seen[(*n)++] = (struct major_seen){major, l};
+    return NULL;
+}
+
 static void judge_cudnn(struct doctor *d, const struct trace_result *r)
 {
     const struct cdm_doctor_report *rep = d->report;
     struct strbuf folders = STRBUF_INIT, outside = STRBUF_INIT;
-    size_t nfolders = 0, ncudnn = 0, noutside = 0;
+    size_t nfolders = 0, ncudnn = 0, noutside = 0, nmajors = 0;
+    struct major_seen seen[8];
     char *venv = NULL;
-    const char *first_version = NULL;
-    bool versions_differ = false;
+    bool versions_differ = false, folders_differ = false;
+    char also[64];
+    cdm_pair_view_also(d->have_project ? d->project.view : NULL, also, sizeof(also));
     for (size_t i = 0; i < rep->loaded_count; i++) {
         const struct cdm_loaded *l = &rep->loaded[i];
         if (strcmp(l->kind, "cudnn"))
             continue;
         ncudnn++;
-        if (l->version[0] && first_version && !lib_same_version(first_version, l->version))
+        const struct cdm_loaded *first = first_of_major(seen, &nmajors, l);
+        if (first && l->version[0] && first->version[0] &&
+            !lib_same_version(first->version, l->version))
             versions_differ = true;
-        if (l->version[0] && !first_version)
-            first_version = l->version;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen =
+        if (first && strcmp(first->folder, l->folder))
+            folders_differ = true;
+        bool seen_folder = false;
+        for (size_t j = 0; j < i && !seen_folder; j++)
+            seen_folder =
                 !strcmp(rep->loaded[j].kind, "cudnn") && !strcmp(rep->loaded[j].folder, l->folder);
-        if (!seen) {
+        if (!seen_folder) {
             nfolders++;
             sb_addf(&folders, "%s'%s' (cuDNN %s, %s%s)", nfolders > 1 ? " and " : "", l->folder,
                     l->version[0] ? l->version : "of unknown version",
                     l->install ? "the store's " : "outside the store",
                     l->install ? l->install : "");
         }
-        if (d->have_install && (!l->install || strcmp(l->install, d->install.id))) {
+        bool mine = l->install && (!strcmp(l->install, d->install.id) || !strcmp(l->install, also));
+        if (d->have_install && !mine) {
             if (!noutside++)
                 sb_addf(&outside, "'%s' (%s)", l->path, l->why);
             if (!venv)
@@ -233,7 +264,7 @@ static void judge_cudnn(struct doctor *d, const struct trace_result *r)
                                   "another word size than cdm's audit library)",
                    "the command loaded no cuDNN library%s",
                    r->processes ? "" : " that the loader reported");
-    } else if (nfolders > 1 || versions_differ || noutside) {
+    } else if (folders_differ || versions_differ || noutside) {
         struct strbuf fix = STRBUF_INIT;
         if (venv)
             sb_addf(&fix,

@@ -1,6 +1,7 @@
 /* The generations table of the user's state: every change of a project's link, numbered
  * per project, each naming the store (its root) whose install it links. */
 #include "db.h"
+#include "store_paths.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +147,10 @@ int db_generation_set_view(cdm_ctx *ctx, const char *project, long long number,
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 2, number);
-    db_bind_text_or_null(st, 3, view->toolkit_version);
-    db_bind_text_or_null(st, 4, view->toolkit);
+    /* a pair view has no toolkit: "" (the columns hold no NULL) */
+    sqlite3_bind_text(st, 3, view->toolkit_version ? view->toolkit_version : "", -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, view->toolkit ? view->toolkit : "", -1, SQLITE_STATIC);
     db_bind_text_or_null(st, 5, view->name);
     return db_run(ctx, st, "cannot record a generation's toolkit");
 }
@@ -293,6 +296,7 @@ int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg
 struct usage_row {
     char *project;
     char *install_id; /* NULL for an unlink, or a link into another store */
+    char *also;       /* a pair view's second install, NULL for none */
     long long generation;
 };
 
@@ -304,6 +308,11 @@ static int read_usage(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     r->project = xstrdup(project ? (const char *)project : "");
     r->install_id = id && sqlite3_column_int(st, 3) ? xstrdup((const char *)id) : NULL;
     r->generation = sqlite3_column_int64(st, 1);
+    const unsigned char *view = sqlite3_column_text(st, 4);
+    char also[64];
+    r->also = r->install_id && view && pair_view_also((const char *)view, also, sizeof(also))
+                  ? xstrdup(also)
+                  : NULL;
     return CDM_OK;
 }
 
@@ -328,8 +337,10 @@ int db_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count)
      * fraction of the per-row subquery's index lookups. */
     sqlite3_stmt *st = NULL;
     int rc = db_prepare_key_on(ctx, ctx->state,
-                               "SELECT project, generation, install_id, store IS ?1 FROM "
-                               "generations WHERE state = 'ok'",
+                               "SELECT g.project, g.generation, g.install_id, g.store IS ?1, "
+                               "t.view FROM generations g LEFT JOIN generation_toolkits t ON "
+                               "t.project = g.project AND t.generation = g.generation WHERE "
+                               "g.state = 'ok'",
                                ctx->root, &st);
     struct usage_row *rows = NULL;
     size_t n = 0;
@@ -339,10 +350,14 @@ int db_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count)
     if (rc)
         return rc;
     qsort(rows, n, sizeof(*rows), by_project_then_generation);
-    struct cdm_usage *v = xmalloc((n ? n : 1) * sizeof(*v));
+    struct cdm_usage *v = xmalloc((n ? 2 * n : 1) * sizeof(*v));
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
         bool newest = i + 1 == n || strcmp(rows[i].project, rows[i + 1].project) != 0;
+        if (newest && rows[i].also) /* the second major's install is in use too */
+            v[used++] = (struct cdm_usage){rows[i].also, xstrdup(rows[i].project)};
+        else
+            free(rows[i].also);
         if (newest && rows[i].install_id) {
             v[used++] = (struct cdm_usage){rows[i].install_id, rows[i].project};
             continue;
@@ -361,7 +376,10 @@ int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
 {
     sqlite3_stmt *st = NULL;
     int rc = db_prepare_key_on(ctx, ctx->state,
-                               "SELECT g.project FROM generations g WHERE g.install_id = ?1 "
+                               "SELECT g.project FROM generations g WHERE (g.install_id = ?1 "
+                               "OR EXISTS (SELECT 1 FROM generation_toolkits t WHERE "
+                               "t.project = g.project AND t.generation = g.generation AND "
+                               "t.view = g.install_id || '+' || ?1)) "
                                "AND g.store IS ?2 AND " GEN_IS_CURRENT " ORDER BY g.project",
                                install_id, &st);
     if (rc)

@@ -15,6 +15,7 @@
  * change only its record and its pin; a link of the old name cdm made is still removed.
  */
 #include "links.h"
+#include "links_dest.h"
 #include "attach.h"
 #include "compat.h"
 #include "db.h"
@@ -50,20 +51,6 @@ static bool pin_keeps(const struct cdm_project *p, const struct cdm_install_info
            version_spec_matches(&spec, &v, in->cuda);
 }
 
-/* Where a link change points: an install, or a view of it over a CUDA toolkit. */
-struct dest {
-    const struct cdm_install_info *in; /* NULL: the link goes */
-    char *path;                        /* in->path, or the view's folder */
-    struct cdm_toolkit tk;             /* tk.version "" without a toolkit */
-    char *view;                        /* the view's name; NULL without one */
-};
-
-static void dest_free(struct dest *d)
-{
-    free(d->path);
-    free(d->view);
-}
-
 /*
  * Point p's link, named link_name, at d (d->in NULL: remove the link), recorded as a
  * generation with action; the pin file is written unless it names the install already
@@ -77,7 +64,7 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
     long long number = 0;
     int rc =
         db_generation_add(ctx, p->path, in ? in->id : NULL, action, link_name, "pending", &number);
-    if (!rc && in && *d->tk.version)
+    if (!rc && in && (*d->tk.version || d->view))
         rc = db_generation_set_view(ctx, p->path, number,
                                     &(struct db_view_ref){d->tk.version, d->tk.real, d->view});
     if (rc)
@@ -162,38 +149,6 @@ static int check_pair(cdm_ctx *ctx, const char *project, const struct cdm_instal
                          project, in->id, tk->version, tk->path, why);
 }
 
-/* Where a link to in leads: the install, or with a toolkit its view (named view, or a new
- * name), built when missing. A view this system cannot make (Windows without hard links
- * or symbolic links) leaves the link leading to the install, as without a toolkit, with a
- * warning; the toolkit stays recorded, so the doctor can say why. */
-static int make_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const struct cdm_toolkit *tk,
-                     const char *view, struct dest *d)
-{
-    memset(d, 0, sizeof(*d));
-    d->in = in;
-    d->tk = *tk;
-    if (!*tk->version) {
-        d->path = xstrdup(in->path);
-        return CDM_OK;
-    }
-    char *name = view && *view ? xstrdup(view) : view_name(in->id, tk->version, tk->real);
-    int rc = view_ensure(ctx, in, tk->real, name);
-    if (rc == CDM_EUNSUPPORTED) {
-        cdm_warn(ctx, "the link leads to %s alone, without the CUDA toolkit: %s", in->id,
-                 cdm_error_message(ctx));
-        free(name);
-        d->path = xstrdup(in->path);
-        return CDM_OK;
-    }
-    if (rc) {
-        free(name);
-        return rc;
-    }
-    d->view = name;
-    d->path = store_view_path(ctx, name);
-    return CDM_OK;
-}
-
 /* How a change opens the store: to read (a dry run, or a first look), with the user's
  * state for writing (the store only read: it may be a read-only shared one), or with the
  * store's lock too, for a change that builds a toolkit's view in the store. A change
@@ -249,22 +204,6 @@ static int dry_finish(cdm_ctx *ctx, const char *path, bool changed, const char *
     if (!rc && !copy_str(result->now.project.linked_id, sizeof(result->now.project.linked_id), id))
         rc = cdm_error_set(ctx, CDM_EINVAL, "the install id '%s' is longer than cdm keeps", id);
     return rc;
-}
-
-/* An install that exists in the store, for a link. */
-static int installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_install_info *in)
-{
-    if (db_install_get(ctx, id, in) != CDM_OK || in->state != CDM_INSTALL_OK) {
-        cdm_error_set(ctx, CDM_ENOTFOUND, "%s: %s was removed since; run 'cdm install %s' first",
-                      why, id, id);
-        sources_hint(ctx, id);
-        return CDM_ENOTFOUND;
-    }
-    if (fs_kind(in->path) != FS_DIR)
-        return cdm_error_set(ctx, CDM_ENOTFOUND,
-                             "%s: the store folder '%s' is missing; install %s again", why,
-                             in->path, id);
-    return CDM_OK;
 }
 
 static int refuse_foreign(cdm_ctx *ctx, const char *link_path)
@@ -349,6 +288,34 @@ static void warn_cloud(cdm_ctx *ctx, const char *project)
     free(why);
 }
 
+/* What a link of the request's install (in, resolved) needs before anything changes: the
+ * install there, its place among the project's majors (in becomes the link's install, also
+ * the second), the machine able to run both, the toolkit (tk) and the tables, and the
+ * attached environments willing to follow. */
+static int check_change(cdm_ctx *ctx, const struct cdm_link_request *req, const char *project,
+                        const struct cdm_generation *cur, struct cdm_install_info *in,
+                        struct cdm_install_info *also, struct cdm_toolkit *tk)
+{
+    char *why = xasprintf("cannot link '%s' to %s", project, in->id);
+    int rc = link_installed(ctx, in->id, why, in);
+    free(why);
+    if (rc || (rc = pair_settle(ctx, project, cur, req->also, req->only, in, also)) ||
+        (rc = cdm_machine_check_install(ctx, in, req->force, "linking")) ||
+        (*also->id && (rc = cdm_machine_check_install(ctx, also, req->force, "linking"))) ||
+        (rc = choose_toolkit(ctx, project, req->toolkit, cur, tk)))
+        return rc;
+    if (*also->id && *tk->version)
+        return cdm_error_set(ctx, CDM_EINVAL,
+                             "cannot link '%s' to %s beside %s with the CUDA %s toolkit: a link "
+                             "holds a toolkit or a second cuDNN major, not both yet; link with "
+                             "--toolkit none, or --only",
+                             project, in->id, also->id, tk->version);
+    if ((*tk->version && (rc = check_pair(ctx, project, in, tk, req->force))) ||
+        (rc = attach_check_switch(ctx, project, in, also, req->force)))
+        return rc;
+    return CDM_OK;
+}
+
 int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_result *result)
 {
     memset(result, 0, sizeof(*result));
@@ -359,7 +326,10 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     if (!rc)
         settle_target(ctx, req->spec ? req->spec : p.has_pin ? p.pinned_id : NULL, req->cuda);
     if (!rc && !req->dry_run) {
+        /* a view to build: a toolkit's, or a pair's (a second cuDNN major) */
+        char second[64];
         bool view = req->toolkit ? strcmp(req->toolkit, "none") != 0 : has_cur && *cur.toolkit_path;
+        view = view || req->also || (has_cur && pair_view_also(cur.view, second, sizeof(second)));
         rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
     }
     if (rc)
@@ -394,14 +364,9 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
             sources_hint(ctx, spec);
         return rc;
     }
-    char *why = xasprintf("cannot link '%s' to %s", p.path, in.id);
-    rc = installed(ctx, in.id, why, &in);
-    free(why);
+    struct cdm_install_info also;
     struct cdm_toolkit tk;
-    if (rc || (rc = cdm_machine_check_install(ctx, &in, req->force, "linking")) ||
-        (rc = choose_toolkit(ctx, p.path, req->toolkit, has_cur ? &cur : NULL, &tk)) ||
-        (*tk.version && (rc = check_pair(ctx, p.path, &in, &tk, req->force))) ||
-        (rc = attach_check_switch(ctx, p.path, &in, req->force)))
+    if ((rc = check_change(ctx, req, p.path, has_cur ? &cur : NULL, &in, &also, &tk)))
         return rc;
     COPY_STR_ARRAY(result->previous_id, p.linked_id);
     char *link_path = path_join(p.path, name);
@@ -413,14 +378,14 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     if (!rc && kind == LINK_FOREIGN)
         rc = refuse_foreign(ctx, link_path);
     struct dest d = {0};
-    if (!rc && req->dry_run && *tk.version) {
+    if (!rc && req->dry_run && (*tk.version || *also.id)) {
         /* where the link would lead, nothing built */
         d.in = &in;
         d.tk = tk;
-        d.view = view_name(in.id, tk.version, tk.real);
+        d.view = *also.id ? pair_view_name(in.id, also.id) : view_name(in.id, tk.version, tk.real);
         d.path = store_view_path(ctx, d.view);
     } else if (!rc) {
-        rc = make_dest(ctx, &in, &tk, NULL, &d);
+        rc = make_dest(ctx, &in, &also, &tk, NULL, &d);
     }
     bool same_record = !rc && has_cur && !strcmp(cur.install_id, in.id) &&
                        !strcmp(cur.link_name, name) && !strcmp(cur.view, d.view ? d.view : "") &&
@@ -490,7 +455,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
                           result);
     /* A link removed by hand while the index says linked: record the unlink all the same. */
     if (p.has_link || (has_cur && cur.install_id[0])) {
-        if ((rc = attach_check_switch(ctx, p.path, NULL, false)))
+        if ((rc = attach_check_switch(ctx, p.path, NULL, NULL, false)))
             return rc;
         if ((rc = apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false)))
             return rc;
@@ -517,7 +482,8 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
         bool found = db_generation_get(ctx, p.path, to ? to : cur.number - 1, &back) == CDM_OK;
         if (found && back.install_id[0])
             settle_target(ctx, back.install_id, 0);
-        bool view = found && *back.toolkit_path;
+        char second[64];
+        bool view = found && (*back.toolkit_path || pair_view_also(back.view, second, sizeof(second)));
         rc = open_for_change(ctx, project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
     }
     if (rc)
@@ -545,12 +511,21 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     struct dest d = {0};
     if (back.install_id[0]) {
         char *why = xasprintf("cannot roll back '%s' to generation %lld", p.path, number);
-        rc = installed(ctx, back.install_id, why, &in);
+        rc = link_installed(ctx, back.install_id, why, &in);
         free(why);
         if (rc)
             return rc;
     }
-    if ((rc = attach_check_switch(ctx, p.path, back.install_id[0] ? &in : NULL, force)))
+    /* a pair's second install, as the generation's view names it */
+    struct cdm_install_info also = {.id = ""};
+    char second[64];
+    if (back.install_id[0] && pair_view_also(back.view, second, sizeof(second))) {
+        char *why = xasprintf("cannot roll back '%s' to generation %lld", p.path, number);
+        rc = link_installed(ctx, second, why, &also);
+        free(why);
+    }
+    if (rc || (rc = attach_check_switch(ctx, p.path, back.install_id[0] ? &in : NULL, &also,
+                                        force)))
         return rc;
     if (p.link_foreign)
         return refuse_foreign(ctx, p.link_path);
@@ -560,7 +535,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     COPY_STR_ARRAY(tk.version, back.toolkit);
     COPY_STR_ARRAY(tk.real, back.toolkit_path);
     COPY_STR_ARRAY(tk.path, back.toolkit_path);
-    if (back.install_id[0] && (rc = make_dest(ctx, &in, &tk, back.view, &d)))
+    if (back.install_id[0] && (rc = make_dest(ctx, &in, &also, &tk, back.view, &d)))
         return rc;
     enum link_kind kind = LINK_NONE;
     char *old_root = NULL;

@@ -289,6 +289,15 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
                            venv, proj.path, in.id, in.platform, cdm_host_platform());
         goto out;
     }
+    /* a project holding two cuDNN majors: the environment follows the one of its wheel's */
+    char second[64];
+    struct cdm_install_info other;
+    if (cdm_pair_view_also(proj.view, second, sizeof(second)) && atoi(dist.version) &&
+        atoi(dist.version) != atoi(in.version) && db_install_get(ctx, second, &other) == CDM_OK &&
+        atoi(other.version) == atoi(dist.version))
+        in = other;
+    if ((rc = cdm_machine_check_install(ctx, &in, req->force, "attaching")))
+        goto out;
     if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)) ||
         (rc = copy_path(ctx, out->folder, sizeof(out->folder), folder)))
         goto out;

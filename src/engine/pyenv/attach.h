@@ -4,12 +4,15 @@
 
 #include "internal.h"
 
-/* May the project switch to the install to (NULL: it is being unlinked)? Each environment
- * attached to it is checked as cdm attach checks it, from the disk: its framework's rule on
- * the version (torch's, or the wheel's own) and a file in to of each name it links. A
- * problem refuses the switch with a message naming the environment, the framework and the
- * rule, unless force (then a warning); an unlink only warns. */
+/* May the project switch to the install to (NULL: it is being unlinked), with also beside
+ * it as its second cuDNN major (NULL or id "": none)? Each environment attached to it is
+ * checked as cdm attach checks it, from the disk, against the install of its own major
+ * (also for one attached to the second major): its framework's rule on the version
+ * (torch's, or the wheel's own) and a file of each name it links. A problem refuses the
+ * switch with a message naming the environment, the framework and the rule, unless force
+ * (then a warning); an unlink only warns. */
 int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
+                        const struct cdm_install_info *also,
                         bool force);
 
 /* After the project's link moved from old_root (the folder its link led to before, NULL

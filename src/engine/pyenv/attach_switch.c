@@ -69,7 +69,7 @@ static void switch_problem(cdm_ctx *ctx, const struct db_attachment *a,
 }
 
 int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
-                        bool force)
+                        const struct cdm_install_info *also, bool force)
 {
     struct db_attachment *v = NULL;
     size_t n = 0;
@@ -84,7 +84,10 @@ int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_inst
             continue;
         }
         char why[1024];
-        switch_problem(ctx, a, to, why, sizeof(why));
+        /* an environment attached to the second major follows that one */
+        const struct cdm_install_info *mine =
+            also && *also->id && atoi(a->install_id) == atoi(also->version) ? also : to;
+        switch_problem(ctx, a, mine, why, sizeof(why));
         if (!why[0])
             continue;
         if (force)
@@ -95,7 +98,7 @@ int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_inst
                                "cannot switch '%s' to %s: the Python environment '%s' follows "
                                "it and %s; link a version it accepts, detach it first ('cdm "
                                "detach %s'), or pass --force",
-                               project, to->id, a->venv, why, a->venv);
+                               project, mine->id, a->venv, why, a->venv);
     }
     free(v);
     return rc;

@@ -68,11 +68,12 @@ static int mirror(cdm_ctx *ctx, const char *path, const char *tk, bool all)
     return rc;
 }
 
-/* Put a real folder at path in place of the link to the toolkit's folder tk. */
-static int open_up(cdm_ctx *ctx, const char *path, const char *tk)
+/* Put a real folder at path in place of the link to the toolkit's folder tk (its cuDNN
+ * files left out unless all). */
+static int open_up(cdm_ctx *ctx, const char *path, const char *tk, bool all)
 {
     int rc = link_remove(ctx, path);
-    return rc ? rc : mirror(ctx, path, tk, false);
+    return rc ? rc : mirror(ctx, path, tk, all);
 }
 
 /* The install's folder src over the view's folder dir, which mirrors the toolkit's tk:
@@ -87,7 +88,7 @@ static int overlay(cdm_ctx *ctx, const char *dir, const char *tk, const char *sr
         enum fs_kind kind = fs_kind(at);
         bool merge = fs_is_dir_followed(from) && fs_is_dir_followed(at);
         if (merge && kind == FS_LINK)
-            rc = open_up(ctx, at, from_tk);
+            rc = open_up(ctx, at, from_tk, false);
         if (merge && !rc)
             rc = overlay(ctx, at, from_tk, from);
         else if (!merge && kind != FS_NONE)
@@ -102,9 +103,7 @@ static int overlay(cdm_ctx *ctx, const char *dir, const char *tk, const char *sr
     return rc;
 }
 
-/* Make rel (a/b) inside view a real folder, opening up the links to the toolkit's
- * folders on the way. */
-static int real_folder(cdm_ctx *ctx, const char *view, const char *tk, const char *rel)
+int view_real_folder(cdm_ctx *ctx, const char *view, const char *tk, const char *rel, bool all)
 {
     char *at = xstrdup(view), *from = xstrdup(tk);
     char *parts = xstrdup(rel);
@@ -120,7 +119,7 @@ static int real_folder(cdm_ctx *ctx, const char *view, const char *tk, const cha
         from = next_from;
         enum fs_kind kind = fs_kind(at);
         if (kind == FS_LINK)
-            rc = open_up(ctx, at, from);
+            rc = open_up(ctx, at, from, all);
         else if (kind == FS_NONE)
             rc = fs_mkdir(ctx, at);
         else if (kind != FS_DIR)
@@ -164,7 +163,7 @@ static int build(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk
     for (size_t i = 0; i < count && !rc; i++) {
         char *src = path_join(in->path, m[i].src);
         char *dst = path_join(at, m[i].dst), *from_tk = path_join(tk, m[i].dst);
-        if (fs_is_dir_followed(src) && !(rc = real_folder(ctx, at, tk, m[i].dst)))
+        if (fs_is_dir_followed(src) && !(rc = view_real_folder(ctx, at, tk, m[i].dst, false)))
             rc = overlay(ctx, dst, from_tk, src);
         free(src);
         free(dst);
@@ -173,27 +172,15 @@ static int build(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk
     return rc;
 }
 
-int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
-                const char *name)
+int view_place(cdm_ctx *ctx, const char *name, view_build_fn build, void *arg)
 {
     char *final = store_view_path(ctx, name);
     char *views = store_views_dir(ctx), *staging = store_staging_dir(ctx);
     char *tmp = store_staging_tmp(ctx, name), *old = store_staging_path(ctx, name, "old");
-    int rc = CDM_OK;
-    /* One made whole and since broken (a toolkit reinstalled, a file deleted) is built
-     * again and swapped in. */
     bool there = fs_kind(final) == FS_DIR;
-    if (there && !view_check(ctx, in, tk_real, name, NULL, NULL))
-        goto out;
-    if (!fs_is_dir_followed(tk_real)) {
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
-                           "cannot build the view %s: the CUDA toolkit folder '%s' is gone; "
-                           "install it again or link with another --toolkit",
-                           name, tk_real);
-        goto out;
-    }
+    int rc;
     if ((rc = fs_mkdir_p(ctx, staging)) || (rc = fs_remove_tree(ctx, tmp)) ||
-        (rc = build(ctx, in, tk_real, tmp)))
+        (rc = build(ctx, arg, tmp)))
         goto fail;
     fs_crash_point("view-built");
     if (there && ((rc = fs_remove_tree(ctx, old)) || (rc = fs_rename(ctx, final, old))))
@@ -216,6 +203,36 @@ out:
     free(views);
     free(final);
     return rc;
+}
+
+struct toolkit_build {
+    const struct cdm_install_info *in;
+    const char *tk;
+};
+
+static int build_toolkit_view(cdm_ctx *ctx, void *arg, const char *at)
+{
+    const struct toolkit_build *b = arg;
+    return build(ctx, b->in, b->tk, at);
+}
+
+int view_ensure(cdm_ctx *ctx, const struct cdm_install_info *in, const char *tk_real,
+                const char *name)
+{
+    char *final = store_view_path(ctx, name);
+    /* One made whole and since broken (a toolkit reinstalled, a file deleted) is built
+     * again and swapped in. */
+    bool whole = fs_kind(final) == FS_DIR && !view_check(ctx, in, tk_real, name, NULL, NULL);
+    free(final);
+    if (whole)
+        return CDM_OK;
+    if (!fs_is_dir_followed(tk_real))
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot build the view %s: the CUDA toolkit folder '%s' is gone; "
+                             "install it again or link with another --toolkit",
+                             name, tk_real);
+    struct toolkit_build b = {in, tk_real};
+    return view_place(ctx, name, build_toolkit_view, &b);
 }
 
 /* ---- checking and collecting ------------------------------------------------------------- */
