@@ -145,7 +145,9 @@ static const struct cli_option install_options[] = {
     [OPT_SHA256] =
         CLI_OPT_VALUE("sha256", "HEX", CLI_COMPLETE_NONE, "the archive must have this SHA-256"),
     [OPT_FORCE] =
-        CLI_OPT_FLAG("force", "replace an install of the same id made from another archive"),
+        CLI_OPT_FLAG("force", "replace an install of the same id made from another archive; "
+                              "install one this machine's GPU or driver cannot run (else "
+                              "refused unless --platform)"),
     [OPT_PLATFORM] =
         CLI_OPT_VALUE("platform", "P", CLI_COMPLETE_NONE,
                       "fill a store for another platform (windows-x86_64, linux-x86_64)"),

@@ -11,9 +11,10 @@ mkdir -p "$SCRATCH/nvml" "$SCRATCH/nodriver"
 export CDM_DRIVER_LIB_PATH=$SCRATCH/nvml
 unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER VIRTUAL_ENV CONDA_PREFIX
 
+# installed where no driver is seen (installing, too, refuses what the GPU cannot run)
 for spec in 8.9.7.29_cuda12 9.1.0.70_cuda12 9.10.2.21_cuda12 9.11.0.98_cuda12 9.19.0.56_cuda12 \
   9.19.0.56_cuda13; do
-  run_cdm install "$(fixture "cudnn-linux-x86_64-${spec}-archive.tar.xz" --version "${spec%_*}")"
+  CDM_DRIVER_LIB_PATH=$SCRATCH/nodriver run_cdm install "$(fixture "cudnn-linux-x86_64-${spec}-archive.tar.xz" --version "${spec%_*}")"
   expect_rc 0 "installs ${spec}"
 done
 
@@ -80,6 +81,27 @@ check "no GPU is a fact: said so" \
   sh -c 'printf "%s" "$1" | grep -q "no GPU visible"' _ "$(json '[r["text"] for r in d["candidates"][0]["reasons"]]')"
 expect h100 9.19.0.56-cuda13 "no driver at all: nothing to judge by, the newest" CDM_DRIVER_LIB_PATH="$SCRATCH/nodriver"
 check "no driver is said" test "$(json 'd["machine"]["driver_found"], d["machine"]["gpus"]')" = "(False, [])"
+
+# ---- the CUDA driver alone, and CUDA's own numbering ----------------------------------------
+# a stand-in libcuda.so.1 (tests/stub_cuda.c): where NVML is absent the GPUs and the CUDA
+# version come from the driver API; where CUDA_VISIBLE_DEVICES names GPUs by index and they
+# differ, CUDA's order (fastest first by default) decides which, asked of the driver
+mkdir -p "$SCRATCH/cudaonly" "$SCRATCH/both"
+"$CC" -shared -fPIC -o "$SCRATCH/cudaonly/libcuda.so.1" "$TESTS_DIR/stub_cuda.c" || exit 1
+cp "$SCRATCH/cudaonly/libcuda.so.1" "$SCRATCH/nvml/libnvidia-ml.so.1" "$SCRATCH/both/"
+export STUB_NVML_DRIVER=580.65.06 STUB_NVML_GPUS="7.5|Tesla T4"
+OUT=$(CDM_DRIVER_LIB_PATH=$SCRATCH/cudaonly STUB_CUDA_VERSION=12020 "$CDM" resolve --json 2>&1)
+check "without NVML: the GPU from the CUDA driver, and its CUDA 12.2 refuses CUDA 13 builds" \
+  test "$(json 'd["machine"]["gpus"][0]["name"], d["machine"]["driver_cuda"], d["chosen"]')" = "('Tesla T4', '12.2', '9.19.0.56-cuda12')"
+check "the driver rule names the CUDA version" \
+  test "$(refusal 9.19.0.56-cuda13 driver)" = "the driver supports CUDA 12.2, older than what a CUDA 13 build needs"
+export STUB_NVML_GPUS="6.1|NVIDIA GeForce GTX 1080 Ti;8.9|NVIDIA GeForce RTX 4090"
+OUT=$(CDM_DRIVER_LIB_PATH=$SCRATCH/both CUDA_VISIBLE_DEVICES=0 "$CDM" resolve --json 2>&1)
+check "CUDA_VISIBLE_DEVICES=0 by CUDA's default order is the fastest GPU, the 4090" \
+  test "$(json 'd["machine"]["gpus"][0]["name"], d["chosen"]')" = "('NVIDIA GeForce RTX 4090', '9.19.0.56-cuda13')"
+OUT=$(CDM_DRIVER_LIB_PATH=$SCRATCH/both CUDA_VISIBLE_DEVICES=0 CUDA_DEVICE_ORDER=PCI_BUS_ID "$CDM" resolve --json 2>&1)
+check "and with CUDA_DEVICE_ORDER=PCI_BUS_ID the first on the bus, the 1080 Ti" \
+  test "$(json 'd["machine"]["gpus"][0]["name"], d["chosen"]')" = "('NVIDIA GeForce GTX 1080 Ti', '9.10.2.21-cuda12')"
 
 # ---- the record per boot ---------------------------------------------------------------
 machine t4
@@ -197,6 +219,21 @@ check "and machine.cudnn and resolve pass on 9.10" \
 machine nogpu
 run_cdm link . 9.19 --cuda 13
 expect_rc 0 "a machine with no GPU visible refuses nothing for its GPU"
+
+# ---- install refuses what the GPU cannot run --------------------------------------------
+machine 1080ti
+A=$(fixture cudnn-linux-x86_64-9.12.0.46_cuda12-archive.tar.xz --version 9.12.0.46)
+run_cdm install "$A"
+expect_rc 1 "installing 9.12 for CUDA 12 on the 1080 Ti is refused"
+expect_err "this machine cannot run 9.12.0.46-cuda12: GPU 0, NVIDIA GeForce GTX 1080 Ti" "naming the GPU and the rule"
+check "nothing is left of it in the store" test ! -e "$CDM_ROOT/9.12.0.46-cuda12" -a -z "$(ls -A "$CDM_ROOT/.staging" 2>/dev/null)"
+run_cdm install "$A" --platform linux-x86_64
+expect_rc 0 "--platform (filling a store for other machines) installs it"
+run_cdm remove 9.12
+run_cdm install "$A" --force
+expect_rc 0 "--force installs it with a warning"
+expect_err "warning: installing 9.12.0.46-cuda12 anyway \(--force\)" "saying so"
+run_cdm remove 9.12
 
 # ---- install auto: what [fetch] base offers, judged the same way -------------------------
 # a local base in NVIDIA's layout (tests/mirror/make_mirror.py): 9.27 for CUDA 12 and 13

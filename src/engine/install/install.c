@@ -98,7 +98,8 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     }
 
     struct cdm_install_info in;
-    if ((rc = describe_name(ctx, archive, file_name, &name, &in)))
+    if ((rc = describe_name(ctx, archive, file_name, &name, &in)) ||
+        (!req->platform && (rc = cdm_machine_check_install(ctx, &in, req->force, "installing"))))
         goto out;
     struct cdm_install_info existing;
     bool done = false, compare = false;
