@@ -209,6 +209,17 @@ struct cdm_usage {
 int cdm_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count);
 void cdm_usage_free(struct cdm_usage *v, size_t count);
 
+/* cdm store delete: the whole store at the root, made by cdm and owned by the user, removed
+ * (its read-only folders given write bits only to delete them). Refused for a folder with
+ * no index of cdm's, one holding anything cdm did not make, one keeping a deploy's or an
+ * attach's files, and, unless force, one projects link into (force unlinks them first). */
+struct cdm_store_delete_result {
+    char root[4096];
+    size_t installs; /* how many installs it held */
+    size_t unlinked; /* projects unlinked first (force) */
+};
+int cdm_store_delete(cdm_ctx *ctx, bool force, struct cdm_store_delete_result *out);
+
 /* Finish or undo interrupted work (.staging, unfinished link changes) and mark the records
  * of project folders that are gone; *removed counts both. Mutating commands do the first
  * on their own. */

@@ -249,6 +249,7 @@ extern const struct cli_command cli_cmd_install, cli_cmd_available, cli_cmd_fetc
 extern const struct cli_command cli_cmd_toolkits;
 extern const struct cli_command cli_cmd_scan;
 extern const struct cli_command cli_cmd_resolve;
+extern const struct cli_command cli_cmd_store;
 extern const struct cli_command cli_cmd_default;
 extern const struct cli_command cli_cmd_deploy;
 

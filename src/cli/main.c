@@ -36,6 +36,7 @@ static const struct cli_command *const cli_commands[] = {
     &cli_cmd_doctor,
     &cli_cmd_verify,
     &cli_cmd_gc,
+    &cli_cmd_store,
     &cli_cmd_complete,
     &cli_cmd_help,
     NULL,

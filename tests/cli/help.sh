@@ -37,10 +37,13 @@ expect_rc 2 "help for an unknown command is a usage error"
 expect_err "no command 'nosuch'" "naming it"
 
 # A usage error ends with the command's usage line, the one help shows.
+run_cdm detach
+expect_rc 2 "detach without an environment is a usage error"
+expect_err "^cdm: missing VENV$" "naming what is missing"
+expect_err "^usage: cdm detach <VENV>$" "followed by the generated usage line"
 run_cdm remove
-expect_rc 2 "remove without a version is a usage error"
-expect_err "^cdm: missing VERSION$" "naming what is missing"
-expect_err "^usage: cdm remove <VERSION> \\[--cuda N\\] \\[--force\\]" "followed by the generated usage line"
+expect_rc 2 "remove with neither a version nor --all is a usage error"
+expect_err "^usage: cdm remove \\[VERSION\\] \\[--cuda N\\] \\[--force\\] \\[--all\\]" "followed by its usage line"
 run_cdm rollback p --to 0
 expect_err "--to takes a generation number \\(see 'cdm history'\\), not '0'" \
   "a whole-number option says what it takes"

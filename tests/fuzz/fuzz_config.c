@@ -21,5 +21,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cdm_ctx *ctx = NULL;
     cdm_ctx_new(&ctx, &options);
     cdm_ctx_free(ctx);
+    remove(path); /* one file an input, none left behind when the fuzzer ends */
     return 0;
 }
