@@ -279,6 +279,7 @@ int cdm_downloads_clean(cdm_ctx *ctx, cdm_partial_fn fn, void *arg, unsigned *re
 /* ---- projects ------------------------------------------------------------------------ */
 
 #define CDM_PIN_FILE ".cudnn-version"
+#define CDM_LOCK_FILE "cudnn.lock"
 
 struct cdm_project {
     char path[4096];      /* the folder, canonical and absolute */

@@ -146,6 +146,9 @@ const char *fs_host_platform(void);
 bool fs_platform_is_windows(const char *platform);
 bool fs_host_is_windows(void);
 uint64_t fs_process_id(void);
+/* Whether a process of that id runs (one of another user's counts): what tells a temporary
+ * file named after its writer's pid from one a kill left. */
+bool fs_process_running(uint64_t pid);
 /* Sleep ms milliseconds (waiting on a lock that another process holds). */
 void fs_sleep_ms(unsigned ms);
 

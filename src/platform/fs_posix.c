@@ -397,6 +397,13 @@ uint64_t fs_process_id(void)
     return (uint64_t)getpid();
 }
 
+bool fs_process_running(uint64_t pid)
+{
+    if (!pid || pid > (uint64_t)INT32_MAX)
+        return false;
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 void fs_set_retry_ms(unsigned ms)
 {
     (void)ms; /* an open file blocks no rename or delete here: nothing to wait for */

@@ -464,6 +464,18 @@ uint64_t fs_process_id(void)
     return (uint64_t)GetCurrentProcessId();
 }
 
+bool fs_process_running(uint64_t pid)
+{
+    if (!pid || pid > 0xffffffffu)
+        return false;
+    HANDLE h = OpenProcess(SYNCHRONIZE, FALSE, (DWORD)pid);
+    if (!h) /* access denied: it exists, another user's */
+        return GetLastError() == ERROR_ACCESS_DENIED;
+    bool running = WaitForSingleObject(h, 0) == WAIT_TIMEOUT;
+    CloseHandle(h);
+    return running;
+}
+
 void fs_sleep_ms(unsigned ms)
 {
     Sleep(ms);

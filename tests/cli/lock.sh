@@ -74,4 +74,16 @@ run_cdm lock "$P" --check
 expect_rc 1 "a lock that is not INI is refused"
 expect_err "cannot read '.*cudnn.lock'" "naming it"
 
+# what a kill during cdm lock leaves: gc removes the temporary file once its writer is gone
+sleep 0 & gone=$!
+wait "$gone"
+echo half >"$P/cudnn.lock.cdm-$gone.tmp"
+echo live >"$P/cudnn.lock.cdm-$$.tmp"
+echo mine >"$P/cudnn.lock.cdm-notes.tmp"
+run_cdm gc --json
+check "gc removes the temporary lock file of a writer that is gone" test ! -e "$P/cudnn.lock.cdm-$gone.tmp"
+check "and keeps one whose writer runs, and one not of cdm's naming" \
+  test -f "$P/cudnn.lock.cdm-$$.tmp" -a -f "$P/cudnn.lock.cdm-notes.tmp"
+rm -f "$P"/cudnn.lock.cdm-*.tmp
+
 done_testing

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOCK_FILE "cudnn.lock"
+#define LOCK_FILE CDM_LOCK_FILE
 
 struct lock_entry {
     char platform[32];

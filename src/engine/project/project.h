@@ -27,5 +27,9 @@ int project_pin_remove(cdm_ctx *ctx, const struct cdm_project *p);
 /* Temporary links and pin files a killed cdm left in folder dir: ours by name and kind;
  * nothing else is touched. */
 void project_clean_leftovers(cdm_ctx *ctx, const char *dir, const char *link_name);
+/* The temporary files a killed writer left in the project folder dir: "cudnn.lock.cdm-<pid>
+ * .tmp" (cdm lock, which takes no lock) and the pin's, each whose process is gone; how many
+ * were removed. For cdm gc. */
+unsigned project_clean_stale_temps(cdm_ctx *ctx, const char *dir);
 
 #endif

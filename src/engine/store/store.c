@@ -1,5 +1,6 @@
 /* Opening the store (readers, and writers under its lock, after recovery), and cdm gc. */
 #include "store.h"
+#include "project.h"
 #include "db.h"
 #include "recover.h"
 #include "store_paths.h"
@@ -235,12 +236,15 @@ void store_install_state(cdm_ctx *ctx, struct cdm_install_info *in)
 }
 
 /* The record of a project folder that no longer exists: the history stays, and a "gone"
- * generation says the project no longer uses anything. */
+ * generation says the project no longer uses anything. One that exists: the temporary files
+ * killed writers left in it. */
 static int drop_if_gone(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
 {
     unsigned *dropped = arg;
-    if (!cdm_project_gone(g->project))
+    if (!cdm_project_gone(g->project)) {
+        *dropped += project_clean_stale_temps(ctx, g->project);
         return CDM_OK;
+    }
     int rc = db_generation_add(ctx, g->project, NULL, "gone", g->link_name, "ok", NULL);
     if (!rc)
         (*dropped)++;
