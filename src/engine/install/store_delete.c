@@ -202,7 +202,7 @@ int cdm_store_delete(cdm_ctx *ctx, bool force, struct cdm_store_delete_result *o
         free(in);
     if (rc || (rc = release_projects(ctx, root, force, &out->unlinked)))
         return rc;
-    db_close(ctx); /* the index goes with the rest; the lock file too */
+    db_close(ctx);              /* the index goes with the rest; the lock file too */
     if (fs_host_is_windows()) { /* a folder holding an open file does not move there */
         fs_unlock(ctx->lock);
         ctx->lock = NULL;
