@@ -116,5 +116,15 @@ run_cdm kernel remove ..
 check "kernel remove .. is refused" test "$RC" -ne 0
 check "and kernels/, with the kernelspec cdm did not write, is still there" \
   test -f "$JUPYTER_DATA_DIR/kernels/other/kernel.json"
+# a kernel.json that is a link, even to a file bearing cdm's mark, is refused, not followed
+printf '{"argv": [], "metadata": {"cdm": {}}}\n' >"$SCRATCH/victim.json"
+mkdir -p "$JUPYTER_DATA_DIR/kernels/linked"
+ln -s "$SCRATCH/victim.json" "$JUPYTER_DATA_DIR/kernels/linked/kernel.json"
+run_cdm kernel install "$P" --python "$JV/bin/python" --name linked
+expect_rc 1 "kernel install over a kernel.json that is a link is refused"
+expect_err "is a kernelspec whose kernel.json is a link" "saying so"
+run_cdm kernel remove linked
+check "kernel remove leaves it too" test "$RC" -ne 0 -a -L "$JUPYTER_DATA_DIR/kernels/linked/kernel.json"
+check "and the file it leads to is unchanged" test "$(cat "$SCRATCH/victim.json")" = '{"argv": [], "metadata": {"cdm": {}}}'
 
 done_testing

@@ -86,13 +86,25 @@ static char *find_python(const char *project)
     return found;
 }
 
+/* The kind of the entry name in dir. */
+static enum fs_kind fs_kind_of(const char *dir, const char *name)
+{
+    char *path = path_join(dir, name);
+    enum fs_kind kind = fs_kind(path);
+    free(path);
+    return kind;
+}
+
 /* Is the kernelspec folder dir one cdm wrote (its kernel.json marked metadata.cdm)? */
 static bool written_by_cdm(cdm_ctx *ctx, const char *dir)
 {
     char *file = path_join(dir, "kernel.json");
     struct strbuf text = STRBUF_INIT;
     bool ours = false;
-    if (fs_kind(dir) == FS_DIR && fs_read_regular(ctx, file, 1 << 20, &text) == CDM_OK) {
+    /* a kernel.json that is a link is none cdm wrote: never read, written or removed
+     * through */
+    if (fs_kind(dir) == FS_DIR && fs_kind(file) == FS_FILE &&
+        fs_read_regular(ctx, file, 1 << 20, &text) == CDM_OK) {
         cJSON *doc = cJSON_Parse(sb_str(&text));
         const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
         ours = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(meta, "cdm"));
@@ -175,7 +187,11 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
         rc = cdm_error_set(ctx, CDM_EEXISTS,
                            "cannot write the kernel '%s': '%s' is %s that cdm did not write; "
                            "give another --name",
-                           out->name, dir, kind == FS_DIR ? "a kernelspec" : "something");
+                           out->name, dir,
+                           kind != FS_DIR ? "something"
+                           : fs_kind_of(dir, "kernel.json") == FS_LINK
+                               ? "a kernelspec whose kernel.json is a link"
+                               : "a kernelspec");
         goto out;
     }
     json = kernel_json(cdm, out);
