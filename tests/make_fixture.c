@@ -516,7 +516,7 @@ int main(int argc, char **argv)
         if (old)
             old_layout(&f, windows);
         else if (windows) {
-            /* From 9.18 the DLLs moved to bin\x64 (CUDNN_FACTS.md section 1C). */
+            /* From 9.18 the DLLs moved to bin\x64 (as NVIDIA's archives have them). */
             bool x64 = f.major > 9 || (f.major == 9 && f.minor >= 18);
             windows_current(&f,
                             bin_dir ? bin_dir

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs the machine's real cuDNN (CUDNN_FACTS.md section 7) into an archive of layout C,
+# Packs the machine's real cuDNN (in /usr/local/cuda, or a wheel's) into an archive of layout C,
 # as NVIDIA names and lays it out: cudnn-linux-<arch>-<A.B.C.D>_cuda<N>-archive.tar.xz.
 #
 #   pack_real_cudnn.sh OUT_DIR [--full] [--cuda-root DIR] [--build N] [--cuda N]

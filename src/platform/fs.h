@@ -84,7 +84,7 @@ int fs_sync_written(cdm_ctx *ctx, const char *dir);
 int fs_file_flush(cdm_ctx *ctx, struct fs_file *f);
 void fs_file_abort(struct fs_file *f);
 
-/* A file replaced all at once, the one recipe for it (STYLE.md, git's lockfile.h):
+/* A file replaced all at once, the one recipe for it (as git's lockfile.h):
  * fs_atomic_open creates <path>.cdm-<pid>.tmp beside path with O_EXCL (a leftover of a
  * killed cdm of the same pid removed first); fs_atomic_write appends; fs_atomic_commit puts
  * the data on disk, closes, renames it over path and syncs the folder, so that a power cut

@@ -1,4 +1,4 @@
-# cdm install and list, on archives of every layout (CUDNN_FACTS.md section 1).
+# cdm install and list, on archives of every layout (docs/sources.md).
 . "$TESTS_DIR/cli/lib.sh"
 
 linux9=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)

@@ -1,6 +1,6 @@
 # The junction bytes cdm builds, read back by an independent NTFS implementation: ntfs-3g
 # shows a folder whose system.ntfs_reparse_data holds a junction as a symbolic link to the
-# junction's target, translated into the mount (WINDOWS.md, "Checking junction bytes").
+# junction's target, translated into the mount (the reparse point layout of Microsoft's REPARSE_DATA_BUFFER).
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 
 find_tool() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbin/$1"; } || { [ -x "/sbin/$1" ] && echo "/sbin/$1"; }; }
@@ -15,7 +15,7 @@ missing=""
 [ -z "$missing" ] && [ ! -c /dev/fuse ] && missing="/dev/fuse is missing"
 [ -z "$missing" ] && [ ! -r /dev/fuse -o ! -w /dev/fuse ] && missing="/dev/fuse is not usable by this user"
 
-# Targets: WINDOWS.md's two examples, spaces and non-ASCII, a surrogate pair, past MAX_PATH,
+# Targets: two plain paths, spaces and non-ASCII, a surrogate pair, past MAX_PATH,
 # and inputs that normalise (\\?\ prefix, '/', doubled and trailing separators).
 long=""
 for i in 1 2 3 4 5 6; do long="$long\\component-$i-$(printf '%040d' 0)"; done

@@ -1,5 +1,5 @@
 # Archives from before NVIDIA's manifests (cuDNN 8.2 and older): `cdm install 8.1` finds them
-# in cdm's table (official.c: NVIDIA's hashes, from Spack's package and CUDNN_FACTS.md) and
+# in cdm's table (official.c: NVIDIA's hashes, from Spack's package and NVIDIA's) and
 # downloads them from the old folders (v8.1.1/NAME below a mirror's base), checked against
 # the table; a site's own hashes ([fetch] legacy_sums) add archives NVIDIA published no hash
 # for. The archives here are stand-ins of the real layout, so NVIDIA's hashes refuse them:

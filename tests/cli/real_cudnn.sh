@@ -1,4 +1,4 @@
-# Install a real NVIDIA cuDNN (CUDNN_FACTS.md section 7: the machine's, else NVIDIA's wheel),
+# Install a real NVIDIA cuDNN (the machine's, else NVIDIA's wheel),
 # packed at test time.
 . "$TESTS_DIR/cli/lib.sh"
 

@@ -4,8 +4,7 @@
 usage: make_mirror.py MIRROR LABEL [--per-build] PLATFORM/KEY=ARCHIVE...
 
 Each archive is copied to MIRROR/cudnn/PLATFORM/<its name> and listed in
-MIRROR/redistrib_LABEL.json, in the schema of NVIDIA's manifests (CUDNN_FACTS.md section
-4): release_date, release_label, release_product, then the cudnn component with name,
+MIRROR/redistrib_LABEL.json, in the schema of NVIDIA's manifests (docs/sources.md): release_date, release_label, release_product, then the cudnn component with name,
 license, license_path, version, one object per platform and cuda_variant placed among the
 platforms, not first; sizes as strings; a cudnn_samples component beside it.
 

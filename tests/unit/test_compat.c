@@ -1,4 +1,4 @@
-/* The compatibility tables of CUDNN_FACTS.md section 6 and the version encodings. */
+/* The compatibility tables (compat.c) and the version encodings. */
 #include "engine/toolkit/compat.h"
 #include "tap.h"
 #include "engine/core/version.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Expected buffers, written out by hand from the layout in WINDOWS.md. */
-/* WINDOWS.md: C:\cudnn_archive\8.8.0\cuda, SubLen 62, PrintNameOffset 64, PrintLen 54, length 128
+/* Expected buffers, written out by hand from the layout of Microsoft's REPARSE_DATA_BUFFER. */
+/* A worked example: C:\cudnn_archive\8.8.0\cuda, SubLen 62, PrintNameOffset 64, PrintLen 54, length 128
  */
 static const unsigned char worked_example[136] = {
     0x03, 0x00, 0x00, 0xa0, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x40, 0x00, 0x36, 0x00,
@@ -22,7 +22,7 @@ static const unsigned char worked_example[136] = {
     0x75, 0x00, 0x64, 0x00, 0x61, 0x00, 0x00, 0x00,
 };
 
-/* WINDOWS.md, ntfs-3g check: C:\store\8.8.0, 84 bytes */
+/* The ntfs-3g check's example: C:\store\8.8.0, 84 bytes */
 static const unsigned char ntfs3g_example[84] = {
     0x03, 0x00, 0x00, 0xa0, 0x4c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x24, 0x00, 0x26, 0x00,
     0x1c, 0x00, 0x5c, 0x00, 0x3f, 0x00, 0x3f, 0x00, 0x5c, 0x00, 0x43, 0x00, 0x3a, 0x00,
@@ -91,10 +91,10 @@ static void is_normalised(const char *in, const char *want)
 static void test_exact(void)
 {
     is_bytes("C:\\cudnn_archive\\8.8.0\\cuda", worked_example, sizeof(worked_example),
-             "the worked example of WINDOWS.md");
+             "the worked example");
     ok(u16(worked_example + 10) == 62 && u16(worked_example + 12) == 64 &&
            u16(worked_example + 14) == 54 && u16(worked_example + 4) == 128,
-       "the hand-written example carries WINDOWS.md's numbers (62, 64, 54, 128)");
+       "the hand-written example carries the worked numbers (62, 64, 54, 128)");
     is_bytes("C:\\store\\8.8.0", ntfs3g_example, sizeof(ntfs3g_example), "the ntfs-3g example");
     is_bytes("D:\\Zo\xc3\xab\\\xd0\xbf\xd1\x80\xd0\xbe\xd0\xb5\xd0\xba\xd1\x82\\\xf0\x9f\x98\x80",
              non_ascii, sizeof(non_ascii), "non-ASCII with a character outside the BMP");

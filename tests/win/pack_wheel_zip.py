@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Repacks NVIDIA's Windows cuDNN wheel (nvidia-cudnn-cuN, win_amd64) as the Windows archive
-NVIDIA publishes for the same release (CUDNN_FACTS.md section 1 C):
+NVIDIA publishes for the same release (as NVIDIA lays its archives out):
 
     cudnn-windows-x86_64-<A.B.C.D>_cuda<N>-archive/{bin,include,lib/x64}/..., LICENSE
 

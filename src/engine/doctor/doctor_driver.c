@@ -1,5 +1,5 @@
 /* The doctor's last layer: the NVIDIA driver, the CUDA toolkit, and both against the
- * compatibility tables of CUDNN_FACTS.md (compat.c). */
+ * compatibility tables (compat.c, docs/choosing.md). */
 #include "compat.h"
 #include "db.h"
 #include "platform/fs.h"

@@ -1,5 +1,5 @@
 /*
- * NVIDIA's redistrib_<label>.json manifests (CUDNN_FACTS.md section 4), read with cJSON.
+ * NVIDIA's redistrib_<label>.json manifests (docs/sources.md), read with cJSON.
  *
  * Top level: release_date, release_label, release_product, then one object per component
  * (cudnn, cudnn_jit, cudnn_samples). A component holds name, license, version,

@@ -33,7 +33,7 @@ static const struct {
 
 /* Sources: Linux, Spack's cudnn package (var/spack/repos/builtin/packages/cudnn/package.py:
  * the hashes, and its url_for_version for the folders and the platform names); Windows,
- * CUDNN_FACTS.md section 5, at the folders CuPy's installer downloads them from
+ * NVIDIA's published hashes, at the folders CuPy's installer downloads them from
  * (cupyx/tools/install_library.py). Newest first. */
 const struct official_legacy official_legacy_archives[] = {
     {"v8.2.4", "cudnn-11.4-linux-x64-v8.2.4.15.tgz",

@@ -1,4 +1,4 @@
-/* NVIDIA's published hashes of official cuDNN archives (CUDNN_FACTS.md section 5). */
+/* NVIDIA's published hashes of official cuDNN archives (NVIDIA's published manifests and hashes). */
 #ifndef CDM_OFFICIAL_H
 #define CDM_OFFICIAL_H
 

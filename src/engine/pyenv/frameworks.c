@@ -23,7 +23,7 @@ struct fw_rule {
     const char *source;
 };
 
-/* CUDNN_FACTS.md section 8 gathers these, with the same sources. */
+/* Each row names its source; docs/choosing.md says how resolve uses them. */
 static const struct fw_rule rules[] = {
     {"torch", NULL, NULL, FW_BUILD_MINOR, 0, 0, 0,
      "PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 in torch's environment; --force in cdm",

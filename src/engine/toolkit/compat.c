@@ -1,4 +1,4 @@
-/* Tables from CUDNN_FACTS.md section 6; where sources disagree the lenient value is kept. */
+/* Tables from NVIDIA's cuDNN support matrices and CUDA release notes (docs/choosing.md); where sources disagree the lenient value is kept. */
 #include "compat.h"
 #include "base/util.h"
 

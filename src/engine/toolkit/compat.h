@@ -1,4 +1,4 @@
-/* The compatibility tables of CUDNN_FACTS.md section 6, and the questions asked of them. */
+/* The compatibility tables (NVIDIA's support matrices, docs/choosing.md), and the questions asked of them. */
 #ifndef CDM_COMPAT_H
 #define CDM_COMPAT_H
 

@@ -1,7 +1,7 @@
 /*
  * cuDNN's library files as the loader sees them: their names per platform and major, the
  * ones a folder holds, the version of one without loading it, and the sub-libraries each
- * version opens by bare name at run time (the version facts of CUDNN_FACTS.md section 2),
+ * version opens by bare name at run time (per version, as NVIDIA's archives lay them out),
  * read from an install where it names them.
  */
 #ifndef CDM_CUDNN_LIB_H
