@@ -292,6 +292,29 @@ static void judge_cudnn(struct doctor *d, const struct trace_result *r)
     sb_free(&outside);
 }
 
+/* How the command ended: killed at the limit, by a signal, its exit status. */
+static void report_command(struct doctor *d, const struct trace_result *r)
+{
+    if (r->timed_out)
+        doctor_add(d, "run.command", CDM_CHECK_FAIL,
+                   "give it more time with --timeout SECONDS, or find out where it waits; "
+                   "the libraries below are those it had loaded by then",
+                   "'%s' ran past the doctor's limit of %u s and was killed with its process "
+                   "group",
+                   d->req->command[0], d->req->timeout_s);
+    else if (r->signal)
+        doctor_add(d, "run.command", CDM_CHECK_FAIL, "see the loaded libraries below",
+                   "'%s' was killed by signal %d", d->req->command[0], r->signal);
+    else if (r->exit_code)
+        doctor_add(d, "run.command", CDM_CHECK_WARN, "see the command's own messages",
+                   "'%s' exited with status %d", d->req->command[0], r->exit_code);
+    else
+        doctor_add(d, "run.command", CDM_CHECK_OK, NULL,
+                   "'%s' exited with status 0 (%u "
+                   "process%s)",
+                   d->req->command[0], (unsigned)r->processes, r->processes == 1 ? "" : "es");
+}
+
 /* A linked project's program that loaded no cuDNN or no driver ran on the CPU, which is
  * what most "it is slow" reports turn out to be. */
 static void judge_gpu(struct doctor *d, const struct trace_result *r)
@@ -357,24 +380,7 @@ static void check_run(struct doctor *d)
         if (kind && r.objects[i].how != TRACE_MAIN)
             add_loaded(d, &r, i, kind);
     }
-    if (r.timed_out)
-        doctor_add(d, "run.command", CDM_CHECK_FAIL,
-                   "give it more time with --timeout SECONDS, or find out where it waits; "
-                   "the libraries below are those it had loaded by then",
-                   "'%s' ran past the doctor's limit of %u s and was killed with its process "
-                   "group",
-                   d->req->command[0], d->req->timeout_s);
-    else if (r.signal)
-        doctor_add(d, "run.command", CDM_CHECK_FAIL, "see the loaded libraries below",
-                   "'%s' was killed by signal %d", d->req->command[0], r.signal);
-    else if (r.exit_code)
-        doctor_add(d, "run.command", CDM_CHECK_WARN, "see the command's own messages",
-                   "'%s' exited with status %d", d->req->command[0], r.exit_code);
-    else
-        doctor_add(d, "run.command", CDM_CHECK_OK, NULL,
-                   "'%s' exited with status 0 (%u "
-                   "process%s)",
-                   d->req->command[0], (unsigned)r.processes, r.processes == 1 ? "" : "es");
+    report_command(d, &r);
     /* the channel's own word (ld_audit.c, trace_channel_posix.c): what is missing from
      * the report, and what was not believed */
     if (r.cut)

@@ -56,6 +56,18 @@ static int commit_new(cdm_ctx *ctx, const char *tmp, const struct source *src,
                       const struct parts *parts, bool official, const struct extract_result *x,
                       struct cdm_install_info *in, struct cdm_install_result *result);
 
+/* describe_name, and an install for this machine (no --platform) held to its GPU and
+ * driver (--force goes past them). */
+static int describe_for_here(cdm_ctx *ctx, const struct cdm_install_request *req,
+                             const char *archive, const char *file_name,
+                             const struct archive_name *name, struct cdm_install_info *in)
+{
+    int rc = describe_name(ctx, archive, file_name, name, in);
+    if (!rc && !req->platform)
+        rc = cdm_machine_check_install(ctx, in, req->force, "installing");
+    return rc;
+}
+
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
                 struct cdm_install_result *result)
 {
@@ -98,8 +110,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
     }
 
     struct cdm_install_info in;
-    if ((rc = describe_name(ctx, archive, file_name, &name, &in)) ||
-        (!req->platform && (rc = cdm_machine_check_install(ctx, &in, req->force, "installing"))))
+    if ((rc = describe_for_here(ctx, req, archive, file_name, &name, &in)))
         goto out;
     struct cdm_install_info existing;
     bool done = false, compare = false;

@@ -288,6 +288,69 @@ static void warn_cloud(cdm_ctx *ctx, const char *project)
     free(why);
 }
 
+/* The link is right already: only the pin may need writing (absent, or --pin-exact). */
+static int finish_unchanged(cdm_ctx *ctx, const struct cdm_link_request *req,
+                            const struct cdm_project *p, const struct cdm_install_info *in,
+                            struct cdm_link_result *result)
+{
+    bool write_pin = !pin_keeps(p, in, req->pin_exact);
+    int rc;
+    if (write_pin && !req->dry_run && (rc = project_pin_write(ctx, p, in->id)))
+        return rc;
+    return req->dry_run ? dry_finish(ctx, p->path, write_pin, in->id, result)
+                        : finish(ctx, p->path, write_pin, result);
+}
+
+/* Open the store and the project for a link change: a first look, then again in the mode
+ * the change needs (the store's lock too when a view is to be built: a toolkit's, or a
+ * pair's for a second cuDNN major). */
+static int open_link_change(cdm_ctx *ctx, const struct cdm_link_request *req,
+                            struct cdm_project *p, struct cdm_generation *cur, bool *has_cur)
+{
+    int rc = open_for_change(ctx, req->project, p, cur, has_cur, OPEN_READ);
+    if (!rc)
+        settle_target(ctx, req->spec ? req->spec : p->has_pin ? p->pinned_id : NULL, req->cuda);
+    if (rc || req->dry_run)
+        return rc;
+    char second[64];
+    bool view = req->toolkit ? strcmp(req->toolkit, "none") != 0 : *has_cur && *cur->toolkit_path;
+    view = view || req->also || (*has_cur && pair_view_also(cur->view, second, sizeof(second)));
+    return open_for_change(ctx, req->project, p, cur, has_cur, view ? OPEN_STORE : OPEN_STATE);
+}
+
+/* The version a link is asked for: the request's, else the project's pin file (which must
+ * hold one); the link's name checked on the way. */
+static int request_spec(cdm_ctx *ctx, const struct cdm_link_request *req,
+                        const struct cdm_project *p, const char **spec)
+{
+    if (req->name && !project_link_name_valid(req->name))
+        return cdm_error_set(ctx, CDM_EINVAL,
+                             "'%s' cannot name a link: %s; give a plain file name such as "
+                             "cuda_link",
+                             req->name, config_link_name_problem(req->name));
+    *spec = req->spec;
+    if (*spec)
+        return CDM_OK;
+    if (!p->has_pin)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "no version to link in '%s': give one ('cdm link %s 9.1') or "
+                             "commit a %s pin file",
+                             p->path, req->project ? req->project : ".", CDM_PIN_FILE);
+    struct version_spec parsed;
+    if (!version_spec_parse(p->pinned_id, &parsed)) {
+        char *pin = path_join(p->path, CDM_PIN_FILE);
+        int rc = cdm_error_set(ctx, CDM_ECONFIG,
+                               "the pin file '%s' says '%s', which is not a version; write one "
+                               "such as 9.1 or 9.1.0.70-cuda12 there, or give one: 'cdm link "
+                               "%s 9.1'",
+                               pin, p->pinned_id, req->project ? req->project : ".");
+        free(pin);
+        return rc;
+    }
+    *spec = p->pinned_id;
+    return CDM_OK;
+}
+
 /* What a link of the request's install (in, resolved) needs before anything changes: the
  * install there, its place among the project's majors (in becomes the link's install, also
  * the second), the machine able to run both, the toolkit (tk) and the tables, and the
@@ -322,42 +385,11 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     struct cdm_project p;
     struct cdm_generation cur;
     bool has_cur = false;
-    int rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, OPEN_READ);
-    if (!rc)
-        settle_target(ctx, req->spec ? req->spec : p.has_pin ? p.pinned_id : NULL, req->cuda);
-    if (!rc && !req->dry_run) {
-        /* a view to build: a toolkit's, or a pair's (a second cuDNN major) */
-        char second[64];
-        bool view = req->toolkit ? strcmp(req->toolkit, "none") != 0 : has_cur && *cur.toolkit_path;
-        view = view || req->also || (has_cur && pair_view_also(cur.view, second, sizeof(second)));
-        rc = open_for_change(ctx, req->project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
-    }
-    if (rc)
+    const char *spec = NULL;
+    int rc = open_link_change(ctx, req, &p, &cur, &has_cur);
+    if (rc || (rc = request_spec(ctx, req, &p, &spec)))
         return rc;
-    if (req->name && !project_link_name_valid(req->name))
-        return cdm_error_set(ctx, CDM_EINVAL,
-                             "'%s' cannot name a link: %s; give a plain file name such as "
-                             "cuda_link",
-                             req->name, config_link_name_problem(req->name));
     const char *name = req->name ? req->name : p.link_name;
-    const char *spec = req->spec;
-    if (!spec && !p.has_pin)
-        return cdm_error_set(ctx, CDM_ENOTFOUND,
-                             "no version to link in '%s': give one ('cdm link %s 9.1') or "
-                             "commit a %s pin file",
-                             p.path, req->project ? req->project : ".", CDM_PIN_FILE);
-    struct version_spec parsed;
-    if (!spec && !version_spec_parse(p.pinned_id, &parsed)) {
-        char *pin = path_join(p.path, CDM_PIN_FILE);
-        rc = cdm_error_set(ctx, CDM_ECONFIG,
-                           "the pin file '%s' says '%s', which is not a version; write one such "
-                           "as 9.1 or 9.1.0.70-cuda12 there, or give one: 'cdm link %s 9.1'",
-                           pin, p.pinned_id, req->project ? req->project : ".");
-        free(pin);
-        return rc;
-    }
-    if (!spec)
-        spec = p.pinned_id;
     struct cdm_install_info in;
     if ((rc = cdm_resolve(ctx, spec, req->cuda, &in))) {
         if (rc == CDM_ENOTFOUND)
@@ -379,11 +411,7 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         rc = refuse_foreign(ctx, link_path);
     struct dest d = {0};
     if (!rc && req->dry_run && (*tk.version || *also.id)) {
-        /* where the link would lead, nothing built */
-        d.in = &in;
-        d.tk = tk;
-        d.view = *also.id ? pair_view_name(in.id, also.id) : view_name(in.id, tk.version, tk.real);
-        d.path = store_view_path(ctx, d.view);
+        dry_dest(ctx, &in, &also, &tk, &d);
     } else if (!rc) {
         rc = make_dest(ctx, &in, &also, &tk, NULL, &d);
     }
@@ -405,14 +433,8 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
         free(old_root);
     if (rc)
         return rc;
-    if (same) {
-        /* The link is right; only the pin may need writing (absent, or --pin-exact). */
-        bool write_pin = !pin_keeps(&p, &in, req->pin_exact);
-        if (write_pin && !req->dry_run && (rc = project_pin_write(ctx, &p, in.id)))
-            return rc;
-        return req->dry_run ? dry_finish(ctx, p.path, write_pin, in.id, result)
-                            : finish(ctx, p.path, write_pin, result);
-    }
+    if (same)
+        return finish_unchanged(ctx, req, &p, &in, result);
     if (req->dry_run) {
         dest_free(&d);
         free(old_root);
@@ -516,15 +538,9 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
         if (rc)
             return rc;
     }
-    /* a pair's second install, as the generation's view names it */
-    struct cdm_install_info also = {.id = ""};
-    char second[64];
-    if (back.install_id[0] && pair_view_also(back.view, second, sizeof(second))) {
-        char *why = xasprintf("cannot roll back '%s' to generation %lld", p.path, number);
-        rc = link_installed(ctx, second, why, &also);
-        free(why);
-    }
-    if (rc || (rc = attach_check_switch(ctx, p.path, back.install_id[0] ? &in : NULL, &also,
+    struct cdm_install_info also;
+    if ((rc = generation_also(ctx, p.path, number, &back, &also)) ||
+        (rc = attach_check_switch(ctx, p.path, back.install_id[0] ? &in : NULL, &also,
                                         force)))
         return rc;
     if (p.link_foreign)

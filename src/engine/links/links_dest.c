@@ -76,6 +76,16 @@ int make_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const struct cdm_
     return view_dest(ctx, name, rc, d);
 }
 
+void dry_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const struct cdm_install_info *also,
+              const struct cdm_toolkit *tk, struct dest *d)
+{
+    d->in = in;
+    d->tk = *tk;
+    d->view =
+        *also->id ? pair_view_name(in->id, also->id) : view_name(in->id, tk->version, tk->real);
+    d->path = store_view_path(ctx, d->view);
+}
+
 int pair_settle(cdm_ctx *ctx, const char *project, const struct cdm_generation *cur, bool want_also,
                 bool only, struct cdm_install_info *in, struct cdm_install_info *also)
 {
@@ -107,6 +117,19 @@ int pair_settle(cdm_ctx *ctx, const char *project, const struct cdm_generation *
         *also = *in;
         *in = now;
     }
+    free(why);
+    return rc;
+}
+
+int generation_also(cdm_ctx *ctx, const char *project, long long number,
+                    const struct cdm_generation *g, struct cdm_install_info *also)
+{
+    memset(also, 0, sizeof(*also));
+    char second[64];
+    if (!g->install_id[0] || !pair_view_also(g->view, second, sizeof(second)))
+        return CDM_OK;
+    char *why = xasprintf("cannot roll back '%s' to generation %lld", project, number);
+    int rc = link_installed(ctx, second, why, also);
     free(why);
     return rc;
 }

@@ -26,6 +26,10 @@ int link_installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_ins
 int make_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const struct cdm_install_info *also,
               const struct cdm_toolkit *tk, const char *view, struct dest *d);
 
+/* Where a dry run's link would lead: the view's name and place, nothing built. */
+void dry_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const struct cdm_install_info *also,
+              const struct cdm_toolkit *tk, struct dest *d);
+
 /* One install per cuDNN major. in (the request's install) takes its major's place: the
  * second install of the current generation's pair view stays beside it unless only, or
  * is the one replaced when in is of its major; with want_also in goes beside the current
@@ -33,5 +37,10 @@ int make_dest(cdm_ctx *ctx, const struct cdm_install_info *in, const struct cdm_
  * none). */
 int pair_settle(cdm_ctx *ctx, const char *project, const struct cdm_generation *cur, bool want_also,
                 bool only, struct cdm_install_info *in, struct cdm_install_info *also);
+
+/* The second install of generation number's pair view (id "" when it has none), for a
+ * rollback to it. */
+int generation_also(cdm_ctx *ctx, const char *project, long long number,
+                    const struct cdm_generation *g, struct cdm_install_info *also);
 
 #endif

@@ -138,25 +138,30 @@ static bool read_gpu(const char *v, struct driver_info *d)
 /* One name=value line of the record into d; false for one cdm did not write. */
 static bool read_field(const char *name, const char *v, struct driver_info *d)
 {
-    if (!strcmp(name, "found") || !strcmp(name, "gpus_asked") || !strcmp(name, "gpus_filtered")) {
-        bool on = !strcmp(v, "1");
-        *(name[0] == 'f' ? &d->found : name[5] == 'a' ? &d->gpus_asked : &d->gpus_filtered) = on;
-        return on || !strcmp(v, "0");
-    }
+    const struct {
+        const char *name;
+        bool *flag;
+    } flags[] = {
+        {"found", &d->found}, {"gpus_asked", &d->gpus_asked}, {"gpus_filtered", &d->gpus_filtered}};
+    const struct {
+        const char *name;
+        char *text;
+        size_t size;
+    } texts[] = {{"version", d->version, sizeof(d->version)},
+                 {"source", d->source, sizeof(d->source)},
+                 {"error", d->error, sizeof(d->error)},
+                 {"gpu_error", d->gpu_error, sizeof(d->gpu_error)}};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(flags); i++)
+        if (!strcmp(name, flags[i].name)) {
+            *flags[i].flag = !strcmp(v, "1");
+            return *flags[i].flag || !strcmp(v, "0");
+        }
+    for (size_t i = 0; i < CDM_ARRAY_LEN(texts); i++)
+        if (!strcmp(name, texts[i].name))
+            return copy_str(texts[i].text, texts[i].size, v);
     if (!strcmp(name, "cuda"))
         return (d->cuda_version = atoi(v)) >= 0;
-    if (!strcmp(name, "gpu"))
-        return read_gpu(v, d);
-    char *dst = !strcmp(name, "version")     ? d->version
-                : !strcmp(name, "source")    ? d->source
-                : !strcmp(name, "error")     ? d->error
-                : !strcmp(name, "gpu_error") ? d->gpu_error
-                                             : NULL;
-    size_t size = dst == d->version  ? sizeof(d->version)
-                  : dst == d->source ? sizeof(d->source)
-                  : dst == d->error  ? sizeof(d->error)
-                                     : sizeof(d->gpu_error);
-    return dst && copy_str(dst, size, v);
+    return !strcmp(name, "gpu") && read_gpu(v, d);
 }
 
 /* This boot's record, when it is one and for the same key; false: ask the driver. */

@@ -249,6 +249,20 @@ static int link_files(cdm_ctx *ctx, struct db_attachment *a, char *const *names)
     return rc;
 }
 
+/* A project holding two cuDNN majors (a pair view): the environment follows the install
+ * of its wheel's major, into *in when that is the second. */
+static void of_wheel_major(cdm_ctx *ctx, const struct cdm_project *proj,
+                           const struct py_dist *dist, struct cdm_install_info *in)
+{
+    char second[64];
+    struct cdm_install_info other;
+    int major = atoi(dist->version);
+    if (cdm_pair_view_also(proj->view, second, sizeof(second)) && major &&
+        major != atoi(in->version) && db_install_get(ctx, second, &other) == CDM_OK &&
+        atoi(other.version) == major)
+        *in = other;
+}
+
 int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_attach_result *out)
 {
     memset(out, 0, sizeof(*out));
@@ -289,13 +303,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
                            venv, proj.path, in.id, in.platform, cdm_host_platform());
         goto out;
     }
-    /* a project holding two cuDNN majors: the environment follows the one of its wheel's */
-    char second[64];
-    struct cdm_install_info other;
-    if (cdm_pair_view_also(proj.view, second, sizeof(second)) && atoi(dist.version) &&
-        atoi(dist.version) != atoi(in.version) && db_install_get(ctx, second, &other) == CDM_OK &&
-        atoi(other.version) == atoi(dist.version))
-        in = other;
+    of_wheel_major(ctx, &proj, &dist, &in);
     if ((rc = cdm_machine_check_install(ctx, &in, req->force, "attaching")))
         goto out;
     if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)) ||
