@@ -516,6 +516,10 @@ struct cdm_attach_result {
     char overridden[512];  /* why the attach would have been refused, had --force not been given */
     char drift[512];       /* what pip or uv changed since an earlier attach ("" when nothing):
                               that record was settled first */
+    char hook[4096];       /* Windows: the DLL folders hook written into the environment (its
+                            * .pth file), "" when none */
+    char hook_blocked[4096]; /* an embedded Python's ._pth file that keeps site, and so the
+                              * hook, from running ("" when none does) */
     unsigned files;        /* the cuDNN files linked */
     unsigned restored;     /* detach: the wheel's files put back */
     unsigned dropped;      /* detach: kept files dropped, the environment having its own */

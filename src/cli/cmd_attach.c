@@ -24,6 +24,8 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
             json_kv_string(&j, "requirement", *r->requirement ? r->requirement : NULL);
             json_kv_string(&j, "forced", *r->overridden ? r->overridden : NULL);
             json_kv_int(&j, "files", r->files);
+            json_kv_string(&j, "hook", *r->hook ? r->hook : NULL);
+            json_kv_string(&j, "hook_blocked", *r->hook_blocked ? r->hook_blocked : NULL);
         } else {
             json_kv_int(&j, "restored", r->restored);
             json_kv_int(&j, "dropped", r->dropped);
@@ -37,16 +39,33 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
         cli_eprintf("cdm: warning: attached although %s (--force)\n", r->overridden);
     if (*r->drift)
         cli_info(cli, "'%s' had changed since it was attached: %s\n", r->venv, r->drift);
+    if (attach && *r->hook_blocked)
+        cli_eprintf("cdm: warning: '%s' does not import site, so Python runs no .pth file in "
+                    "'%s': add the line 'import site' to it for cdm's DLL folders hook\n",
+                    r->hook_blocked, r->venv);
     if (attach && !r->changed) {
         cli_info(cli, "'%s' follows '%s' already (%u cuDNN files in '%s' lead to '%s')\n",
                  r->venv, r->project, r->files, r->folder, r->target);
-    } else if (attach) {
+    } else if (attach && *r->original) {
         cli_info(cli, "attached '%s' to '%s' (%s): %u cuDNN files in '%s' lead to '%s'\n",
                  r->venv, r->project, r->install_id, r->files, r->folder, r->target);
         cli_info(cli, "the wheel's own files%s%s are kept in '%s'; 'cdm detach %s' puts them back\n",
                  *r->wheel ? " of " : "", r->wheel, r->original, r->venv);
+    } else if (attach) {
+        cli_info(cli, "attached '%s' to '%s' (%s): it has no cuDNN of its own\n", r->venv,
+                 r->project, r->install_id);
+    }
+    if (attach) {
+        if (r->changed && *r->hook)
+            cli_info(cli,
+                     "each Python start there adds '%s' to the DLL folders "
+                     "(os.add_dll_directory, '%s'), for programs that load cuDNN by name\n",
+                     r->target, r->hook);
     } else if (!r->changed) {
         cli_info(cli, "'%s' is not attached: '%s' holds the wheel's own files\n", r->venv,
+                 r->folder);
+    } else if (!*r->original) {
+        cli_info(cli, "detached '%s': cdm's DLL folders hook is removed from '%s'\n", r->venv,
                  r->folder);
     } else {
         cli_info(cli, "detached '%s': %u of the wheel's files are back in '%s'\n", r->venv,
@@ -104,8 +123,14 @@ const struct cli_command cli_cmd_attach = {
         "and the like load the project's version; later link and rollback apply too. The "
         "folder stays the environment's, so pip and uv replace the links and never the store's "
         "files. The wheel's files are kept and 'cdm detach' puts them back. Attaching again "
-        "after pip or uv reinstalled the wheel attaches the new files. PROJECT defaults to the "
-        "nearest one upwards.\n",
+        "after pip or uv reinstalled the wheel attaches the new files. On Windows the "
+        "environment also gets a .pth file of cdm's (cdm-dll-dirs.pth, with the list "
+        "cdm-dll-dirs.txt) that adds the project's DLL folder with os.add_dll_directory at "
+        "each Python start, for programs that load cuDNN by name (CTranslate2, ONNX Runtime, "
+        "ctypes): Python 3.8 and later do not search PATH for them. An environment without a "
+        "cuDNN of its own gets the hook alone; a framework's own copy (torch\\lib, "
+        "onnxruntime\\capi, ctranslate2, paddle\\libs) is linked file by file. PROJECT "
+        "defaults to the nearest one upwards.\n",
 };
 
 static const struct cli_arg detach_args[] = {

@@ -174,6 +174,14 @@ static const char hook_pwsh[] =
     "# --auto` decides from: the folders from here up (links, pin files), the active link's\n"
     "# target, the default's and the config's files (size and time of change), cdm's variables.\n"
     "# cdm starts only when one differs.\n"
+    "# Set-StrictMode -Version Latest stops at a variable read before it is set: cdm's start\n"
+    "# unset, and $LASTEXITCODE (unset until a native program ran) is asked for, not read.\n"
+    "foreach ($n in '__cdm_prompt', '__cdm_pwd', '__cdm_hook_seen', '_cdm_hook_dir', '_cdm_hook_name',\n"
+    "        '_cdm_hook_target', '_cdm_hook_link', '_cdm_hook_default', '_cdm_hook_config') {\n"
+    "    if (-not (Get-Variable -Name $n -Scope Global -ErrorAction SilentlyContinue)) {\n"
+    "        Set-Variable -Name $n -Scope Global -Value $null\n"
+    "    }\n"
+    "}\n"
     "if (-not $global:__cdm_prompt) { $global:__cdm_prompt = $function:prompt }\n"
     "function global:__cdm_hook_file([string]$file) {\n"
     "    $item = $null\n"
@@ -213,8 +221,12 @@ static const char hook_pwsh[] =
     "function global:__cdm_hook_used([string]$dir) {\n"
     "    return @($dir, $global:_cdm_hook_name, $global:_cdm_hook_default, $global:_cdm_hook_config) -join [char]1\n"
     "}\n"
+    ;
+/* the prompt itself, after the functions above (two strings: C99 compilers need to take
+ * only 4095 characters in one) */
+static const char hook_pwsh_prompt[] =
     "function global:prompt {\n"
-    "    $code = $global:LASTEXITCODE\n"
+    "    $code = Get-Variable -Name LASTEXITCODE -Scope Global -ValueOnly -ErrorAction SilentlyContinue\n"
     "    $here = $ExecutionContext.SessionState.Path.CurrentFileSystemLocation.ProviderPath\n"
     "    $quiet = $here -ceq $global:__cdm_pwd\n"
     "    $global:__cdm_pwd = $here\n"
@@ -237,16 +249,19 @@ static const char hook_pwsh[] =
     "            $global:__cdm_hook_seen = \"$(__cdm_hook_env)$([char]4)$files\"\n"
     "        }\n"
     "    }\n"
-    "    $global:LASTEXITCODE = $code\n"
+    "    if ($null -ne $code) { $global:LASTEXITCODE = $code }\n"
     "    & $global:__cdm_prompt\n"
     "}\n";
 
 static const struct {
     const char *shell;
-    const char *text;
+    const char *text, *more;
 } hooks[] = {
-    {"bash", hook_bash}, {"zsh", hook_zsh},         {"fish", hook_fish},
-    {"pwsh", hook_pwsh}, {"powershell", hook_pwsh},
+    {"bash", hook_bash, ""},
+    {"zsh", hook_zsh, ""},
+    {"fish", hook_fish, ""},
+    {"pwsh", hook_pwsh, hook_pwsh_prompt},
+    {"powershell", hook_pwsh, hook_pwsh_prompt},
 };
 
 static int run_hook(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
@@ -257,6 +272,7 @@ static int run_hook(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
     for (size_t i = 0; sh && i < CDM_ARRAY_LEN(hooks); i++) {
         if (!strcmp(hooks[i].shell, cdm_shell_name(sh))) {
             fputs(hooks[i].text, stdout);
+            fputs(hooks[i].more, stdout);
             return EXIT_OK;
         }
     }

@@ -120,4 +120,57 @@ diag "the report, with bin on PATH:"
 WINEPATH=$bin run_cdm doctor --cudnn 9.1.0
 diag "$OUT" "$ERR"
 
+# ---- a Windows-shaped Python environment with the real DLLs: attach, the hook, the doctor ----
+# A project's .venv with the nvidia-cudnn wheel's real DLLs, ONNX Runtime, and CTranslate2
+# holding copies of its own (as faster-whisper's guides advise). A stand-in Python
+# (tests/win/py_loader.c) loads cudnn64_9.dll by name, as ctypes and CTranslate2's module do,
+# and calls the real cudnnGetVersion, which opens cudnn_graph64_9.dll by name itself.
+real_env() {
+  if ! junctions_work; then
+    skip "the real DLLs through an attached environment" "junctions cannot be made here (stock Wine 8)"
+    return
+  fi
+  if [ -z "${PY_LOADER-}" ]; then
+    skip_tool "the real DLLs through an attached environment" "no stand-in Python (no dlltool)"
+    return
+  fi
+  local RP=$SCRATCH/realproj RS before py=$SCRATCH/python routes
+  RS=$RP/.venv/Lib/site-packages
+  mkdir -p "$RS/onnxruntime/capi" "$RS/ctranslate2" "$RS/nvidia/cudnn/bin" "$py"
+  cp "$PY_LOADER" "$py/python.exe"
+  printf 'home = C:\\Python312\n' >"$RP/.venv/pyvenv.cfg"
+  dists "$RS" onnxruntime_gpu 1.20.1 "" ctranslate2 4.5.0 "" nvidia_cudnn_cu12 9.1.0.70 ""
+  python3 -c '
+import os, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for name in ("cudnn64_9.dll", "cudnn_graph64_9.dll"):
+    data = z.read("nvidia/cudnn/bin/" + name)
+    for folder in ("nvidia/cudnn/bin", "ctranslate2"):
+        open(os.path.join(sys.argv[2], folder, name), "wb").write(data)
+' "$whl" "$RS"
+  before=$(cd "$RP/.venv" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+  run_cdm link "$(wpath "$RP")" 9.1.0.70
+  expect_rc 0 "a project linked to the real 9.1.0.70"
+  "$WINE" "$py/python.exe" "$(wpath "$RS")" cudnn64_9.dll >"$SCRATCH/py.out" 2>&1
+  check "not attached, the stand-in Python finds no cudnn64_9.dll by name" \
+    grep -q "^error 126" "$SCRATCH/py.out"
+  run_cdm attach "$(wpath "$RP/.venv")" "$(wpath "$RP")" --json
+  expect_rc 0 "attach the environment"
+  check "CTranslate2's own copies are linked file by file, and the hook written" \
+    test "$(json 'd["folder"].endswith("ctranslate2"), d["files"], d["hook"] is not None')" = "(True, 2, True)"
+  "$WINE" "$py/python.exe" "$(wpath "$RS")" cudnn64_9.dll >"$SCRATCH/py.out" 2>&1
+  check "through the hook the real cudnnGetVersion answers 90100, its sub-library found on PATH" \
+    grep -qx "version 90100" <(tr -d '\r' <"$SCRATCH/py.out")
+  run_cdm doctor --json "$(wpath "$RP")"
+  routes=$(detail python.venv.dlls)
+  check "doctor: ONNX Runtime through the hook, CTranslate2 through its linked copy, both the project's" \
+    sh -c 'test "$1" = ok && printf "%s" "$2" | grep -q "onnxruntime_gpu 1.20.1: .*the project.s through cdm.s DLL folders hook.*ctranslate2 4.5.0: .*the project.s through its own copy"' _ "$(status python.venv.dlls)" "$routes"
+  [ "$(status python.venv.dlls)" = ok ] || diag "$routes"
+  run_cdm detach "$(wpath "$RP/.venv")"
+  expect_rc 0 "detach"
+  check "the environment's files are byte for byte as before" \
+    test "$(cd "$RP/.venv" && find . -type f -print0 | sort -z | xargs -0 sha256sum)" = "$before"
+}
+real_env
+
 done_testing

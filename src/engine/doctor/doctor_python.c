@@ -10,6 +10,7 @@
 #include "cudnn_lib.h"
 #include "db_attach.h"
 #include "doctor.h"
+#include "doctor_dll_routes.h"
 #include "frameworks.h"
 #include "libfile.h"
 #include "platform/fs.h"
@@ -131,6 +132,15 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
         free(front);
     }
     check_frameworks(d, sites, name, e->prefix, bad);
+    if (windows(d) && own) {
+        char *wheel_dir = NULL;
+        struct py_dist wd;
+        py_cudnn_wheel(sites[0], true, &wheel_dir, &wd);
+        char *site = path_slashes_to(xstrdup(sites[0]), '\\');
+        doctor_dll_routes(d, name, e->prefix, site, wheel_dir);
+        free(site);
+        free(wheel_dir);
+    }
     free(attach);
     free(folder);
     strv_free(sites);

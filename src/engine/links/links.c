@@ -442,10 +442,12 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     }
     warn_cloud(ctx, p.path);
     /* The old name is only ours to remove when the history says cdm made it. */
+    char bin[16];
+    dest_bin_dir(&d, bin, sizeof(bin));
     rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact);
     dest_free(&d);
     if (!rc)
-        attach_follow_switch(ctx, p.path, old_root);
+        attach_follow_switch(ctx, p.path, old_root, bin);
     free(old_root);
     if (rc)
         return rc;
@@ -560,10 +562,12 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
         old_root = NULL;
     }
     /* Generation `number` without a link was an unlink: rolling back to it unlinks. */
+    char bin[16];
+    dest_bin_dir(&d, bin, sizeof(bin));
     rc = apply(ctx, &p, NULL, p.link_name, &d, "rollback", false);
     dest_free(&d);
     if (!rc && back.install_id[0])
-        attach_follow_switch(ctx, p.path, old_root);
+        attach_follow_switch(ctx, p.path, old_root, bin);
     free(old_root);
     if (rc)
         return rc;

@@ -15,6 +15,16 @@ void dest_free(struct dest *d)
     free(d->view);
 }
 
+void dest_bin_dir(const struct dest *d, char *out, size_t size)
+{
+    if (!d->in)
+        snprintf(out, size, "%s", "");
+    else if (d->view)
+        snprintf(out, size, "%s", view_dirs(d->path, fs_platform_is_windows(d->in->platform)).bin);
+    else
+        snprintf(out, size, "%s", d->in->bin_dir);
+}
+
 int link_installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_install_info *in)
 {
     if (db_install_get(ctx, id, in) != CDM_OK || in->state != CDM_INSTALL_OK) {

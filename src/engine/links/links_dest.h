@@ -16,6 +16,9 @@ struct dest {
     char *view;                        /* the view's name; NULL without one */
 };
 void dest_free(struct dest *d);
+/* The folder of d's DLLs, relative to it ('/' separated): the install's bin_dir, or the
+ * view's; "" when the link goes. */
+void dest_bin_dir(const struct dest *d, char *out, size_t size);
 
 /* An install that exists in the store, for a link; why starts the error. */
 int link_installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_install_info *in);

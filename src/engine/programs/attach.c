@@ -18,6 +18,7 @@
  */
 #include "attach.h"
 #include "attach_files.h"
+#include "dll_hook.h"
 #include "db.h"
 #include "db_attach.h"
 #include "frameworks.h"
@@ -36,7 +37,7 @@
 /* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place): *folder malloc'd, dist
  * what owns the files, *origin which kind of place. */
 static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **folder,
-                      struct py_dist *dist, enum py_cudnn_origin *origin)
+                      struct py_dist *dist, enum py_cudnn_origin *origin, bool *hook_only)
 {
     size_t own = 0;
     bool windows = fs_host_is_windows();
@@ -52,6 +53,14 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
         *dist = place.dist;
         if (origin)
             *origin = place.origin;
+        return CDM_OK;
+    }
+    if (hook_only && windows) {
+        /* No cuDNN of its own: the environment's programs load cuDNN by name (CTranslate2,
+         * ONNX Runtime), and the hook alone gives them the project's. */
+        *hook_only = true;
+        *folder = path_slashes_to(xstrdup((*sites)[0]), '\\');
+        memset(dist, 0, sizeof(*dist));
         return CDM_OK;
     }
     char *wheel = py_wheel_dir_in("site-packages", windows);
@@ -111,6 +120,53 @@ static int detach_folder_link(cdm_ctx *ctx, struct db_attachment *a)
     return CDM_OK;
 }
 
+/* On Windows, the environment's DLL folders hook (dll_hook.h) naming a->target; when
+ * only_missing, written only where none is (an environment attached before hooks were
+ * written gets one by attaching again). out->hook names the .pth, and out->hook_blocked an
+ * embedded Python's ._pth file that keeps it from running. */
+static int write_hook(cdm_ctx *ctx, const struct db_attachment *a, bool only_missing,
+                      struct cdm_attach_result *out)
+{
+    if (!fs_host_is_windows())
+        return CDM_OK;
+    char *site = dll_hook_site(a->venv);
+    char **had = site ? dll_hook_read(site) : NULL;
+    char *dirs[] = {(char *)a->target, NULL};
+    int rc = CDM_OK;
+    if (site && !(only_missing && had))
+        rc = dll_hook_write(ctx, site, dirs);
+    if (!rc && site) {
+        char *pth = path_join(site, DLL_HOOK_PTH);
+        rc = copy_path(ctx, out->hook, sizeof(out->hook), pth);
+        free(pth);
+        dll_hook_blocked(a->venv, out->hook_blocked, sizeof(out->hook_blocked));
+    }
+    strv_free(had);
+    free(site);
+    return rc;
+}
+
+/* The hook goes with the environment's attachment (Windows only). */
+static int remove_hook(cdm_ctx *ctx, const struct db_attachment *a)
+{
+    char *site = fs_host_is_windows() ? dll_hook_site(a->venv) : NULL;
+    int rc = site ? dll_hook_remove(ctx, site) : CDM_OK;
+    free(site);
+    return rc;
+}
+
+/* An environment attached by its hook alone that has a cuDNN folder of its own now (pip
+ * installed the wheel): that record is settled, the hook staying for the new one. */
+static int drop_hook_only(cdm_ctx *ctx, const char *venv, const char *folder)
+{
+    struct db_attachment *old = xcalloc(1, sizeof(*old));
+    int rc = db_attach_current_of_venv(ctx, venv, old);
+    if (rc == CDM_OK && !old->original[0] && strcmp(old->folder, folder))
+        rc = db_attach_set_state(ctx, old->id, "detached");
+    free(old);
+    return rc == CDM_ENOTFOUND ? CDM_OK : rc;
+}
+
 /* Settle a recorded attachment by giving the environment its files back (or, where pip or
  * uv replaced them, leaving the environment's own): the record ends "detached". */
 static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_changed,
@@ -122,6 +178,8 @@ static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_chang
     if (rc || (rc = db_attach_set_state(ctx, a->id, "detaching")))
         return rc;
     fs_crash_point("detach-recorded");
+    if ((rc = remove_hook(ctx, a)))
+        return rc; /* recovery finishes it: the record says detaching */
     rc = attach_restore(ctx, a, wheel_changed, fs_host_is_windows(), &out->restored, &out->dropped);
     if (rc)
         return rc; /* recovery finishes it: the record says detaching */
@@ -271,6 +329,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     struct db_attachment *cur = xcalloc(1, sizeof(*cur));
     struct py_dist dist;
     enum py_cudnn_origin origin = PY_CUDNN_WHEEL;
+    bool hook_only = false;
     int rc = store_open_state(ctx, RECOVER_STATE);
     if (rc)
         goto out;
@@ -279,7 +338,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot attach '%s': no such folder", req->venv);
         goto out;
     }
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, &origin)))
+    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, &origin, &hook_only)))
         goto out;
     /* The project and its install come first, so that a refusal needs no link yet. */
     struct cdm_project proj;
@@ -331,21 +390,24 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
             }
             fill_result(out, cur);
             char **kept = NULL;
-            if (fs_list_dir(ctx, cur->original, &kept) == CDM_OK)
+            if (cur->original[0] && fs_list_dir(ctx, cur->original, &kept) == CDM_OK)
                 for (; kept[out->files]; out->files++)
                     ;
             strv_free(kept);
+            rc = write_hook(ctx, cur, true, out);
             goto out; /* attached to this project already */
         }
         if ((rc = settle_detach(ctx, cur, wheel_changed, out)))
             goto out;
-    } else if (rc != CDM_ENOTFOUND) {
+    } else if (rc != CDM_ENOTFOUND || (rc = drop_hook_only(ctx, venv, folder))) {
         goto out;
     }
-    if ((rc = check_wheel_folder(ctx, venv, folder)) ||
-        (rc = attach_wheel_files(ctx, folder, fs_host_is_windows(), &names)))
+    if (hook_only)
+        names = xcalloc(1, sizeof(*names));
+    else if ((rc = check_wheel_folder(ctx, venv, folder)) ||
+             (rc = attach_wheel_files(ctx, folder, fs_host_is_windows(), &names)))
         goto out;
-    if (!names[0]) {
+    if (!names[0] && !hook_only) {
         rc = cdm_error_set(ctx, CDM_ENOTFOUND,
                            "cannot attach '%s': '%s' holds no cuDNN library (%s); reinstall the "
                            "nvidia-cudnn wheel (pip install --force-reinstall), then attach",
@@ -390,16 +452,19 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
     COPY_STR_ARRAY(a->state, "attaching");
     if ((rc = db_attach_insert(ctx, a)))
         goto out;
-    char *kept_dir = store_attached_dir(ctx, a->id);
-    rc = copy_path(ctx, a->original, sizeof(a->original), kept_dir);
-    free(kept_dir);
-    if (!rc)
-        rc = db_attach_set_original(ctx, a->id, a->original);
+    if (!hook_only) { /* a hook alone keeps no files: its record has no kept folder */
+        char *kept_dir = store_attached_dir(ctx, a->id);
+        rc = copy_path(ctx, a->original, sizeof(a->original), kept_dir);
+        free(kept_dir);
+        if (!rc)
+            rc = db_attach_set_original(ctx, a->id, a->original);
+    }
     fs_crash_point("attach-recorded");
-    if (rc || (rc = link_files(ctx, a, names))) {
+    if (rc || (rc = link_files(ctx, a, names)) || (rc = write_hook(ctx, a, false, out))) {
         /* put back what moved; the record goes once nothing is kept */
         struct saved_error why_failed = error_save(ctx);
         unsigned restored, dropped;
+        remove_hook(ctx, a);
         if (attach_restore(ctx, a, false, fs_host_is_windows(), &restored, &dropped) == CDM_OK)
             db_attach_delete(ctx, a->id);
         why_failed.code = CDM_EIO;
@@ -442,14 +507,14 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     }
     if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)))
         goto out;
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, NULL))) {
+    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, NULL, NULL))) {
         /* pip or uv uninstalled the wheel since the attach: the record is settled all the
          * same, dropping the files cdm kept */
         if (rc != CDM_ENOTFOUND || db_attach_current_of_venv(ctx, venv, a) != CDM_OK)
             goto out;
         memset(&dist, 0, sizeof(dist));
         folder = xstrdup(a->folder);
-        uninstalled = true;
+        uninstalled = a->original[0] != '\0'; /* a hook alone had no wheel */
         rc = CDM_OK;
     }
     if ((rc = copy_path(ctx, out->folder, sizeof(out->folder), folder)))

@@ -3,10 +3,12 @@
  * in between; on Linux also with every cuDNN library its processes load taken from the
  * project's install (cdm-audit.so's redirect, ld_audit.c), so that an RPATH (PyTorch's
  * $ORIGIN/../../nvidia/cudnn/lib, conda's $ORIGIN/../lib) or a preload by path (JAX,
- * ONNX Runtime) cannot take another copy. Windows has no such hook: torch there loads its
- * own torch\lib\cudnn*.dll by path, which only cdm attach reaches, and cdm says so.
+ * ONNX Runtime) cannot take another copy. Windows has no such hook: Python programs get
+ * the project's DLL folder through a sitecustomize.py of cdm's (exec_python.h); torch there
+ * loads its own torch\lib\cudnn*.dll by path, which only cdm attach reaches, and cdm says so.
  */
 #include "attach_files.h"
+#include "exec_python.h"
 #include "internal.h"
 #include "platform/fs.h"
 #include "platform/trace.h"
@@ -18,8 +20,8 @@
 #include <string.h>
 
 
-/* Windows: an environment of the project whose torch loads its own cuDNN DLLs by path,
- * not attached to the project (its cudnn64_9.dll is not the project's). */
+/* Windows: an environment of the project whose framework loads its own cuDNN DLLs (torch
+ * by path), not attached to the project (its cudnn64_9.dll is not the project's). */
 static void warn_torch_own_dlls(cdm_ctx *ctx, const struct cdm_activation *act)
 {
     struct py_env *envs = NULL;
@@ -31,13 +33,14 @@ static void warn_torch_own_dlls(cdm_ctx *ctx, const struct cdm_activation *act)
         char **sites = py_site_packages(envs[i].prefix, &own);
         struct py_cudnn_place place;
         if (py_cudnn_place(envs[i].prefix, sites, own, true, &place)) {
-            if (place.origin == PY_CUDNN_TORCH_LIB &&
+            if ((place.origin == PY_CUDNN_TORCH_LIB || place.origin == PY_CUDNN_FRAMEWORK_DLLS) &&
                 !attach_file_is_ours(ctx, place.folder, bin, "cudnn64_9.dll", true))
                 cdm_warn(ctx,
-                         "'%s' (%s) holds torch's own cuDNN DLLs in '%s', which torch loads by "
-                         "their path whatever PATH says: 'cdm attach %s %s' makes them the "
-                         "project's",
-                         envs[i].prefix, envs[i].why, place.folder, envs[i].prefix, act->project);
+                         "'%s' (%s) holds %s's own cuDNN DLLs in '%s', which it loads before "
+                         "any other folder whatever PATH says: 'cdm attach %s %s' makes them "
+                         "the project's",
+                         envs[i].prefix, envs[i].why, place.dist.name, place.folder,
+                         envs[i].prefix, act->project);
             free(place.folder);
         }
         strv_free(sites);
@@ -59,6 +62,24 @@ static int check_machine(cdm_ctx *ctx, const struct cdm_activation *act, bool fo
     COPY_STR_ARRAY(in.id, act->id);
     snprintf(in.platform, sizeof(in.platform), "%s", cdm_host_platform());
     return cdm_machine_check_install(ctx, &in, force, "running with");
+}
+
+/* Windows: PYTHONPATH and CDM_DLL_DIRECTORIES for Python programs (exec_python.h), added
+ * to env after its *count entries. */
+static int python_dll_dirs(cdm_ctx *ctx, const struct cdm_activation *act, struct trace_env *env,
+                           size_t *count)
+{
+    char *dll_dir = path_slashes_to(path_join(act->link_path, act->bin_dir), '\\');
+    char *values[2];
+    int rc = exec_python_env(ctx, dll_dir, values);
+    free(dll_dir);
+    if (rc)
+        return rc;
+    env[*count].name = "PYTHONPATH";
+    env[(*count)++].value = values[0];
+    env[*count].name = "CDM_DLL_DIRECTORIES";
+    env[(*count)++].value = values[1];
+    return CDM_OK;
 }
 
 /* --check: run it watched, and fail when it loaded no cuDNN or no driver. */
@@ -91,16 +112,20 @@ int cdm_exec(cdm_ctx *ctx, const struct cdm_exec_request *req, int *exit_code)
     act.redirect = req->no_redirect || fs_host_is_windows() ? CDM_REDIRECT_NO : CDM_REDIRECT_WANTED;
     if ((rc = cdm_activation_plan(ctx, &act, &plan)))
         return rc;
-    if (fs_host_is_windows())
-        warn_torch_own_dlls(ctx, &act);
-    struct trace_env *env = xcalloc(plan.n + 1, sizeof(*env));
-    for (size_t i = 0; i < plan.n; i++) {
-        env[i].name = plan.v[i].name;
-        env[i].value = cdm_env_change_value(&plan.v[i]);
+    struct trace_env *env = xcalloc(plan.n + 3, sizeof(*env));
+    size_t count = 0;
+    for (; count < plan.n; count++) {
+        env[count].name = plan.v[count].name;
+        env[count].value = cdm_env_change_value(&plan.v[count]);
     }
-    struct trace_request tr = {req->argv, env, plan.n, false, 0};
-    rc = req->check ? run_checked(ctx, &tr, exit_code) : trace_exec(ctx, &tr, exit_code);
-    for (size_t i = 0; i < plan.n; i++)
+    if (fs_host_is_windows()) {
+        warn_torch_own_dlls(ctx, &act);
+        rc = python_dll_dirs(ctx, &act, env, &count);
+    }
+    struct trace_request tr = {req->argv, env, count, false, 0};
+    if (!rc)
+        rc = req->check ? run_checked(ctx, &tr, exit_code) : trace_exec(ctx, &tr, exit_code);
+    for (size_t i = 0; i < count; i++)
         free((char *)env[i].value);
     free(env);
     cdm_env_plan_free(&plan);

@@ -21,7 +21,10 @@ int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_inst
  * through the project's link follows by itself) is replaced by one to the project's file
  * of that name. Each file is replaced by a rename over it, so the environment holds the
  * old link or the new one at any time; a crash may leave a '<name>.cdm-follow' file beside
- * it. A failure is a warning: the switch itself is done. */
-void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root);
+ * it. On Windows each environment's DLL folders hook (dll_hook.h) is made to name the
+ * link's bin_dir (relative to the link; NULL: left as it is). A failure is a warning: the
+ * switch itself is done. */
+void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root,
+                          const char *bin_dir);
 
 #endif

@@ -200,6 +200,8 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
                  now[0] ? "" : "gone", now, a->wheel[0] ? a->wheel : "of unknown version");
         return;
     }
+    if (!a->original[0])
+        return; /* attached by its DLL folders hook alone: no file of the wheel's was kept */
     char **kept = NULL;
     if (fs_list_dir(ctx, a->original, &kept) != CDM_OK) {
         snprintf(why, size, "the wheel's own files that cdm kept are gone");
@@ -226,7 +228,7 @@ const char *attach_target_sub(const char *lib_dir, const char *bin_dir)
 
 const struct py_dist *attach_reference(const struct py_dist *dist, enum py_cudnn_origin origin)
 {
-    return origin == PY_CUDNN_TORCH_LIB ? NULL : dist;
+    return origin == PY_CUDNN_TORCH_LIB || origin == PY_CUDNN_FRAMEWORK_DLLS ? NULL : dist;
 }
 
 /* Would the environment's frameworks accept the install? why gets the first refusal. Each

@@ -4,6 +4,7 @@
  * its links are hard links to the install's files, made to follow after it (attach.h).
  */
 #include "attach.h"
+#include "dll_hook.h"
 #include "attach_files.h"
 #include "db_attach.h"
 #include "platform/fs.h"
@@ -158,16 +159,41 @@ static int follow_one(cdm_ctx *ctx, const struct db_attachment *a, const char *p
     return rc;
 }
 
-void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root)
+/* The hook of a's environment (dll_hook.h), where it has one, names the project's link's
+ * bin folder now (bin_dir, relative to the link). */
+static void follow_hook(cdm_ctx *ctx, const struct db_attachment *a, const char *project,
+                        const char *bin_dir)
+{
+    char *site = dll_hook_site(a->venv), *link_path = NULL;
+    char **had = site ? dll_hook_read(site) : NULL;
+    file_under(a, project, NULL, "", &link_path);
+    if (had && link_path) {
+        char *dir = *bin_dir ? path_join(link_path, bin_dir) : xstrdup(link_path);
+        char *dirs[] = {path_slashes_to(dir, '\\'), NULL};
+        if (dll_hook_write(ctx, site, dirs))
+            cdm_warn(ctx, "%s; 'cdm detach %s' and attach again", cdm_error_message(ctx),
+                     a->venv);
+        free(dir);
+    }
+    strv_free(had);
+    free(link_path);
+    free(site);
+}
+
+void attach_follow_switch(cdm_ctx *ctx, const char *project, const char *old_root,
+                          const char *bin_dir)
 {
     struct db_attachment *v = NULL;
     size_t n = 0;
-    if (!old_root || db_attach_of_project(ctx, project, &v, &n))
+    if (db_attach_of_project(ctx, project, &v, &n))
         return;
     for (size_t i = 0; i < n; i++) {
         const struct db_attachment *a = &v[i];
         char **kept = NULL;
-        if (attach_is_folder_link(ctx, a) || fs_list_dir(ctx, a->original, &kept))
+        if (fs_host_is_windows() && bin_dir)
+            follow_hook(ctx, a, project, bin_dir);
+        if (!old_root || attach_is_folder_link(ctx, a) || !a->original[0] ||
+            fs_list_dir(ctx, a->original, &kept))
             continue;
         for (size_t j = 0; kept[j]; j++)
             if (follow_one(ctx, a, project, old_root, kept[j]))

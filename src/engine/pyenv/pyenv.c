@@ -186,16 +186,37 @@ bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dis
     return true;
 }
 
-/* torch\lib of a Windows torch wheel, when it holds a cudnn*.dll of its own. */
-static bool torch_lib(const char *site, char **folder, struct py_dist *dist)
+/* The Windows frameworks that keep cuDNN DLLs of their own in their package (torch's
+ * wheels ship them; CTranslate2, ONNX Runtime and PaddlePaddle users copy them there, as
+ * their guides say), loaded before any other folder: the folder and the distribution. */
+static const struct {
+    const char *folder;
+    const char *dist; /* a prefix of the normalized name: onnxruntime-gpu, paddlepaddle-gpu */
+    bool exact;
+} framework_dlls[] = {
+    {"torch\\lib", "torch", true},
+    {"onnxruntime\\capi", "onnxruntime", false},
+    {"ctranslate2", "ctranslate2", true},
+    {"paddle\\libs", "paddlepaddle", false},
+};
+
+/* The folder holds a cudnn*.dll. */
+static bool has_cudnn_dll(const char *folder)
 {
-    char *lib = path_join(site, "torch\\lib");
-    char **names = fs_is_dir_followed(lib) ? fs_list_names(lib) : NULL;
+    char **names = fs_is_dir_followed(folder) ? fs_list_names(folder) : NULL;
     bool found = false;
     for (char **e = names; e && *e && !found; e++)
         found = str_starts_with_icase(*e, "cudnn") && str_ends_with_icase(*e, ".dll");
     strv_free(names);
-    if (found && py_find_dist(site, "torch", true, dist)) {
+    return found;
+}
+
+/* A framework's folder of site (framework_dlls[k]) that holds a cudnn*.dll of its own. */
+static bool framework_own(const char *site, size_t k, char **folder, struct py_dist *dist)
+{
+    char *lib = path_join(site, framework_dlls[k].folder);
+    bool found = has_cudnn_dll(lib);
+    if (found && py_find_dist(site, framework_dlls[k].dist, framework_dlls[k].exact, dist)) {
         *folder = lib;
         return true;
     }
@@ -234,15 +255,33 @@ static bool conda_cudnn(const char *prefix, bool windows, char **folder, struct 
     return found;
 }
 
+size_t py_dll_frameworks(const char *site, struct py_dll_framework *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof(framework_dlls) / sizeof(*framework_dlls) && n < max; k++) {
+        struct py_dll_framework *f = &out[n];
+        memset(f, 0, sizeof(*f));
+        if (!py_find_dist(site, framework_dlls[k].dist, framework_dlls[k].exact, &f->dist))
+            continue;
+        char *folder = path_join(site, framework_dlls[k].folder);
+        f->own = has_cudnn_dll(folder);
+        f->adds_wheel_dirs = k == 0;
+        n += copy_str(f->folder, sizeof(f->folder), folder);
+        free(folder);
+    }
+    return n;
+}
+
 bool py_cudnn_place(const char *prefix, char *const *sites, size_t own, bool windows,
                     struct py_cudnn_place *out)
 {
     memset(out, 0, sizeof(*out));
-    for (size_t i = 0; windows && i < own; i++)
-        if (torch_lib(sites[i], &out->folder, &out->dist)) {
-            out->origin = PY_CUDNN_TORCH_LIB;
-            return true;
-        }
+    for (size_t k = 0; windows && k < sizeof(framework_dlls) / sizeof(*framework_dlls); k++)
+        for (size_t i = 0; i < own; i++)
+            if (framework_own(sites[i], k, &out->folder, &out->dist)) {
+                out->origin = k == 0 ? PY_CUDNN_TORCH_LIB : PY_CUDNN_FRAMEWORK_DLLS;
+                return true;
+            }
     for (size_t i = 0; i < own; i++)
         if (py_cudnn_wheel(sites[i], windows, &out->folder, &out->dist)) {
             out->origin = PY_CUDNN_WHEEL;
@@ -261,6 +300,7 @@ const char *py_cudnn_origin_name(enum py_cudnn_origin origin)
         [PY_CUDNN_TORCH_LIB] = "torch's own DLLs",
         [PY_CUDNN_WHEEL] = "the nvidia-cudnn wheel's folder",
         [PY_CUDNN_CONDA] = "the conda package cudnn's files",
+        [PY_CUDNN_FRAMEWORK_DLLS] = "the framework's own copy of the DLLs",
     };
     return names[origin];
 }

@@ -45,6 +45,8 @@ enum py_cudnn_origin {
     PY_CUDNN_TORCH_LIB, /* Windows torch wheels: torch\lib\cudnn*.dll, loaded by full path */
     PY_CUDNN_WHEEL,     /* the nvidia-cudnn-cu* wheel: nvidia/cudnn/lib (nvidia\cudnn\bin) */
     PY_CUDNN_CONDA,     /* a conda environment's cudnn package: lib (Library\bin on Windows) */
+    PY_CUDNN_FRAMEWORK_DLLS, /* Windows: cudnn*.dll copied into onnxruntime\capi, ctranslate2
+                              * or paddle\libs, which those load before any other folder */
 };
 struct py_cudnn_place {
     enum py_cudnn_origin origin;
@@ -53,10 +55,22 @@ struct py_cudnn_place {
                           * ("cudnn", its version; path: its conda-meta file); "" if none */
 };
 /* The first of those places the environment at prefix has (sites and own as
- * py_site_packages gives them), in that order: on Windows torch's own DLLs win, since torch
- * loads every torch\lib\*.dll by its path. False when it has none. */
+ * py_site_packages gives them): on Windows a framework's own DLLs first (torch\lib, then
+ * onnxruntime\capi, ctranslate2, paddle\libs), since each loads its own folder's before
+ * any other; then the wheel, then the conda package. False when it has none. */
 bool py_cudnn_place(const char *prefix, char *const *sites, size_t own, bool windows,
                     struct py_cudnn_place *out);
+/* A Windows framework of an environment that loads cuDNN's DLLs (torch, onnxruntime-gpu,
+ * ctranslate2, paddlepaddle-gpu), and its package folder where DLLs of its own would be. */
+struct py_dll_framework {
+    struct py_dist dist;
+    char folder[4096];    /* site\torch\lib, site\onnxruntime\capi, ... */
+    bool own;             /* the folder holds a cudnn*.dll, which it loads first */
+    bool adds_wheel_dirs; /* torch: adds the nvidia wheels' bin folders itself */
+};
+/* Each of those that site holds, at most max into out; how many. */
+size_t py_dll_frameworks(const char *site, struct py_dll_framework *out, size_t max);
+
 /* "the nvidia-cudnn wheel's folder", "torch's own DLLs", "the conda package's files". */
 const char *py_cudnn_origin_name(enum py_cudnn_origin origin);
 

@@ -27,6 +27,7 @@
 #include "deploy_files.h"
 #include "db.h"
 #include "attach_files.h"
+#include "dll_hook.h"
 #include "db_attach.h"
 #include "project.h"
 #include "store_paths.h"
@@ -217,7 +218,12 @@ static int recover_attachments(cdm_ctx *ctx, unsigned *done)
             rc = recover_folder_link(ctx, a);
         } else {
             unsigned restored, dropped;
-            rc = attach_restore(ctx, a, false, windows, &restored, &dropped);
+            char *site = windows ? dll_hook_site(a->venv) : NULL;
+            /* the hook goes with the files: an attach undone, or a detach finished */
+            rc = site ? dll_hook_remove(ctx, site) : CDM_OK;
+            free(site);
+            if (!rc)
+                rc = attach_restore(ctx, a, false, windows, &restored, &dropped);
             if (!rc)
                 rc = strcmp(a->state, "attaching") ? db_attach_set_state(ctx, a->id, "detached")
                                                    : db_attach_delete(ctx, a->id);
