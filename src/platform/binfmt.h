@@ -29,6 +29,9 @@ enum bin_format bin_detect(FILE *f);
 /* Fill *out from f. NULL on success, else why the file cannot be read (a static string). */
 const char *elf_read_imports(FILE *f, struct bin_imports *out);
 const char *pe_read_imports(FILE *f, struct bin_imports *out);
+/* The FileVersion of the PE file f's version resource (VS_FIXEDFILEINFO), "9.1.0.70", into
+ * out. NULL on success, else why there is none (a static string). */
+const char *pe_read_file_version(FILE *f, char *out, size_t size);
 /* Either of the above, by the file's magic (search.c, above both readers). */
 const char *bin_read_imports(FILE *f, struct bin_imports *out);
 void bin_imports_free(struct bin_imports *im);

@@ -102,6 +102,9 @@ int fs_atomic_write_whole(cdm_ctx *ctx, const char *path, const void *data, size
 /* The permission bits (07777) of the file at path, not following a link; -1 where the
  * system has none (Windows) or the file cannot be examined. */
 int fs_file_mode(const char *path);
+/* How many names the regular file at path has (hard links), not following a link; 0 when
+ * it cannot be examined. */
+unsigned fs_link_count(const char *path);
 
 /* A symbolic link inside a store folder (archives carry .so chains). */
 int fs_symlink(cdm_ctx *ctx, const char *target, const char *path);

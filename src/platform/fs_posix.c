@@ -278,6 +278,12 @@ int fs_file_mode(const char *path)
     return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
 }
 
+unsigned fs_link_count(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) ? (unsigned)st.st_nlink : 0;
+}
+
 int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
 {
     if (symlink(target, path) == 0)

@@ -387,6 +387,24 @@ int fs_file_mode(const char *path)
     return -1;
 }
 
+unsigned fs_link_count(const char *path)
+{
+    wchar_t *w = win_path(path);
+    HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    free(w);
+    BY_HANDLE_FILE_INFORMATION info;
+    unsigned n = 0;
+    if (h != INVALID_HANDLE_VALUE) {
+        if (GetFileInformationByHandle(h, &info) &&
+            !(info.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT)))
+            n = (unsigned)info.nNumberOfLinks;
+        CloseHandle(h);
+    }
+    return n;
+}
+
 int fs_symlink(cdm_ctx *ctx, const char *target, const char *path)
 {
     /* Only Linux archives carry links (the .so chains), unpacked here for --platform. */

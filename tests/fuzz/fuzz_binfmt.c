@@ -1,5 +1,5 @@
-/* libFuzzer: the binary readers: a library's imports (ELF and PE) and the glibc loader
- * cache, on any bytes. */
+/* libFuzzer: the binary readers: a library's imports (ELF and PE), a DLL's version
+ * resource and the glibc loader cache, on any bytes. */
 #define _GNU_SOURCE /* fmemopen */
 #include "platform/binfmt.h"
 
@@ -13,6 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct bin_imports im = {0};
         bin_read_imports(f, &im);
         bin_imports_free(&im);
+        char version[64];
+        pe_read_file_version(f, version, sizeof(version));
         fclose(f);
     }
     struct ldcache cache = {0};

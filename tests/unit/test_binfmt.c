@@ -62,6 +62,13 @@ static void test_pe(const char *path)
     is_int(im.machine, 0x8664, "machine is x86-64");
     is_int(im.bits, 64, "PE32+");
     bin_imports_free(&im);
+    char version[64];
+    f = fopen(path, "rb");
+    is_str(f ? pe_read_file_version(f, version, sizeof(version)) : "no file", NULL,
+           "its version resource reads");
+    if (f)
+        fclose(f);
+    is_str(version, "9.1.0.70", "FileVersion 9.1.0.70, as stub_pe.rc gives it");
 }
 
 /* The DLL with 5 GiB of (sparse) data after it, as a large archive member or an installer
@@ -104,6 +111,9 @@ static void test_garbage(void)
     rewind(f);
     fwrite("MZ\0\0\0\0", 1, 6, f);
     ok(pe_read_imports(f, &im) != NULL, "a truncated PE is refused, not read");
+    char version[64];
+    ok(pe_read_file_version(f, version, sizeof(version)) != NULL && !version[0],
+       "and has no version");
     fclose(f);
 }
 

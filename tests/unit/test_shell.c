@@ -290,11 +290,19 @@ static void test_windows(void)
     env_free(&e);
 
     struct cdm_env_plan q = {.n = 0};
-    q.v[q.n++] = (struct cdm_env_change){"CUDA_PATH", xstrdup("a\"b"), NULL};
+    q.v[q.n++] = (struct cdm_env_change){"CUDA_PATH", xstrdup("a\"b&c"), NULL};
     text = render("cmd", pf, &q);
-    is_str(text, "cannot: CUDA_PATH", "cmd refuses a value with a quote");
+    is_str(text, "cannot: CUDA_PATH", "cmd refuses a value whose & a quote leaves unquoted");
     free(text);
     cdm_env_plan_free(&q);
+    struct cdm_env_plan r = {.n = 0};
+    r.v[r.n++] = (struct cdm_env_change){"PATH", xstrdup("C:\\a;\"C:\\Program Files\\Foo\";C:\\b"),
+                                         NULL};
+    text = render("cmd", pf, &r);
+    is_str(text, "set \"PATH=C:\\a;\"C:\\Program Files\\Foo\";C:\\b\"\n",
+           "cmd takes a PATH with an entry an installer quoted");
+    free(text);
+    cdm_env_plan_free(&r);
 }
 
 /* A folder named with the list separator cannot go on the path list: the loader would

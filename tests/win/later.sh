@@ -140,6 +140,20 @@ left=$(for v in CDM_ACTIVE CDM_PROJECT CDM_PATH_ENTRY CDM_SAVED_CUDA_PATH CDM_SA
 check "deactivated: no CDM_ state variable is left${left:+ (left: $left)}" test -z "$left"
 check "deactivating again changes nothing" test "$twice" = "$deact"
 
+# A PATH with an entry an installer quoted ("C:\Program Files\Foo"): set "NAME=value" keeps
+# a quote inside, so activation writes it, and deactivation gives PATH back as it was.
+run_cmd quoted 'set "PATH="C:\Program Files\Foo";%PATH%"' 'echo ==== before' 'set' \
+  "$FOR ('$EMIT activate') $DO" 'echo ==== first' 'set' \
+  "$FOR ('$EMIT deactivate') $DO" 'echo ==== deactivated' 'set'
+qpath=$(var "$(section "$SCRATCH/quoted.out" before)" PATH)
+check "a PATH with a quoted entry: cmd runs the activation" test "$RC" -eq 0 -a ! -s "$SCRATCH/quoted.err"
+[ -s "$SCRATCH/quoted.err" ] && diag "$(cat "$SCRATCH/quoted.err")"
+check "which starts with the quoted entry" \
+  sh -c 'case $1 in "\"C:\\Program Files\\Foo\";"*) exit 0 ;; esac; exit 1' _ "$qpath"
+check "activated: the bin folder, then that PATH, quotes and all" \
+  is "$(section "$SCRATCH/quoted.out" first)" PATH "$ENTRY;$qpath"
+check "deactivated: PATH back byte for byte" is "$(section "$SCRATCH/quoted.out" deactivated)" PATH "$qpath"
+
 # The documented form itself, in case this Wine's cmd runs it.
 run_cmd documented \
   "for /f \"delims=\" %%i in ('$EMIT activate') do @%%i" 'echo ==== first' 'set'

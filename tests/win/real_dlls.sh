@@ -173,4 +173,40 @@ for name in ("cudnn64_9.dll", "cudnn_graph64_9.dll"):
 }
 real_env
 
+# ---- a Windows torch environment: its cuDNN named by the DLL's version resource -------------
+# torch's Windows wheels name no nvidia-cudnn wheel: the cuDNN of the build is the one in
+# torch\lib, whose FileVersion says 9.1.0.70. A project pinned to an older 9.0 fails the
+# doctor's torch rule and is refused by attach; 9.1 itself passes. (A pin file: no link is
+# needed for either, so both Wines run it.)
+real_torch() {
+  local TP=$SCRATCH/torchproj TS
+  TS=$TP/.venv/Lib/site-packages
+  mkdir -p "$TS/torch/lib"
+  printf 'home = C:\\Python312\n' >"$TP/.venv/pyvenv.cfg"
+  dists "$TS" torch 2.5.1+cu124 ""
+  # its RECORD lists the DLL, as a real torch's does: the wheel owns it, its version is not cuDNN's
+  printf 'torch/lib/cudnn64_9.dll,,\ntorch-2.5.1+cu124.dist-info/METADATA,,\n' \
+    >"$TS/torch-2.5.1+cu124.dist-info/RECORD"
+  python3 -c '
+import sys, zipfile
+data = zipfile.ZipFile(sys.argv[1]).read("nvidia/cudnn/bin/cudnn64_9.dll")
+open(sys.argv[2], "wb").write(data)
+' "$whl" "$TS/torch/lib/cudnn64_9.dll"
+  run_cdm install "$(wpath "$(fixture cudnn-windows-x86_64-9.0.0.312_cuda12-archive.zip)")"
+  expect_rc 0 "an older 9.0 installs beside the real 9.1"
+  echo 9.0.0.312-cuda12 >"$TP/.cudnn-version"
+  run_cdm doctor --json "$(wpath "$TP")"
+  check "doctor: torch loads cuDNN 9.1.0.70 (its DLL's FileVersion, not torch's 2.5.1) from torch\\lib" \
+    has python.venv "$(detail python.venv)" "load cuDNN 9.1.0.70 from '$(wpath "$TS/torch/lib")' (before any folder on PATH)"
+  check "and its rule fails 9.0: built with 9.1 (from the DLL), 9.0 is older" \
+    has python.venv.torch "$(status python.venv.torch) $(detail python.venv.torch)" "fail torch 2.5.1+cu124 in '$(wpath "$TP/.venv")': torch 2.5.1+cu124 was built with cuDNN 9.1 and 9.0.0.312-cuda12 is older"
+  run_cdm attach "$(wpath "$TP/.venv")" "$(wpath "$TP")"
+  expect_rc 1 "attach refuses 9.0 for that torch"
+  expect_err "built with cuDNN 9.1 and 9.0.0.312-cuda12 is older" "naming the DLL's version"
+  echo 9.1.0.70-cuda12 >"$TP/.cudnn-version"
+  run_cdm doctor --json "$(wpath "$TP")"
+  check "pinned to the real 9.1, the torch rule passes" test "$(status python.venv.torch)" = ok
+}
+real_torch
+
 done_testing

@@ -125,9 +125,21 @@ static void quote_cmd(struct strbuf *out, const char *v)
     sb_add(out, v);
 }
 
+/* A quote inside `set "NAME=value"` stays in the value (set drops only the last quote and
+ * what follows it), so a PATH entry an installer quoted ("C:\Program Files\Foo") goes
+ * through. But a quote also ends cmd's quoting when the text is run from a batch file: up to
+ * the next quote, &, |, <, > and ^ would act as they do in a command, so a value with one
+ * of them there cannot be written. */
 static bool cmd_expressible(const char *v)
 {
-    return !strpbrk(v, "\"\r\n");
+    bool quoted = true;
+    for (const char *p = v; *p; p++) {
+        if (*p == '\r' || *p == '\n' || (!quoted && strchr("&|<>^", *p)))
+            return false;
+        if (*p == '"')
+            quoted = !quoted;
+    }
+    return true;
 }
 
 static const struct cdm_shell shells[] = {

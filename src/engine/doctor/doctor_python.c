@@ -107,7 +107,12 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
         char *front = cudnn_lib_file("", d->have_install ? d->major : 9, windows(d));
         char *front_path = path_join(folder, front);
         lib_origin(d->ctx, front_path, &o);
-        const char *version = o.version[0] ? o.version : wheel.version;
+        /* torch's version says nothing of its DLLs': the DLL's own (version resource) */
+        const char *version = o.version[0]                        ? o.version
+                              : place.origin == PY_CUDNN_WHEEL ||
+                                      place.origin == PY_CUDNN_CONDA
+                                  ? wheel.version
+                                  : "";
         const char *who = pinned ? pin.framework : "its frameworks";
         if (!d->have_install) {
             doctor_add(d, name, CDM_CHECK_OK, NULL, "'%s' (%s): %s load cuDNN %s from '%s' (%s)",
@@ -115,11 +120,11 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
                        py_cudnn_origin_name(place.origin));
         } else if (!version[0] || !lib_same_version(version, d->install.version)) {
             doctor_add(d, name, bad, attach,
-                       "'%s' (%s): %s load cuDNN %s from '%s' (their RPATH beats "
-                       "LD_LIBRARY_PATH), not the project's %s; with the project activated the "
-                       "sub-libraries cuDNN opens by name come from the project: two cuDNN "
-                       "versions in one process",
+                       "'%s' (%s): %s load cuDNN %s from '%s' (%s), not the project's %s; with "
+                       "the project activated the sub-libraries cuDNN opens by name come from "
+                       "the project: two cuDNN versions in one process",
                        e->prefix, e->why, who, version[0] ? version : "of unknown version", folder,
+                       windows(d) ? "before any folder on PATH" : "their RPATH beats LD_LIBRARY_PATH",
                        d->install.id);
         } else {
             doctor_add(d, name, CDM_CHECK_WARN, attach,

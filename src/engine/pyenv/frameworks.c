@@ -1,5 +1,7 @@
 /* The frameworks' rules on the cuDNN they load: the table, and the check against it. */
 #include "frameworks.h"
+#include "platform/binfmt.h"
+#include "platform/fs.h"
 #include "pyenv.h"
 #include "version.h"
 
@@ -93,11 +95,45 @@ static bool in_range(const char *version, const char *from, const char *upto)
 }
 
 /* One row against the install: the rule in words, and the problem when there is one. */
+/* Windows torch names no nvidia-cudnn wheel: its build's cuDNN is the one it ships,
+ * torch\lib\cudnn64_<N>.dll, read from the DLL's version resource ("9.1.0.70"), as a
+ * requirement. A file with other names (cdm's hard link to the store, attached) is the
+ * project's, not the build's: undecided then. */
+static bool torch_own_build(const struct py_dist *dist, struct py_requirement *req)
+{
+    char *site = path_dirname(dist->path);
+    bool found = false;
+    for (int major = 9; major >= 8 && !found; major--) {
+        char *dll = xasprintf("%s/torch/lib/cudnn64_%d.dll", site, major);
+        char version[64];
+        FILE *f = fs_link_count(dll) == 1 ? fs_fopen_read(dll) : NULL;
+        struct version v;
+        if (f && !pe_read_file_version(f, version, sizeof(version)) && version_parse(version, &v) &&
+            v.count >= 2 && v.part[0] == major) {
+            memset(req, 0, sizeof(*req));
+            snprintf(req->framework, sizeof(req->framework), "%s %s", dist->name, dist->version);
+            snprintf(req->text, sizeof(req->text), "torch\\lib\\cudnn64_%d.dll is %s", major,
+                     version);
+            const char *cu = strstr(dist->version, "+cu");
+            req->cuda = cu ? atoi(cu + 3) / 10 : 0; /* +cu124: CUDA 12 */
+            req->major = v.part[0];
+            req->minor = v.part[1];
+            found = true;
+        }
+        if (f)
+            fclose(f);
+        free(dll);
+    }
+    free(site);
+    return found;
+}
+
 static void judge(const struct fw_rule *r, const struct py_dist *dist, const struct version *have,
                   const struct cdm_install_info *in, struct fw_verdict *out)
 {
     struct py_requirement req;
-    bool pinned = py_dist_requirement(dist, &req);
+    bool pinned = py_dist_requirement(dist, &req) ||
+                  (!strcmp(r->dist, "torch") && torch_own_build(dist, &req));
     const char *id = in->id;
     switch (r->kind) {
     case FW_BUILD_MINOR:
@@ -113,8 +149,7 @@ static void judge(const struct fw_rule *r, const struct py_dist *dist, const str
                      "cuDNN %d.x at %d.%d or newer, as it was built with %d.%d", req.major,
                      req.major, req.minor, req.major, req.minor);
         else
-            snprintf(out->rule, sizeof(out->rule), "cuDNN %d.x, as it was built with",
-                     req.major);
+            snprintf(out->rule, sizeof(out->rule), "cuDNN %d.x, as it was built with", req.major);
         if (have->part[0] != req.major)
             snprintf(out->problem, sizeof(out->problem),
                      "%s was built with cuDNN %d.%d and %s is cuDNN %d, another major",

@@ -112,6 +112,8 @@ char **py_site_packages(const char *prefix, size_t *own)
     free(system);
     free(home);
     free(cfg);
+    for (size_t i = 0; fs_host_is_windows() && i < n; i++)
+        path_slashes_to(v[i], '\\'); /* Lib\site-packages, not Lib/site-packages */
     return v;
 }
 

@@ -1,6 +1,7 @@
 /* cuDNN's library files (cudnn_lib.h). */
 #include "cudnn_lib.h"
 #include "header.h"
+#include "platform/binfmt.h"
 #include "platform/fs.h"
 #include "version.h"
 
@@ -34,13 +35,26 @@ char **cudnn_libs_in(cdm_ctx *ctx, const char *dir, bool windows, int major)
     return libs;
 }
 
+/* A DLL's FileVersion ("9.1.0.70"): NVIDIA's carry one, a wheel's or torch's copy too. */
+static bool dll_file_version(const char *path, char *out, size_t size)
+{
+    FILE *f = str_ends_with_icase(path, ".dll") ? fs_fopen_read(path) : NULL;
+    const char *why = f ? pe_read_file_version(f, out, size) : "not a DLL";
+    if (f)
+        fclose(f);
+    if (why)
+        out[0] = '\0';
+    return !why;
+}
+
 void cudnn_version_of_file(const char *path, char *out, size_t size)
 {
     out[0] = '\0';
     char *real = fs_realpath(path);
     const char *base = real ? path_basename(real) : "";
     const char *so = strstr(base, ".so.");
-    if (so && strchr(so + 4, '.') && copy_str(out, size, so + 4)) {
+    if ((so && strchr(so + 4, '.') && copy_str(out, size, so + 4)) ||
+        dll_file_version(real ? real : path, out, size)) {
         free(real);
         return;
     }

@@ -19,8 +19,9 @@ char *cudnn_lib_name(bool windows, int major);
 char **cudnn_libs_in(cdm_ctx *ctx, const char *dir, bool windows, int major);
 
 /* A cuDNN library's version ("9.1.0") without loading it: from a versioned file name
- * (libcudnn.so.9.1.0, after following links), else from a cudnn_version.h (or cuDNN 7's
- * cudnn.h) beside its folder. "" when neither says. */
+ * (libcudnn.so.9.1.0, after following links), a DLL's version resource (FileVersion
+ * "9.1.0.70"), else from a cudnn_version.h (or cuDNN 7's cudnn.h) beside its folder. ""
+ * when none says. */
 void cudnn_version_of_file(const char *path, char *out, size_t size);
 
 /* The file the loader asks for: base "" is the main library (libcudnn.so.9, cudnn64_9.dll),

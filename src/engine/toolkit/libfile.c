@@ -60,13 +60,15 @@ void lib_origin(cdm_ctx *ctx, const char *path, struct lib_origin *out)
         COPY_STR_ARRAY(out->install_id, in.id);
         COPY_STR_ARRAY(out->version, in.version);
         snprintf(out->source, sizeof(out->source), "the store's install %s", in.id);
-    } else if (py_owner_of(path, &dist) || (real && py_owner_of(real, &dist))) {
+    } else if ((py_owner_of(path, &dist) || (real && py_owner_of(real, &dist))) &&
+               (str_starts_with(dist.name, "nvidia_cudnn") || !strcmp(dist.name, "cudnn"))) {
+        /* a cuDNN wheel's version is its files'; torch's (torch\lib) says nothing of them */
         COPY_STR_ARRAY(out->version, dist.version);
         snprintf(out->source, sizeof(out->source), "the wheel %s %s", dist.name, dist.version);
     } else {
         cudnn_version_of_file(path, out->version, sizeof(out->version));
         if (out->version[0])
-            COPY_STR_ARRAY(out->source, "its file name or cudnn_version.h");
+            COPY_STR_ARRAY(out->source, "its file name, version resource or cudnn_version.h");
     }
     free(real);
 }
