@@ -9,7 +9,11 @@
  * putting lines into the report by the means it is handed or can find without that:
  * - nothing is a file: the old design named a file in the environment, which the program
  *   could append to;
- * - a connection is believed only if it comes from a process that has the audit library
+ * - a connection is believed only if it comes from a process of the command's own tree
+ *   (its parents lead to the command, or it is in the command's own process group), so that
+ *   another process of the user that has the library mapped (a cdm exec elsewhere) and
+ *   reads the socket's name from /proc/<pid>/environ is refused;
+ * - and only from a process that has the audit library
  *   mapped and has no other live connection (its earlier one gone with an exec); the audit
  *   library connects in la_version, before any code of the program runs, so in every
  *   process that the loader started with LD_AUDIT the first connection is the library's.
@@ -53,6 +57,7 @@ struct connection {
 
 struct trace_channel {
     int listen_fd;
+    pid_t root; /* the command; 0 before it started */
     char *path;
     char *audit;
     struct connection *conns;
@@ -89,6 +94,53 @@ int trace_channel_open(cdm_ctx *ctx, const char *dir, const char *audit,
 const char *trace_channel_path(const struct trace_channel *ch)
 {
     return ch->path;
+}
+
+void trace_channel_set_root(struct trace_channel *ch, long pid)
+{
+    ch->root = (pid_t)pid;
+}
+
+/* pid's parent and process group, from /proc/<pid>/stat; false when it is gone. */
+static bool parent_and_group(pid_t pid, pid_t *parent, pid_t *group)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    /* "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses */
+    const char *end = strrchr(text, ')');
+    long pp, pg;
+    char state;
+    if (!end || sscanf(end + 1, " %c %ld %ld", &state, &pp, &pg) != 3)
+        return false;
+    *parent = (pid_t)pp;
+    *group = (pid_t)pg;
+    return true;
+}
+
+/* Is pid the command or one of its processes? Its parents up to the command, or the
+ * command's own process group (a child whose parent ended before it connected). */
+static bool in_command_tree(const struct trace_channel *ch, pid_t pid)
+{
+    if (!ch->root)
+        return false;
+    for (int depth = 0; depth < 1024 && pid > 1; depth++) {
+        pid_t parent, group;
+        if (pid == ch->root)
+            return true;
+        if (!parent_and_group(pid, &parent, &group))
+            return false;
+        if (group == ch->root)
+            return true;
+        pid = parent;
+    }
+    return false;
 }
 
 /* Is the audit library mapped in pid? Read while the process waits for our answer. */
@@ -145,7 +197,7 @@ static bool accept_hello(struct trace_channel *ch, struct connection *c, const c
     if (strncmp(msg, "H\t", 2) != 0)
         return false;
     unsigned long inode = strtoul(msg + 2, &end, 10);
-    if (*end || !inode || !has_audit_library(ch, c->pid))
+    if (*end || !inode || !in_command_tree(ch, c->pid) || !has_audit_library(ch, c->pid))
         return false;
     for (size_t i = 0; i < ch->count; i++) {
         const struct connection *o = &ch->conns[i];

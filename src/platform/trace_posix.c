@@ -250,6 +250,8 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
     pid_t pid;
     long long deadline = req->timeout_s ? now_ms() + 1000LL * req->timeout_s : 0;
     int err = posix_spawn(&pid, program, &actions, &attr, req->argv, env);
+    if (!err)
+        trace_channel_set_root(ch, pid);
     int status = err ? 0 : wait_reading(pid, deadline, ch, out);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);

@@ -75,6 +75,26 @@ check "the forged lines are counted and reported, not believed" \
 check "the channel's variable is the socket, not a file" \
   sh -c '! printf "%s" "$1" | grep -q CDM_TRACE_FILE' _ "$("$CDM" doctor -- env 2>/dev/null)"
 
+# ---- an outsider: a process outside the command's tree, started with the audit library and
+# the socket's name read from the command's /proc/<pid>/environ, loads a cuDNN ---------------
+cat >"$W/outsider.sh" <<'SH'
+# outsider.sh PIDFILE PY LIB: waits for the command's pid, takes its LD_AUDIT and
+# CDM_TRACE_SOCKET, and loads LIB under them; PIDFILE.done when it did
+for _ in $(seq 200); do [ -s "$1" ] && break; sleep 0.05; done
+vars=$(tr '\0' '\n' <"/proc/$(cat "$1")/environ" | grep -E '^(LD_AUDIT|CDM_TRACE_SOCKET)=')
+# shellcheck disable=SC2086 # one word per variable
+env $vars "$2" -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$3" && touch "$1.done"
+SH
+rm -f "$W/cmd.pid" "$W/cmd.pid.done"
+bash "$W/outsider.sh" "$W/cmd.pid" "$PY" "$LIB" &
+run_cdm doctor --json -- sh -c 'echo $$ >"$0"; i=0; while [ ! -e "$0.done" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done' "$W/cmd.pid"
+wait
+check "the outsider loaded the library under the command's audit variables" test -e "$W/cmd.pid.done"
+check "what it loaded is not in the command's report" test "$(loaded)" = "[]"
+check "its connection is counted as not the command's own" \
+  sh -c 'test "$1" = warn && printf "%s" "$2" | grep -q "did not come from a process.s own audit library"' \
+  _ "$(status run.trace)" "$(detail run.trace)"
+
 # ---- an exec keeps the trace: the new image of the same process connects again, even while a
 # forked subshell still holds the old image's connection ----------------------------------------
 run_cdm doctor --json -- sh -c '(sleep 1; true) & exec "$0" -c "import ctypes, sys; ctypes.CDLL(sys.argv[1])" "$1"' "$PY" "$LIB"

@@ -151,7 +151,7 @@ ok = ok and os.environ["PATH"].startswith(sys.argv[1] + ";")
 sys.exit(0 if ok else "calls %r, theirs %r, sitecustomize %s" % (calls, os.environ.get("THEIRS_RAN"), mod))
 EOF2
 check "CPython without another sitecustomize: cdm's stays, nothing fails" \
-  env PYTHONPATH="$cdm_py" CDM_DLL_DIRECTORIES="$P" python3 -S -c 'import os, site; os.add_dll_directory = print; site.main()'
+  env PYTHONPATH="$cdm_py" CDM_DLL_DIRECTORIES="$P" python3 -S -c 'import os, site; os.add_dll_directory = lambda d: None; site.main()'
 
 # ---- refusals: a link or a stranger's file where the hook goes ------------------------------
 # a file symbolic link, as Windows makes it (Wine keeps its data in .REPARSE_POINT)
