@@ -184,6 +184,51 @@ for engine in $engines; do
   check "nothing was installed ($engine)" nothing_installed
   unset CDM_TEST_INFLATE
 done
+# One zip, two readings: the entry checks (libarchive) and cdm's workers must read the same
+# archive out of the file. A local header that disagrees with the directory in name, method
+# or CRC-32 (the directory left as it was) is refused as damaged, for either inflater.
+# patch_local ZIP ENTRY name|method|crc: change that field of the entry's local header only
+patch_local() {
+  python3 - "$@" <<'PY'
+import sys, zipfile
+path, entry, what = sys.argv[1:4]
+data = bytearray(open(path, "rb").read())
+at = zipfile.ZipFile(path).getinfo(entry).header_offset
+if what == "name":      # the same length, its last letter changed
+    n = int.from_bytes(data[at + 26:at + 28], "little")
+    data[at + 30 + n - 1] ^= 0x01
+elif what == "method":  # deflated in the directory, stored in the local header
+    data[at + 8:at + 10] = (0).to_bytes(2, "little")
+else:
+    data[at + 14] ^= 0xff
+open(path, "wb").write(data)
+PY
+}
+for what in name method crc; do
+  cp "$SCRATCH/zips/$name.zip" "$bad"
+  patch_local "$bad" "$big" "$what"
+  run_cdm install "$bad"
+  expect_rc 1 "a local header with another $what than the directory is refused"
+  expect_err "'$big'.*damaged or incomplete" "naming the entry ($what)"
+  check "nothing was installed ($what)" nothing_installed
+done
+# An end record inside the zip's comment, after the real one: the last end record does not
+# end the file, so cdm's reader steps aside and libarchive alone reads the zip.
+python3 - "$SCRATCH/zips/$name.zip" "$bad" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+end = data.rindex(b"PK\x05\x06")
+fake = b"PK\x05\x06" + bytes(18)  # an empty directory at offset 0
+comment = b"x" + fake + b"y"
+out = data[:end + 20] + len(comment).to_bytes(2, "little") + comment
+open(sys.argv[2], "wb").write(out)
+PY
+run_cdm install --verbose "$bad"
+# libarchive takes the last end record (bsdtar lists nothing): an empty zip, refused
+expect_rc 1 "an end record in the comment: libarchive's reading stands"
+expect_err "the archive is empty" "the empty archive it reads is refused"
+check "nothing was installed" nothing_installed
+
 # cut inside the large entry: the directory is gone, libarchive refuses it
 head -c $((at + length / 2)) "$SCRATCH/zips/$name.zip" >"$bad"
 run_cdm install "$bad"

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             struct zip_taker t = {take, &seen};
             /* 64 MiB at most an entry: a bomb of a few bytes must not take the fuzzer's time */
             if (found && found->size < (64u << 20) &&
-                zip_entry_data_start(&ctx, r, &d, found, &start))
+                zip_entry_data_start(&ctx, r, &d, found, path, &start) > 0)
                 zip_pipe_entry(&ctx, p, r, path, name, found, start, &t, &stop);
             free(name);
         }

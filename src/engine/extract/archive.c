@@ -435,7 +435,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
         int r = archive_read_next_header(a, &e);
         if (r == ARCHIVE_EOF)
             break;
-        if (r < ARCHIVE_WARN) {
+        if (r != ARCHIVE_OK) { /* a warning too, as bsdtar takes it */
             rc = read_failed(ctx, a, &s, "it is damaged or incomplete; download it again");
             goto out;
         }

@@ -79,6 +79,9 @@ struct archive;
 struct zip_source;
 struct archive *zip_open(cdm_ctx *ctx, const char *path, struct zip_source **src);
 int zip_failed(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_source *src);
+/* The same, naming the entry whose header libarchive warned about (NULL: none known). */
+int zip_failed_at(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_source *src,
+                  const char *entry);
 void zip_close(struct archive *a, struct zip_source *src);
 
 /* archive_extract for a zip, its entries inflated by several threads (zip_extract.c). */

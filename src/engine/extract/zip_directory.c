@@ -94,8 +94,12 @@ static bool find_directory(cdm_ctx *ctx, struct fs_reader *r, uint64_t size,
     if (read_at(ctx, r, size - tail_n, tail, tail_n)) {
         for (size_t i = tail_n - END_SIZE + 1; i-- > 0;) {
             const unsigned char *e = tail + i;
-            if (le32(e) != SIG_END || i + END_SIZE + le16(e + 20) != tail_n)
+            if (le32(e) != SIG_END)
                 continue;
+            /* the last end record is libarchive's too: where its comment does not end the
+             * file (another record inside a comment), this reader steps aside */
+            if (i + END_SIZE + le16(e + 20) != tail_n)
+                break;
             uint64_t end_at = size - tail_n + i;
             if (le16(e + 4) != 0 || le16(e + 6) != 0 || le16(e + 8) != le16(e + 10))
                 break; /* several disks */
@@ -103,8 +107,8 @@ static bool find_directory(cdm_ctx *ctx, struct fs_reader *r, uint64_t size,
             place->size = le32(e + 12);
             place->start = le32(e + 16);
             place->end = end_at;
-            bool saturated = place->count == 0xffff || place->size == 0xffffffffu ||
-                             place->start == 0xffffffffu;
+            bool saturated =
+                place->count == 0xffff || place->size == 0xffffffffu || place->start == 0xffffffffu;
             enum zip64_end z = read_zip64_end(ctx, r, end_at, place);
             found = z == ZIP64_READ || (z == ZIP64_NONE && !saturated);
             break;
@@ -211,9 +215,8 @@ const struct zip_dir_entry *zip_directory_find(const struct zip_directory *d, co
 {
     struct zip_dir_entry key = {.name = name, .name_len = strlen(name)};
     const struct zip_dir_entry *k = &key;
-    struct zip_dir_entry **hit = d->count ? bsearch(&k, d->by_name, d->count,
-                                                    sizeof(*d->by_name), by_name)
-                                          : NULL;
+    struct zip_dir_entry **hit =
+        d->count ? bsearch(&k, d->by_name, d->count, sizeof(*d->by_name), by_name) : NULL;
     if (!hit)
         return NULL;
     size_t at = (size_t)(hit - d->by_name);
@@ -228,19 +231,56 @@ const struct zip_dir_entry *zip_directory_find(const struct zip_directory *d, co
     return e;
 }
 
-bool zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_directory *d,
-                          const struct zip_dir_entry *e, uint64_t *start)
+/* Where the local header h (with its name, read after it) disagrees with the directory's
+ * record e, in words; NULL when it agrees. Sizes and CRC-32 are compared only where the
+ * local header holds them (no data descriptor, no zip64 "see there"). */
+static const char *local_disagrees(const unsigned char *h, const char *name,
+                                   const struct zip_dir_entry *e)
+{
+    uint16_t flags = le16(h + 6);
+    uint32_t compressed = le32(h + 18), size = le32(h + 22);
+    if (le16(h + 26) != e->name_len || memcmp(name, e->name, e->name_len))
+        return "another name";
+    if (le16(h + 8) != e->method)
+        return "another compression method";
+    if ((flags ^ e->flags) & (FLAG_ENCRYPTED | FLAG_STRONG))
+        return "another encryption flag";
+    if (flags & 0x0008u) /* sizes and CRC-32 follow the data */
+        return NULL;
+    if (le32(h + 14) != e->crc32)
+        return "another CRC-32";
+    if ((compressed != 0xffffffffu && compressed != e->compressed) ||
+        (size != 0xffffffffu && size != e->size))
+        return "another size";
+    return NULL;
+}
+
+int zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_directory *d,
+                         const struct zip_dir_entry *e, const char *path, uint64_t *start)
 {
     unsigned char h[LOCAL_SIZE];
     if (e->local_header > d->directory_start ||
-        d->directory_start - e->local_header < LOCAL_SIZE ||
+        d->directory_start - e->local_header < LOCAL_SIZE + e->name_len ||
         !read_at(ctx, r, e->local_header, h, sizeof(h)) || le32(h) != SIG_LOCAL)
-        return false;
+        return 0;
     uint64_t at = e->local_header + LOCAL_SIZE + le16(h + 26) + le16(h + 28);
     if (at > d->directory_start || d->directory_start - at < e->compressed)
-        return false;
+        return 0;
+    char *name = xmalloc(e->name_len ? e->name_len : 1);
+    const char *why = read_at(ctx, r, e->local_header + LOCAL_SIZE, name, e->name_len)
+                          ? local_disagrees(h, name, e)
+                          : "a local header cut short";
+    free(name);
+    if (why) {
+        cdm_error_set(ctx, CDM_EARCHIVE,
+                      "cannot read archive '%s' at entry '%.*s': it is damaged or "
+                      "incomplete; download it again (its local header gives %s than "
+                      "the zip's directory: the two must agree)",
+                      path, (int)e->name_len, e->name, why);
+        return -1;
+    }
     *start = at;
-    return true;
+    return 1;
 }
 
 void zip_directory_free(struct zip_directory *d)

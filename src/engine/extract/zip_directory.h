@@ -42,10 +42,13 @@ bool zip_directory_read(cdm_ctx *ctx, struct fs_reader *r, uint64_t size, size_t
  * deflated, not encrypted) and of size bytes; else NULL. */
 const struct zip_dir_entry *zip_directory_find(const struct zip_directory *d, const char *name,
                                                uint64_t size);
-/* Where e's compressed bytes start, from its local header; false when the header is not
- * there or its bytes would pass the directory's start. */
-bool zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_directory *d,
-                          const struct zip_dir_entry *e, uint64_t *start);
+/* Where e's compressed bytes start, from its local header: 1. 0 when the header is not
+ * there or its bytes would pass the directory's start (libarchive reads the entry then).
+ * Negative, the error set in ctx, when the local header disagrees with the directory in
+ * name, method, encryption, CRC-32 or sizes: a damaged zip, or one made so that two readers
+ * read two archives out of it, is refused (path names it). */
+int zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_directory *d,
+                         const struct zip_dir_entry *e, const char *path, uint64_t *start);
 void zip_directory_free(struct zip_directory *d);
 
 #endif

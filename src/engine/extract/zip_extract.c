@@ -55,7 +55,7 @@ struct shared {
     const struct zip_directory *directory; /* NULL: libarchive reads every entry */
     atomic_ullong extracted;
     atomic_size_t inflated_here; /* entries the workers inflated themselves */
-    atomic_bool stop; /* a worker failed: the others give up */
+    atomic_bool stop;            /* a worker failed: the others give up */
     /* the command's Ctrl-C (the context's flag, set by the signal handler): the workers and
      * the hasher look at it at every block, and stop */
     const volatile sig_atomic_t *interrupted;
@@ -175,7 +175,7 @@ static int archive_seek_job(struct worker *k, struct job *j)
     for (;;) {
         struct archive_entry *e;
         int r = archive_read_next_header(k->archive, &e);
-        if (r < ARCHIVE_WARN)
+        if (r != ARCHIVE_OK) /* a warning too: bsdtar fails on it */
             return zip_failed(ctx, path, k->archive, k->source);
         if (r == ARCHIVE_EOF || k->archive_entry > j->entry)
             return cdm_error_set(ctx, CDM_EARCHIVE,
@@ -214,11 +214,16 @@ static int inflate_here(struct worker *k, struct job_output *o, int *rc)
             return 1;
         k->pipe = zip_pipe_new();
     }
-    if (!zip_entry_data_start(ctx, k->reader, sh->directory, e, &start))
+    int found = zip_entry_data_start(ctx, k->reader, sh->directory, e, sh->path, &start);
+    if (found < 0) {
+        *rc = CDM_EARCHIVE;
+        return 1;
+    }
+    if (!found)
         return 0;
     struct zip_taker taker = {take_bytes, o};
-    *rc = zip_pipe_entry(ctx, k->pipe, k->reader, sh->path, o->job->raw, e, start, &taker,
-                         &sh->stop);
+    *rc =
+        zip_pipe_entry(ctx, k->pipe, k->reader, sh->path, o->job->raw, e, start, &taker, &sh->stop);
     if (!*rc)
         atomic_fetch_add(&sh->inflated_here, 1);
     return 1;
@@ -382,8 +387,9 @@ static int walk_directory(struct walk *w, struct plan *p)
         int r = archive_read_next_header(a, &e);
         if (r == ARCHIVE_EOF)
             break;
-        if (r < ARCHIVE_WARN) {
-            rc = zip_failed(w->ctx, w->archive_path, a, src);
+        if (r != ARCHIVE_OK) { /* a warning too ("inconsistent uncompressed size") */
+            rc = zip_failed_at(w->ctx, w->archive_path, a, src,
+                               r == ARCHIVE_WARN ? archive_entry_pathname(e) : NULL);
             break;
         }
         if ((rc = walk_entry(w, a, e)))
@@ -396,17 +402,26 @@ static int walk_directory(struct walk *w, struct plan *p)
     return rc;
 }
 
-/* cdm's own reading of the directory, for the workers to inflate entries themselves; false
- * when it cannot be used (libarchive then reads every entry, and tells what is wrong). */
-static bool read_directory(const char *path, const struct extract_limits *limits,
-                           struct zip_directory *d)
+/* cdm's own reading of the zip's directory (zip_directory.h): 1 when the workers can use
+ * it, 0 when it cannot be used (libarchive then reads every entry, and tells what is
+ * wrong), -1 (the error in ctx) when a local header disagrees with the directory: the
+ * entry checks and the workers would read two archives out of one file. */
+static int read_directory(cdm_ctx *ctx, const char *path, const struct extract_limits *limits,
+                          struct zip_directory *d)
 {
     struct cdm_ctx quiet = {0}; /* a failure here is libarchive's to report */
     struct fs_reader *r;
     uint64_t size;
-    bool ok = false;
+    int ok = 0;
     if (!fs_reader_open(&quiet, path, &r, &size)) {
         ok = zip_directory_read(&quiet, r, size, (size_t)limits->max_entries, d);
+        for (size_t i = 0; ok && i < d->count; i++) {
+            uint64_t start;
+            if (zip_entry_data_start(ctx, r, d, &d->entries[i], path, &start) < 0) {
+                zip_directory_free(d);
+                ok = -1;
+            }
+        }
         fs_reader_close(r);
     }
     error_state_free(&quiet.err);
@@ -437,7 +452,12 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     int rc = walk_directory(&w, &plan);
     if (rc)
         goto out;
-    if (read_directory(path, limits, &directory))
+    int usable = read_directory(ctx, path, limits, &directory);
+    if (usable < 0) {
+        rc = CDM_EARCHIVE;
+        goto out;
+    }
+    if (usable)
         shared.directory = &directory;
     size_t n = share(&plan, workers, made);
     if ((rc = run_all(ctx, workers, n, &hasher)))

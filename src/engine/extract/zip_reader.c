@@ -80,12 +80,19 @@ struct archive *zip_open(cdm_ctx *ctx, const char *path, struct zip_source **out
 
 int zip_failed(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_source *src)
 {
+    return zip_failed_at(ctx, path, a, src, NULL);
+}
+
+int zip_failed_at(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_source *src,
+                  const char *entry)
+{
     if (src->file.error)
         return src->file.error;
     return cdm_error_set(ctx, CDM_EARCHIVE,
-                         "cannot read archive '%s': it is damaged or incomplete; download it "
-                         "again (libarchive: %s)",
-                         path, archive_error_string(a));
+                         "cannot read archive '%s'%s%s%s: it is damaged or incomplete; download "
+                         "it again (libarchive: %s)",
+                         path, entry ? " at entry '" : "", entry ? entry : "", entry ? "'" : "",
+                         archive_error_string(a));
 }
 
 void zip_close(struct archive *a, struct zip_source *src)
