@@ -49,8 +49,11 @@ export WINEPREFIX=${WINEPREFIX:-$CDM_DEPS_CACHE/$prefix_name}
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
   wineboot -i >/tmp/cdm-ci-wineboot.log 2>&1 || { tail -20 /tmp/cdm-ci-wineboot.log; echo "windows: wineboot failed"; exit 1; }
 fi
-# One wineserver for all the tests (each cdm.exe run would otherwise start one).
+# One wineserver for all the tests (each cdm.exe run would otherwise start one), and none of
+# them left behind when this script ends, whichever way it ends.
 wineserver -p 60 2>/dev/null
+trap 'wineserver -k 2>/dev/null; [ ! -x /usr/bin/wineserver ] ||
+  WINEPREFIX=$CDM_DEPS_CACHE/wineprefix /usr/bin/wineserver -k 2>/dev/null' EXIT
 
 rm -rf build-win
 meson setup build-win "${cross[@]}" --werror \

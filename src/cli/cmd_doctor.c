@@ -132,6 +132,7 @@ static int run_doctor(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args
                 cli_printf("      %-24s fix: %s\n", "", c->fix);
         }
         print_loaded(&r);
+        fflush(stdout); /* the summary after the report, also where stdout is a pipe */
         if (!ok)
             cli_eprintf("cdm: doctor found problems; see the fixes above\n");
     }

@@ -126,6 +126,9 @@ LD_LIBRARY_PATH=$SCRATCH/old/lib:$SCRATCH/p1/cuda_link/lib run_cdm doctor --json
 expect_rc 1 "a copy earlier on LD_LIBRARY_PATH fails the doctor"
 check "shadowing names it, its version and where it comes from" \
   sh -c 'test "$1" = fail && printf "%s" "$2" | grep -q "$3/old/lib/libcudnn.so.9. (cuDNN 9.0.0) via LD_LIBRARY_PATH"' _ "$(status shadowing)" "$(detail shadowing)" "$SCRATCH"
+OUT=$(LD_LIBRARY_PATH=$SCRATCH/old/lib:$SCRATCH/p1/cuda_link/lib "$CDM" doctor 2>&1 | cat)
+check "the summary on stderr comes after the report, also when stdout is a pipe" \
+  test "$(printf '%s\n' "$OUT" | tail -1)" = "cdm: doctor found problems; see the fixes above"
 LD_LIBRARY_PATH=$SCRATCH/old/lib run_cdm doctor --json
 check "not activated, with another copy on the path: warn, fix says activate" \
   sh -c 'test "$1" = warn && printf "%s" "$2" | grep -q "cdm activate"' _ "$(status shadowing)" "$(fixtext shadowing)"

@@ -113,4 +113,28 @@ check "--json counts them" test "$(json 'd["mode_unchecked"] > 10')" = True
 check "the migration added the column" \
   test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA user_version").fetchone()[0])' "$CDM_ROOT/cdm.db")" -ge 3
 
+# ---- Ctrl-C 0.3 s into a verify: exit 130, the store and its index as they were -------------
+# A store of its own with one install of about 400 MB (a zip: quick to make and unpack); a
+# process of its own with SIGINT at its default (a script's background job ignores it).
+export CDM_ROOT=$SCRATCH/big-store
+big=$(fixture cudnn-windows-x86_64-9.3.0.75_cuda12-archive.zip --pad 40000000)
+run_cdm install "$big" --platform windows-x86_64
+expect_rc 0 "an install of about 400 MB to verify"
+before=$(tree_digest "$CDM_ROOT"; sha256sum <"$CDM_ROOT/cdm.db")
+OUT=$(python3 - "$CDM" <<'PY'
+import signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "verify"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(0.3)
+running = p.poll() is None
+p.send_signal(signal.SIGINT)
+rc = p.wait()
+print(running, 130 if rc == -signal.SIGINT else rc)
+PY
+)
+check "verify was still reading at 0.3 s, and Ctrl-C ends it: status 130 ($OUT)" test "$OUT" = "True 130"
+check "the store and its index are as they were" \
+  test "$(tree_digest "$CDM_ROOT"; sha256sum <"$CDM_ROOT/cdm.db")" = "$before"
+run_cdm verify
+expect_rc 0 "and it verifies"
+
 done_testing

@@ -1,10 +1,17 @@
 /* libFuzzer: cdm's own reading of a zip (zip_directory.c) and the inflating of every entry
  * it finds (zip_pipe.c, inflate.c: zlib here, as CDM_TEST_INFLATE says, and ISA-L where it
- * loads), from a file holding the input, as the workers of zip_extract.c read an archive. */
+ * loads), from a file holding the input, as the workers of zip_extract.c read an archive.
+ * And against libarchive, which the install's entry checks read: where both read an entry
+ * of one name without an error, they must give the same bytes (an install refuses when
+ * either one refuses; two different readings would install bytes nobody checked). */
 #include "engine/core/internal.h"
+#include "engine/extract/cdm_archive.h"
 #include "engine/extract/inflate.h"
 #include "engine/extract/zip_pipe.h"
 #include "platform/fs.h"
+
+#include <archive.h>
+#include <archive_entry.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +24,68 @@ static int take(void *arg, cdm_ctx *ctx, const unsigned char *buf, size_t n)
     (void)ctx;
     *(uint64_t *)arg += buf[0] + buf[n - 1] + n; /* ASan sees a read past the bytes */
     return 0;
+}
+
+#define DIFF_MAX (1u << 20) /* entries compared, at most this long */
+
+static int append(void *arg, cdm_ctx *ctx, const unsigned char *buf, size_t n)
+{
+    (void)ctx;
+    struct strbuf *sb = arg;
+    if (sb->len + n > DIFF_MAX)
+        return CDM_EARCHIVE;
+    sb_addn(sb, (const char *)buf, n);
+    return 0;
+}
+
+/* cdm's reading of the entry name of size bytes, where it takes one: true with its bytes. */
+static bool ours(struct fs_reader *r, const struct zip_directory *d, const char *path,
+                 const char *name, uint64_t size, struct strbuf *out)
+{
+    struct cdm_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    const struct zip_dir_entry *e = zip_directory_find(d, name, size);
+    uint64_t start;
+    bool read = false;
+    if (e && e->size <= DIFF_MAX && zip_entry_data_start(&ctx, r, d, e, path, &start) > 0) {
+        struct zip_pipe *p = zip_pipe_new();
+        atomic_bool stop = false;
+        struct zip_taker t = {append, out};
+        read = zip_pipe_entry(&ctx, p, r, path, name, e, start, &t, &stop) == CDM_OK;
+        zip_pipe_free(p);
+    }
+    error_state_free(&ctx.err);
+    return read;
+}
+
+/* Every regular entry libarchive reads without a warning, read by cdm too: the same bytes. */
+static void compare_with_libarchive(struct fs_reader *r, const struct zip_directory *d,
+                                    const char *path)
+{
+    struct cdm_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    struct zip_source *src = NULL;
+    struct archive *a = zip_open(&ctx, path, &src);
+    struct archive_entry *e;
+    for (int n = 0; a && n < 1000 && archive_read_next_header(a, &e) == ARCHIVE_OK; n++) {
+        const char *name = archive_entry_pathname(e);
+        if (!name || archive_entry_filetype(e) != AE_IFREG || !archive_entry_size_is_set(e) ||
+            archive_entry_size(e) < 0 || archive_entry_size(e) > DIFF_MAX)
+            continue;
+        struct strbuf theirs = STRBUF_INIT, mine = STRBUF_INIT;
+        char buf[4096];
+        la_ssize_t k;
+        while ((k = archive_read_data(a, buf, sizeof(buf))) > 0 && theirs.len <= DIFF_MAX)
+            sb_addn(&theirs, buf, (size_t)k);
+        bool both = k == 0 && ours(r, d, path, name, (uint64_t)archive_entry_size(e), &mine);
+        if (both && (mine.len != theirs.len || memcmp(mine.buf, theirs.buf, mine.len)))
+            abort(); /* two readings of one zip: the finding */
+        sb_free(&theirs);
+        sb_free(&mine);
+    }
+    if (a)
+        zip_close(a, src);
+    error_state_free(&ctx.err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -54,6 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(name);
         }
         zip_pipe_free(p);
+        compare_with_libarchive(r, &d, path);
         zip_directory_free(&d);
     }
     fs_reader_close(r);

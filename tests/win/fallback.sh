@@ -28,8 +28,10 @@ fat_mount() {
   truncate -s 32M "$SCRATCH/fat.img" && mkfs.vfat "$SCRATCH/fat.img" >/dev/null 2>&1 &&
     mkdir -p "$fat" && fusefat -o rw+ "$SCRATCH/fat.img" "$fat" >/dev/null 2>&1 ||
     { why="fusefat cannot mount a FAT image here"; return 1; }
-  # lazily: the wineserver may still hold a folder there open; then the scratch folder goes
-  trap 'fusermount -u -z "$fat" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+  # lazily: the wineserver may still hold a folder there open, which would keep the fusefat
+  # process alive long after the test: it is ended too; then the scratch folder goes
+  fat_pid=$(pgrep -n -f "fusefat .*$SCRATCH/fat.img")
+  trap 'fusermount -u -z "$fat" 2>/dev/null; [ -z "$fat_pid" ] || kill "$fat_pid" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 }
 
 if fat_mount; then
