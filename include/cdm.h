@@ -520,6 +520,9 @@ struct cdm_attach_result {
                             * .pth file), "" when none */
     char hook_blocked[4096]; /* an embedded Python's ._pth file that keeps site, and so the
                               * hook, from running ("" when none does) */
+    unsigned more;         /* Windows: the environment's other folders attached (or detached)
+                            * with it: other frameworks' copies, the wheel's */
+    char more_folders[4096]; /* attach: those folders, quoted, ", " between them */
     unsigned files;        /* the cuDNN files linked */
     unsigned restored;     /* detach: the wheel's files put back */
     unsigned dropped;      /* detach: kept files dropped, the environment having its own */

@@ -25,10 +25,13 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
             json_kv_string(&j, "forced", *r->overridden ? r->overridden : NULL);
             json_kv_int(&j, "files", r->files);
             json_kv_string(&j, "hook", *r->hook ? r->hook : NULL);
+            json_kv_int(&j, "more", r->more);
+            json_kv_string(&j, "more_folders", *r->more_folders ? r->more_folders : NULL);
             json_kv_string(&j, "hook_blocked", *r->hook_blocked ? r->hook_blocked : NULL);
         } else {
             json_kv_int(&j, "restored", r->restored);
             json_kv_int(&j, "dropped", r->dropped);
+            json_kv_int(&j, "more", r->more);
         }
         json_kv_string(&j, "drift", *r->drift ? r->drift : NULL);
         json_object_end(&j);
@@ -55,6 +58,12 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
         cli_info(cli, "attached '%s' to '%s' (%s): it has no cuDNN of its own\n", r->venv,
                  r->project, r->install_id);
     }
+    if (attach && r->more)
+        cli_info(cli, "and %u more of its folders with cuDNN files of their own, each file a link "
+                      "to the project's: %s\n",
+                 r->more, r->more_folders);
+    else if (!attach && r->more)
+        cli_info(cli, "and %u more of its folders given back\n", r->more);
     if (attach) {
         if (r->changed && *r->hook)
             cli_info(cli,

@@ -213,23 +213,39 @@ cp "$STUB_CUDNN9_21" "$DS/onnxruntime/capi/cudnn64_9.dll"
 dstatus() { json "[c['status'] for c in d['checks'] if c['name'] == '$1'][0]"; }
 ddetail() { json "[c['detail'] for c in d['checks'] if c['name'] == '$1'][0]"; }
 has() { case $1 in *"$2"*) return 0 ;; esac; diag "$1" "want: $2"; return 1; }
-run_cdm attach "$(wpath "$D")" "$(wpath "$P")" --json
-expect_rc 0 "the project's .venv attaches: torch\\lib file by file, and the hook"
+dbefore=$(digest "$D")
+# not attached: torch and ONNX Runtime load copies of their own, CTranslate2 finds none
 run_cdm doctor --json "$(wpath "$P")"
-check "doctor: ONNX Runtime's own copy is not the project's, a warning" test "$(dstatus python.venv.dlls)" = warn
+check "doctor, not attached: a warning" test "$(dstatus python.venv.dlls)" = warn
+d1=$(ddetail python.venv.dlls)
+check "torch: its own copy" has "$d1" "torch 2.11.0: '$(wpath "$DS/torch/lib/cudnn64_9.dll")', its own copy"
+check "onnxruntime-gpu: its own copy" has "$d1" "onnxruntime_gpu 1.20.1: '$(wpath "$DS/onnxruntime/capi/cudnn64_9.dll")', its own copy"
+check "ctranslate2: none (PATH does not count)" has "$d1" "ctranslate2 4.5.0: no cudnn64_9.dll in the folders it searches"
+check "and the copies differ" has "$d1" "different copies"
+run_cdm attach "$(wpath "$D")" "$(wpath "$P")" --json
+expect_rc 0 "the project's .venv attaches"
+check "torch\\lib file by file, and onnxruntime\\capi as one more folder, and the hook" \
+  test "$(json 'd["folder"].endswith("torch\\lib"), d["more"], d["more_folders"].endswith("onnxruntime\\capi'"'"'"), d["files"], d["hook"] is not None')" = "(True, 1, True, 2, True)"
+run_cdm doctor --json "$(wpath "$P")"
+check "attached, every framework loads the project's: ok" test "$(dstatus python.venv.dlls)" = ok
 d1=$(ddetail python.venv.dlls)
 check "torch: the project's, through its own (linked) copy" has "$d1" "torch 2.11.0: '$(wpath "$DS/torch/lib/cudnn64_9.dll")', the project's through its own copy"
-check "ctranslate2: the project's, through the hook" has "$d1" "ctranslate2 4.5.0: '$(wpath "$P/cuda_link/bin/x64/cudnn64_9.dll")'"
-check "  (the hook named)" has "$d1" "the project's through cdm's DLL folders hook"
-check "onnxruntime-gpu: its own copy" has "$d1" "onnxruntime_gpu 1.20.1: '$(wpath "$DS/onnxruntime/capi/cudnn64_9.dll")', its own copy"
-check "and the copies differ" has "$d1" "different copies"
-rm "$DS/onnxruntime/capi/cudnn64_9.dll"
+check "onnxruntime-gpu: the project's, through its own (linked) copy" has "$d1" "onnxruntime_gpu 1.20.1: '$(wpath "$DS/onnxruntime/capi/cudnn64_9.dll")', the project's through its own copy"
+check "ctranslate2: the project's, through the hook" \
+  sh -c 'printf "%s" "$1" | grep -qF "ctranslate2 4.5.0: '"'"'$2'"'"'" && printf "%s" "$1" | grep -q "the project.s through cdm.s DLL folders hook"' _ "$d1" "$(wpath "$P/cuda_link/bin/x64/cudnn64_9.dll")"
+v20=$(fixture cudnn-windows-x86_64-9.20.0.48_cuda12-archive.zip --version 9.20.0.48 \
+  --file "bin/x64/cudnn64_9.dll=$STUB_CUDNN9_21")
+run_cdm install "$(wpath "$v20")"
+run_cdm link "$(wpath "$P")" 9.20.0.48
+expect_rc 0 "a switch to 9.20 (bin\\x64 as 9.19), with the environment attached in two folders"
 run_cdm doctor --json "$(wpath "$P")"
-check "without that copy every framework loads the project's: ok" test "$(dstatus python.venv.dlls)" = ok
-run_cdm detach "$(wpath "$D")"
-run_cdm doctor --json "$(wpath "$P")"
-check "detached, CTranslate2 finds no cudnn64_9.dll (PATH does not count)" \
-  has "$(ddetail python.venv.dlls)" "ctranslate2 4.5.0: no cudnn64_9.dll in the folders it searches"
+check "after it every framework still loads the project's" test "$(dstatus python.venv.dlls)" = ok
+run_cdm rollback "$(wpath "$P")"
+run_cdm detach "$(wpath "$D")" --json
+expect_rc 0 "detach"
+check "gives both folders back" test "$(json 'd["more"]')" = 1
+check "byte for byte" test "$(digest "$D")" = "$dbefore"
+check "no record of it is left" test "$(records)" = 0
 rm -rf "$D"
 
 # ---- an embedded Python (ComfyUI's python_embeded): its ._pth decides ------------------------

@@ -156,8 +156,8 @@ for name in ("cudnn64_9.dll", "cudnn_graph64_9.dll"):
     grep -q "^error 126" "$SCRATCH/py.out"
   run_cdm attach "$(wpath "$RP/.venv")" "$(wpath "$RP")" --json
   expect_rc 0 "attach the environment"
-  check "CTranslate2's own copies are linked file by file, and the hook written" \
-    test "$(json 'd["folder"].endswith("ctranslate2"), d["files"], d["hook"] is not None')" = "(True, 2, True)"
+  check "CTranslate2's own copies and the wheel's are linked file by file, and the hook written" \
+    test "$(json 'd["folder"].endswith("ctranslate2"), d["more_folders"].endswith("nvidia\\cudnn\\bin'"'"'"), d["files"], d["hook"] is not None')" = "(True, True, 4, True)"
   "$WINE" "$py/python.exe" "$(wpath "$RS")" cudnn64_9.dll >"$SCRATCH/py.out" 2>&1
   check "through the hook the real cudnnGetVersion answers 90100, its sub-library found on PATH" \
     grep -qx "version 90100" <(tr -d '\r' <"$SCRATCH/py.out")

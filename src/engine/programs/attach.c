@@ -18,7 +18,7 @@
  */
 #include "attach.h"
 #include "attach_files.h"
-#include "dll_hook.h"
+#include "attach_hook.h"
 #include "db.h"
 #include "db_attach.h"
 #include "frameworks.h"
@@ -34,9 +34,10 @@
 #include <string.h>
 
 
-/* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place): *folder malloc'd, dist
- * what owns the files, *origin which kind of place. */
-static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **folder,
+/* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place_nth: its nth place):
+ * *folder malloc'd, dist what owns the files, *origin which kind of place. Past its last
+ * place (nth > 0), CDM_ENOTFOUND with no message. */
+static int find_wheel(cdm_ctx *ctx, const char *venv, size_t nth, char ***sites, char **folder,
                       struct py_dist *dist, enum py_cudnn_origin *origin, bool *hook_only)
 {
     size_t own = 0;
@@ -48,13 +49,15 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, char ***sites, char **fold
                              "that holds pyvenv.cfg",
                              venv, py_site_packages_shown(windows));
     struct py_cudnn_place place;
-    if (py_cudnn_place(venv, *sites, own, windows, &place)) {
+    if (py_cudnn_place_nth(venv, *sites, own, windows, nth, &place)) {
         *folder = place.folder;
         *dist = place.dist;
         if (origin)
             *origin = place.origin;
         return CDM_OK;
     }
+    if (nth)
+        return CDM_ENOTFOUND;
     if (hook_only && windows) {
         /* No cuDNN of its own: the environment's programs load cuDNN by name (CTranslate2,
          * ONNX Runtime), and the hook alone gives them the project's. */
@@ -120,53 +123,6 @@ static int detach_folder_link(cdm_ctx *ctx, struct db_attachment *a)
     return CDM_OK;
 }
 
-/* On Windows, the environment's DLL folders hook (dll_hook.h) naming a->target; when
- * only_missing, written only where none is (an environment attached before hooks were
- * written gets one by attaching again). out->hook names the .pth, and out->hook_blocked an
- * embedded Python's ._pth file that keeps it from running. */
-static int write_hook(cdm_ctx *ctx, const struct db_attachment *a, bool only_missing,
-                      struct cdm_attach_result *out)
-{
-    if (!fs_host_is_windows())
-        return CDM_OK;
-    char *site = dll_hook_site(a->venv);
-    char **had = site ? dll_hook_read(site) : NULL;
-    char *dirs[] = {(char *)a->target, NULL};
-    int rc = CDM_OK;
-    if (site && !(only_missing && had))
-        rc = dll_hook_write(ctx, site, dirs);
-    if (!rc && site) {
-        char *pth = path_join(site, DLL_HOOK_PTH);
-        rc = copy_path(ctx, out->hook, sizeof(out->hook), pth);
-        free(pth);
-        dll_hook_blocked(a->venv, out->hook_blocked, sizeof(out->hook_blocked));
-    }
-    strv_free(had);
-    free(site);
-    return rc;
-}
-
-/* The hook goes with the environment's attachment (Windows only). */
-static int remove_hook(cdm_ctx *ctx, const struct db_attachment *a)
-{
-    char *site = fs_host_is_windows() ? dll_hook_site(a->venv) : NULL;
-    int rc = site ? dll_hook_remove(ctx, site) : CDM_OK;
-    free(site);
-    return rc;
-}
-
-/* An environment attached by its hook alone that has a cuDNN folder of its own now (pip
- * installed the wheel): that record is settled, the hook staying for the new one. */
-static int drop_hook_only(cdm_ctx *ctx, const char *venv, const char *folder)
-{
-    struct db_attachment *old = xcalloc(1, sizeof(*old));
-    int rc = db_attach_current_of_venv(ctx, venv, old);
-    if (rc == CDM_OK && !old->original[0] && strcmp(old->folder, folder))
-        rc = db_attach_set_state(ctx, old->id, "detached");
-    free(old);
-    return rc == CDM_ENOTFOUND ? CDM_OK : rc;
-}
-
 /* Settle a recorded attachment by giving the environment its files back (or, where pip or
  * uv replaced them, leaving the environment's own): the record ends "detached". */
 static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_changed,
@@ -178,7 +134,7 @@ static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_chang
     if (rc || (rc = db_attach_set_state(ctx, a->id, "detaching")))
         return rc;
     fs_crash_point("detach-recorded");
-    if ((rc = remove_hook(ctx, a)))
+    if ((rc = attach_remove_hook(ctx, a)))
         return rc; /* recovery finishes it: the record says detaching */
     rc = attach_restore(ctx, a, wheel_changed, fs_host_is_windows(), &out->restored, &out->dropped);
     if (rc)
@@ -321,7 +277,10 @@ static void of_wheel_major(cdm_ctx *ctx, const struct cdm_project *proj,
         *in = other;
 }
 
-int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_attach_result *out)
+/* Attach the environment's nth place (find_wheel); CDM_ENOTFOUND without a message past
+ * its last one. */
+static int attach_nth(cdm_ctx *ctx, const struct cdm_attach_request *req, size_t nth,
+                      struct cdm_attach_result *out)
 {
     memset(out, 0, sizeof(*out));
     char **sites = NULL, *folder = NULL, *venv = NULL, *target = NULL, **names = NULL;
@@ -338,7 +297,7 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot attach '%s': no such folder", req->venv);
         goto out;
     }
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, &origin, &hook_only)))
+    if ((rc = find_wheel(ctx, venv, nth, &sites, &folder, &dist, &origin, nth ? NULL : &hook_only)))
         goto out;
     /* The project and its install come first, so that a refusal needs no link yet. */
     struct cdm_project proj;
@@ -394,12 +353,12 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
                 for (; kept[out->files]; out->files++)
                     ;
             strv_free(kept);
-            rc = write_hook(ctx, cur, true, out);
+            rc = attach_write_hook(ctx, cur, true, out);
             goto out; /* attached to this project already */
         }
         if ((rc = settle_detach(ctx, cur, wheel_changed, out)))
             goto out;
-    } else if (rc != CDM_ENOTFOUND || (rc = drop_hook_only(ctx, venv, folder))) {
+    } else if (rc != CDM_ENOTFOUND || (rc = attach_drop_hook_only(ctx, venv, folder))) {
         goto out;
     }
     if (hook_only)
@@ -460,11 +419,11 @@ int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_at
             rc = db_attach_set_original(ctx, a->id, a->original);
     }
     fs_crash_point("attach-recorded");
-    if (rc || (rc = link_files(ctx, a, names)) || (rc = write_hook(ctx, a, false, out))) {
+    if (rc || (rc = link_files(ctx, a, names)) || (rc = attach_write_hook(ctx, a, false, out))) {
         /* put back what moved; the record goes once nothing is kept */
         struct saved_error why_failed = error_save(ctx);
         unsigned restored, dropped;
-        remove_hook(ctx, a);
+        attach_remove_hook(ctx, a);
         if (attach_restore(ctx, a, false, fs_host_is_windows(), &restored, &dropped) == CDM_OK)
             db_attach_delete(ctx, a->id);
         why_failed.code = CDM_EIO;
@@ -490,6 +449,51 @@ out:
     return rc;
 }
 
+int cdm_attach(cdm_ctx *ctx, const struct cdm_attach_request *req, struct cdm_attach_result *out)
+{
+    int rc = attach_nth(ctx, req, 0, out);
+    /* Windows: every framework folder with copies of its own (torch\lib, onnxruntime\capi,
+     * ctranslate2 ...) and the wheel's, each a record of its own, loads the project's */
+    struct cdm_attach_result *more = xcalloc(1, sizeof(*more));
+    for (size_t nth = 1; !rc && fs_host_is_windows() && *out->original; nth++) {
+        int r = attach_nth(ctx, req, nth, more);
+        if (r == CDM_ENOTFOUND && !*more->folder)
+            break; /* no more places */
+        if ((rc = r))
+            break;
+        size_t used = strlen(out->more_folders);
+        snprintf(out->more_folders + used, sizeof(out->more_folders) - used, "%s'%s'",
+                 used ? ", " : "", more->folder);
+        out->more++;
+        out->files += more->files;
+        out->changed = out->changed || more->changed;
+    }
+    free(more);
+    return rc;
+}
+
+/* The environment's other records (its other framework folders), each settled as detach
+ * settles one. */
+static int detach_others(cdm_ctx *ctx, const char *venv, long long done,
+                         struct cdm_attach_result *out)
+{
+    struct db_attachment *a = xcalloc(1, sizeof(*a));
+    struct cdm_attach_result *r = xcalloc(1, sizeof(*r));
+    int rc;
+    while ((rc = db_attach_current_of_venv(ctx, venv, a)) == CDM_OK && a->id != done) {
+        bool wheel_changed = fs_kind(a->folder) != FS_DIR;
+        if ((rc = settle_detach(ctx, a, wheel_changed, r)))
+            break;
+        out->restored += r->restored;
+        out->dropped += r->dropped;
+        out->more++;
+        out->changed = true;
+    }
+    free(r);
+    free(a);
+    return rc == CDM_ENOTFOUND ? CDM_OK : rc;
+}
+
 int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out)
 {
     memset(out, 0, sizeof(*out));
@@ -507,7 +511,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     }
     if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)))
         goto out;
-    if ((rc = find_wheel(ctx, venv, &sites, &folder, &dist, NULL, NULL))) {
+    if ((rc = find_wheel(ctx, venv, 0, &sites, &folder, &dist, NULL, NULL))) {
         /* pip or uv uninstalled the wheel since the attach: the record is settled all the
          * same, dropping the files cdm kept */
         if (rc != CDM_ENOTFOUND || db_attach_current_of_venv(ctx, venv, a) != CDM_OK)
@@ -527,6 +531,8 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
                                "cannot detach '%s': '%s' is a link cdm has no record of; "
                                "remove it and reinstall the nvidia-cudnn wheel",
                                venv, folder);
+        if (!rc)
+            rc = detach_others(ctx, venv, 0, out); /* other folders of it may be */
         goto out; /* a real folder: not attached, nothing to do */
     }
     if (rc)
@@ -543,6 +549,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     if ((rc = settle_detach(ctx, a, wheel_changed, out)))
         goto out;
     out->changed = true;
+    rc = detach_others(ctx, venv, a->id, out);
 
 out:
     strv_free(sites);

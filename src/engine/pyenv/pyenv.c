@@ -274,26 +274,46 @@ size_t py_dll_frameworks(const char *site, struct py_dll_framework *out, size_t 
     return n;
 }
 
-bool py_cudnn_place(const char *prefix, char *const *sites, size_t own, bool windows,
-                    struct py_cudnn_place *out)
+bool py_cudnn_place_nth(const char *prefix, char *const *sites, size_t own, bool windows,
+                        size_t nth, struct py_cudnn_place *out)
 {
     memset(out, 0, sizeof(*out));
+    size_t seen = 0;
     for (size_t k = 0; windows && k < sizeof(framework_dlls) / sizeof(*framework_dlls); k++)
         for (size_t i = 0; i < own; i++)
             if (framework_own(sites[i], k, &out->folder, &out->dist)) {
-                out->origin = k == 0 ? PY_CUDNN_TORCH_LIB : PY_CUDNN_FRAMEWORK_DLLS;
-                return true;
+                if (seen++ == nth) {
+                    out->origin = k == 0 ? PY_CUDNN_TORCH_LIB : PY_CUDNN_FRAMEWORK_DLLS;
+                    return true;
+                }
+                free(out->folder);
+                out->folder = NULL;
             }
     for (size_t i = 0; i < own; i++)
         if (py_cudnn_wheel(sites[i], windows, &out->folder, &out->dist)) {
-            out->origin = PY_CUDNN_WHEEL;
-            return true;
+            if (seen++ == nth) {
+                out->origin = PY_CUDNN_WHEEL;
+                return true;
+            }
+            free(out->folder);
+            out->folder = NULL;
         }
     if (conda_cudnn(prefix, windows, &out->folder, &out->dist)) {
-        out->origin = PY_CUDNN_CONDA;
-        return true;
+        if (seen == nth) {
+            out->origin = PY_CUDNN_CONDA;
+            return true;
+        }
+        free(out->folder);
+        out->folder = NULL;
     }
+    memset(out, 0, sizeof(*out));
     return false;
+}
+
+bool py_cudnn_place(const char *prefix, char *const *sites, size_t own, bool windows,
+                    struct py_cudnn_place *out)
+{
+    return py_cudnn_place_nth(prefix, sites, own, windows, 0, out);
 }
 
 const char *py_cudnn_origin_name(enum py_cudnn_origin origin)

@@ -60,6 +60,10 @@ struct py_cudnn_place {
  * any other; then the wheel, then the conda package. False when it has none. */
 bool py_cudnn_place(const char *prefix, char *const *sites, size_t own, bool windows,
                     struct py_cudnn_place *out);
+/* The same for the nth of those places, in that order (0 is py_cudnn_place's): on Windows
+ * an environment may keep copies in several frameworks' folders. */
+bool py_cudnn_place_nth(const char *prefix, char *const *sites, size_t own, bool windows,
+                        size_t nth, struct py_cudnn_place *out);
 /* A Windows framework of an environment that loads cuDNN's DLLs (torch, onnxruntime-gpu,
  * ctranslate2, paddlepaddle-gpu), and its package folder where DLLs of its own would be. */
 struct py_dll_framework {
