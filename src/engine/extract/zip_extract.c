@@ -342,7 +342,8 @@ static size_t share(struct plan *p, struct worker *workers, size_t n)
         least->load += order[i]->declared + 1;
     }
     for (size_t k = 0; k < n; k++)
-        qsort(workers[k].mine, workers[k].count, sizeof(*workers[k].mine), by_entry);
+        if (workers[k].count) /* an empty zip: no array to sort */
+            qsort(workers[k].mine, workers[k].count, sizeof(*workers[k].mine), by_entry);
     free(order);
     return n;
 }
