@@ -5,72 +5,74 @@
 
 enum { OPT_FORCE };
 
-static void print_result(struct cli *cli, const struct cdm_attach_result *r, bool attach)
+static void print_json(const struct cdm_attach_result *r, bool attach)
 {
-    if (cli->json) {
-        struct json j;
-        json_init(&j);
-        json_object_begin(&j);
-        json_kv_string(&j, "venv", r->venv);
-        json_kv_string(&j, "folder", r->folder);
-        json_kv_string(&j, "target", *r->target ? r->target : NULL);
-        json_kv_string(&j, "original", *r->original ? r->original : NULL);
-        json_kv_bool(&j, "changed", r->changed);
-        json_kv_string(&j, "project", *r->project ? r->project : NULL);
-        json_kv_string(&j, "install", *r->install_id ? r->install_id : NULL);
-        json_kv_string(&j, "wheel", *r->wheel ? r->wheel : NULL);
-        if (attach) {
-            json_kv_string(&j, "framework", *r->framework ? r->framework : NULL);
-            json_kv_string(&j, "requirement", *r->requirement ? r->requirement : NULL);
-            json_kv_string(&j, "forced", *r->overridden ? r->overridden : NULL);
-            json_kv_int(&j, "files", r->files);
-            json_kv_string(&j, "hook", *r->hook ? r->hook : NULL);
-            json_kv_int(&j, "more", r->more);
-            json_kv_string(&j, "more_folders", *r->more_folders ? r->more_folders : NULL);
-            json_kv_string(&j, "hook_blocked", *r->hook_blocked ? r->hook_blocked : NULL);
-        } else {
-            json_kv_int(&j, "restored", r->restored);
-            json_kv_int(&j, "dropped", r->dropped);
-            json_kv_int(&j, "more", r->more);
-        }
-        json_kv_string(&j, "drift", *r->drift ? r->drift : NULL);
-        json_object_end(&j);
-        json_print(&j, stdout);
-        return;
+    struct json j;
+    json_init(&j);
+    json_object_begin(&j);
+    json_kv_string(&j, "venv", r->venv);
+    json_kv_string(&j, "folder", r->folder);
+    json_kv_string(&j, "target", *r->target ? r->target : NULL);
+    json_kv_string(&j, "original", *r->original ? r->original : NULL);
+    json_kv_bool(&j, "changed", r->changed);
+    json_kv_string(&j, "project", *r->project ? r->project : NULL);
+    json_kv_string(&j, "install", *r->install_id ? r->install_id : NULL);
+    json_kv_string(&j, "wheel", *r->wheel ? r->wheel : NULL);
+    if (attach) {
+        json_kv_string(&j, "framework", *r->framework ? r->framework : NULL);
+        json_kv_string(&j, "requirement", *r->requirement ? r->requirement : NULL);
+        json_kv_string(&j, "forced", *r->overridden ? r->overridden : NULL);
+        json_kv_int(&j, "files", r->files);
+        json_kv_string(&j, "hook", *r->hook ? r->hook : NULL);
+        json_kv_int(&j, "more", r->more);
+        json_kv_string(&j, "more_folders", *r->more_folders ? r->more_folders : NULL);
+        json_kv_string(&j, "hook_blocked", *r->hook_blocked ? r->hook_blocked : NULL);
+    } else {
+        json_kv_int(&j, "restored", r->restored);
+        json_kv_int(&j, "dropped", r->dropped);
+        json_kv_int(&j, "more", r->more);
     }
-    if (*r->overridden)
-        cli_eprintf("cdm: warning: attached although %s (--force)\n", r->overridden);
-    if (*r->drift)
-        cli_info(cli, "'%s' had changed since it was attached: %s\n", r->venv, r->drift);
-    if (attach && *r->hook_blocked)
+    json_kv_string(&j, "drift", *r->drift ? r->drift : NULL);
+    json_object_end(&j);
+    json_print(&j, stdout);
+}
+
+static void print_attached(struct cli *cli, const struct cdm_attach_result *r)
+{
+    if (*r->hook_blocked)
         cli_eprintf("cdm: warning: '%s' does not import site, so Python runs no .pth file in "
                     "'%s': add the line 'import site' to it for cdm's DLL folders hook\n",
                     r->hook_blocked, r->venv);
-    if (attach && !r->changed) {
-        cli_info(cli, "'%s' follows '%s' already (%u cuDNN files in '%s' lead to '%s')\n",
-                 r->venv, r->project, r->files, r->folder, r->target);
-    } else if (attach && *r->original) {
-        cli_info(cli, "attached '%s' to '%s' (%s): %u cuDNN files in '%s' lead to '%s'\n",
-                 r->venv, r->project, r->install_id, r->files, r->folder, r->target);
-        cli_info(cli, "the wheel's own files%s%s are kept in '%s'; 'cdm detach %s' puts them back\n",
+    if (!r->changed) {
+        cli_info(cli, "'%s' follows '%s' already (%u cuDNN files in '%s' lead to '%s')\n", r->venv,
+                 r->project, r->files, r->folder, r->target);
+    } else if (*r->original) {
+        cli_info(cli, "attached '%s' to '%s' (%s): %u cuDNN files in '%s' lead to '%s'\n", r->venv,
+                 r->project, r->install_id, r->files, r->folder, r->target);
+        cli_info(cli,
+                 "the wheel's own files%s%s are kept in '%s'; 'cdm detach %s' puts them back\n",
                  *r->wheel ? " of " : "", r->wheel, r->original, r->venv);
-    } else if (attach) {
+    } else {
         cli_info(cli, "attached '%s' to '%s' (%s): it has no cuDNN of its own\n", r->venv,
                  r->project, r->install_id);
     }
-    if (attach && r->more)
-        cli_info(cli, "and %u more of its folders with cuDNN files of their own, each file a link "
-                      "to the project's: %s\n",
+    if (r->more)
+        cli_info(cli,
+                 "and %u more of its folders with cuDNN files of their own, each file a link "
+                 "to the project's: %s\n",
                  r->more, r->more_folders);
-    else if (!attach && r->more)
+    if (r->changed && *r->hook)
+        cli_info(cli,
+                 "each Python start there adds '%s' to the DLL folders (os.add_dll_directory, "
+                 "'%s'), for programs that load cuDNN by name\n",
+                 r->target, r->hook);
+}
+
+static void print_detached(struct cli *cli, const struct cdm_attach_result *r)
+{
+    if (r->more)
         cli_info(cli, "and %u more of its folders given back\n", r->more);
-    if (attach) {
-        if (r->changed && *r->hook)
-            cli_info(cli,
-                     "each Python start there adds '%s' to the DLL folders "
-                     "(os.add_dll_directory, '%s'), for programs that load cuDNN by name\n",
-                     r->target, r->hook);
-    } else if (!r->changed) {
+    if (!r->changed) {
         cli_info(cli, "'%s' is not attached: '%s' holds the wheel's own files\n", r->venv,
                  r->folder);
     } else if (!*r->original) {
@@ -85,6 +87,22 @@ static void print_result(struct cli *cli, const struct cdm_attach_result *r, boo
                      "again\n",
                      r->dropped);
     }
+}
+
+static void print_result(struct cli *cli, const struct cdm_attach_result *r, bool attach)
+{
+    if (cli->json) {
+        print_json(r, attach);
+        return;
+    }
+    if (*r->overridden)
+        cli_eprintf("cdm: warning: attached although %s (--force)\n", r->overridden);
+    if (*r->drift)
+        cli_info(cli, "'%s' had changed since it was attached: %s\n", r->venv, r->drift);
+    if (attach)
+        print_attached(cli, r);
+    else
+        print_detached(cli, r);
 }
 
 static int run_attach(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)

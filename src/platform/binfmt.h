@@ -32,6 +32,8 @@ const char *pe_read_imports(FILE *f, struct bin_imports *out);
 /* The FileVersion of the PE file f's version resource (VS_FIXEDFILEINFO), "9.1.0.70", into
  * out. NULL on success, else why there is none (a static string). */
 const char *pe_read_file_version(FILE *f, char *out, size_t size);
+/* The same for the regular file at path (pe.c opens it): false, out "", where it has none. */
+bool pe_file_version_at(const char *path, char *out, size_t size);
 /* Either of the above, by the file's magic (search.c, above both readers). */
 const char *bin_read_imports(FILE *f, struct bin_imports *out);
 void bin_imports_free(struct bin_imports *im);

@@ -201,3 +201,14 @@ const char *pe_read_file_version(FILE *f, char *out, size_t size)
     free(pe.sections);
     return why;
 }
+
+bool pe_file_version_at(const char *path, char *out, size_t size)
+{
+    FILE *f = fs_fopen_read(path);
+    const char *why = f ? pe_read_file_version(f, out, size) : "cannot open it";
+    if (f)
+        fclose(f);
+    if (why)
+        out[0] = '\0';
+    return !why;
+}

@@ -184,6 +184,51 @@ static int wait_reading(pid_t pid, long long deadline, struct trace_channel *ch,
     return status;
 }
 
+/* Start program with env, its channel's root the new process, and read the channel until
+ * it ends: its wait status in *status. posix_spawn's error number, 0 when it started. */
+static int spawn_and_wait(const struct trace_request *req, const char *program, char **env,
+                          struct trace_channel *ch, struct trace_result *out, int *status)
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+    if (req->stdout_to_stderr)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1);
+    /* Without a timeout cdm ignores ^C while it waits (as system() does) and the program, in
+     * cdm's process group, gets it from the terminal. With one, the program gets a process
+     * group of its own, so that the timeout ends its children too; cdm passes ^C on. */
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGQUIT);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    short flags = POSIX_SPAWN_SETSIGDEF;
+    if (req->timeout_s) {
+        posix_spawnattr_setpgroup(&attr, 0);
+        flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    posix_spawnattr_setflags(&attr, flags);
+    struct sigaction on_signal = {.sa_handler = req->timeout_s ? forward_signal : SIG_IGN};
+    struct sigaction old_int, old_quit;
+    sigemptyset(&on_signal.sa_mask);
+    forwarded = 0;
+    sigaction(SIGINT, &on_signal, &old_int);
+    sigaction(SIGQUIT, &on_signal, &old_quit);
+    fflush(NULL);
+    pid_t pid;
+    long long deadline = req->timeout_s ? now_ms() + 1000LL * req->timeout_s : 0;
+    int err = posix_spawn(&pid, program, &actions, &attr, req->argv, env);
+    if (!err)
+        trace_channel_set_root(ch, pid);
+    *status = err ? 0 : wait_reading(pid, deadline, ch, out);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return err;
+}
+
 int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result *out)
 {
     memset(out, 0, sizeof(*out));
@@ -220,43 +265,8 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
         goto out;
     env = child_environment(req, audit, trace_channel_path(ch));
 
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-    if (req->stdout_to_stderr)
-        posix_spawn_file_actions_adddup2(&actions, 2, 1);
-    /* Without a timeout cdm ignores ^C while it waits (as system() does) and the program, in
-     * cdm's process group, gets it from the terminal. With one, the program gets a process
-     * group of its own, so that the timeout ends its children too; cdm passes ^C on. */
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGQUIT);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    short flags = POSIX_SPAWN_SETSIGDEF;
-    if (req->timeout_s) {
-        posix_spawnattr_setpgroup(&attr, 0);
-        flags |= POSIX_SPAWN_SETPGROUP;
-    }
-    posix_spawnattr_setflags(&attr, flags);
-    struct sigaction on_signal = {.sa_handler = req->timeout_s ? forward_signal : SIG_IGN};
-    struct sigaction old_int, old_quit;
-    sigemptyset(&on_signal.sa_mask);
-    forwarded = 0;
-    sigaction(SIGINT, &on_signal, &old_int);
-    sigaction(SIGQUIT, &on_signal, &old_quit);
-    fflush(NULL);
-    pid_t pid;
-    long long deadline = req->timeout_s ? now_ms() + 1000LL * req->timeout_s : 0;
-    int err = posix_spawn(&pid, program, &actions, &attr, req->argv, env);
-    if (!err)
-        trace_channel_set_root(ch, pid);
-    int status = err ? 0 : wait_reading(pid, deadline, ch, out);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
+    int status = 0;
+    int err = spawn_and_wait(req, program, env, ch, out, &status);
     if (err) {
         rc = cdm_error_errno(ctx, CDM_EIO, err, "cannot run '%s'", program);
         goto out;

@@ -224,7 +224,7 @@ const struct zip_dir_entry *zip_directory_find(const struct zip_directory *d, co
         (at + 1 < d->count && !by_name(&d->by_name[at + 1], hit)))
         return NULL; /* a name given twice: which one libarchive took is its business */
     const struct zip_dir_entry *e = *hit;
-    if ((e->method != ZIP_STORED && e->method != ZIP_DEFLATED) ||
+    if (!e->data_start || (e->method != ZIP_STORED && e->method != ZIP_DEFLATED) ||
         (e->flags & (FLAG_ENCRYPTED | FLAG_STRONG)) || e->size != size ||
         (e->method == ZIP_STORED && e->compressed != size))
         return NULL;
@@ -281,6 +281,20 @@ int zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_dir
     }
     *start = at;
     return 1;
+}
+
+int zip_directory_check_locals(cdm_ctx *ctx, struct fs_reader *r, struct zip_directory *d,
+                               const char *path)
+{
+    for (size_t i = 0; i < d->count; i++) {
+        struct zip_dir_entry *e = &d->entries[i];
+        uint64_t start = 0;
+        int found = zip_entry_data_start(ctx, r, d, e, path, &start);
+        if (found < 0)
+            return -1;
+        e->data_start = found ? start : 0; /* never 0 where found: a local header precedes */
+    }
+    return 0;
 }
 
 void zip_directory_free(struct zip_directory *d)

@@ -23,6 +23,8 @@ struct zip_dir_entry {
     uint16_t flags, method;
     uint32_t crc32;
     uint64_t compressed, size, local_header;
+    uint64_t data_start; /* where its compressed bytes start (zip_directory_check_locals); 0
+                          * when this reader leaves it to libarchive */
 };
 
 struct zip_directory {
@@ -38,8 +40,13 @@ struct zip_directory {
  * every entry); an error reading the file is reported in ctx and also gives false. */
 bool zip_directory_read(cdm_ctx *ctx, struct fs_reader *r, uint64_t size, size_t max_entries,
                         struct zip_directory *d);
+/* Every entry's local header read once, against the directory (zip_entry_data_start):
+ * e->data_start set where its bytes are readable here. -1, the error in ctx, when one
+ * disagrees with the directory (the zip is refused); else 0. */
+int zip_directory_check_locals(cdm_ctx *ctx, struct fs_reader *r, struct zip_directory *d,
+                               const char *path);
 /* The entry of this name when exactly one has it, its data readable here (method stored or
- * deflated, not encrypted) and of size bytes; else NULL. */
+ * deflated, not encrypted, its local header checked) and of size bytes; else NULL. */
 const struct zip_dir_entry *zip_directory_find(const struct zip_directory *d, const char *name,
                                                uint64_t size);
 /* Where e's compressed bytes start, from its local header: 1. 0 when the header is not

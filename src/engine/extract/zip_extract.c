@@ -205,7 +205,6 @@ static int inflate_here(struct worker *k, struct job_output *o, int *rc)
     cdm_ctx *ctx = &k->wctx;
     const struct zip_dir_entry *e =
         sh->directory ? zip_directory_find(sh->directory, o->job->raw, o->job->declared) : NULL;
-    uint64_t start;
     if (!e)
         return 0;
     if (!k->reader) {
@@ -214,16 +213,10 @@ static int inflate_here(struct worker *k, struct job_output *o, int *rc)
             return 1;
         k->pipe = zip_pipe_new();
     }
-    int found = zip_entry_data_start(ctx, k->reader, sh->directory, e, sh->path, &start);
-    if (found < 0) {
-        *rc = CDM_EARCHIVE;
-        return 1;
-    }
-    if (!found)
-        return 0;
+    /* its local header was read and checked once, with the directory (read_directory) */
     struct zip_taker taker = {take_bytes, o};
-    *rc =
-        zip_pipe_entry(ctx, k->pipe, k->reader, sh->path, o->job->raw, e, start, &taker, &sh->stop);
+    *rc = zip_pipe_entry(ctx, k->pipe, k->reader, sh->path, o->job->raw, e, e->data_start, &taker,
+                         &sh->stop);
     if (!*rc)
         atomic_fetch_add(&sh->inflated_here, 1);
     return 1;
@@ -416,12 +409,9 @@ static int read_directory(cdm_ctx *ctx, const char *path, const struct extract_l
     int ok = 0;
     if (!fs_reader_open(&quiet, path, &r, &size)) {
         ok = zip_directory_read(&quiet, r, size, (size_t)limits->max_entries, d);
-        for (size_t i = 0; ok && i < d->count; i++) {
-            uint64_t start;
-            if (zip_entry_data_start(ctx, r, d, &d->entries[i], path, &start) < 0) {
-                zip_directory_free(d);
-                ok = -1;
-            }
+        if (ok && zip_directory_check_locals(ctx, r, d, path) < 0) {
+            zip_directory_free(d);
+            ok = -1;
         }
         fs_reader_close(r);
     }

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Where the environment keeps its cuDNN (pyenv.h, py_cudnn_place_nth: its nth place):
  * *folder malloc'd, dist what owns the files, *origin which kind of place. Past its last
  * place (nth > 0), CDM_ENOTFOUND with no message. */
@@ -67,12 +66,12 @@ static int find_wheel(cdm_ctx *ctx, const char *venv, size_t nth, char ***sites,
         return CDM_OK;
     }
     char *wheel = py_wheel_dir_in("site-packages", windows);
-    int rc = cdm_error_set(ctx, CDM_ENOTFOUND,
-                           "'%s' has no cuDNN wheel folder (%s)%s, nor a conda cudnn package: "
-                           "install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
-                           "framework that pulls it in), then attach",
-                           venv, wheel,
-                           windows ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
+    int rc =
+        cdm_error_set(ctx, CDM_ENOTFOUND,
+                      "'%s' has no cuDNN wheel folder (%s)%s, nor a conda cudnn package: "
+                      "install the nvidia-cudnn-cu12 or -cu13 wheel there (or the "
+                      "framework that pulls it in), then attach",
+                      venv, wheel, windows ? " or torch's own DLLs (torch\\lib\\cudnn*.dll)" : "");
     free(wheel);
     return rc;
 }
@@ -95,7 +94,6 @@ static char *project_target(const struct cdm_activation *act)
     char *target = *sub ? path_join(act->link_path, sub) : xstrdup(act->link_path);
     return fs_host_is_windows() ? path_slashes_to(target, '\\') : target;
 }
-
 
 /* Undo an attachment made before files were linked one by one: the whole folder was a
  * link and the wheel's folder was kept in one piece. */
@@ -265,8 +263,8 @@ static int link_files(cdm_ctx *ctx, struct db_attachment *a, char *const *names)
 
 /* A project holding two cuDNN majors (a pair view): the environment follows the install
  * of its wheel's major, into *in when that is the second. */
-static void of_wheel_major(cdm_ctx *ctx, const struct cdm_project *proj,
-                           const struct py_dist *dist, struct cdm_install_info *in)
+static void of_wheel_major(cdm_ctx *ctx, const struct cdm_project *proj, const struct py_dist *dist,
+                           struct cdm_install_info *in)
 {
     char second[64];
     struct cdm_install_info other;
@@ -277,76 +275,71 @@ static void of_wheel_major(cdm_ctx *ctx, const struct cdm_project *proj,
         *in = other;
 }
 
-/* Attach the environment's nth place (find_wheel); CDM_ENOTFOUND without a message past
- * its last one. */
-static int attach_nth(cdm_ctx *ctx, const struct cdm_attach_request *req, size_t nth,
-                      struct cdm_attach_result *out)
-{
-    memset(out, 0, sizeof(*out));
-    char **sites = NULL, *folder = NULL, *venv = NULL, *target = NULL, **names = NULL;
-    struct db_attachment *a = xcalloc(1, sizeof(*a));
-    struct db_attachment *cur = xcalloc(1, sizeof(*cur));
+/* What the attach of one folder works with, gathered step by step. */
+struct attach_job {
+    const struct cdm_attach_request *req;
+    char *venv, **sites, *folder, **names;
     struct py_dist dist;
-    enum py_cudnn_origin origin = PY_CUDNN_WHEEL;
-    bool hook_only = false;
-    int rc = store_open_state(ctx, RECOVER_STATE);
-    if (rc)
-        goto out;
-    venv = fs_realpath(req->venv);
-    if (!venv || fs_kind(venv) != FS_DIR) {
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot attach '%s': no such folder", req->venv);
-        goto out;
-    }
-    if ((rc = find_wheel(ctx, venv, nth, &sites, &folder, &dist, &origin, nth ? NULL : &hook_only)))
-        goto out;
-    /* The project and its install come first, so that a refusal needs no link yet. */
+    enum py_cudnn_origin origin;
+    bool hook_only;
     struct cdm_project proj;
-    rc = req->project ? cdm_project_open(ctx, req->project, &proj)
-                      : cdm_project_find(ctx, NULL, &proj);
-    if (rc)
-        goto out;
-    const char *id = *proj.linked_id ? proj.linked_id : proj.pinned_id;
     struct cdm_install_info in;
-    if (!*id || db_install_get(ctx, id, &in) != CDM_OK || in.state != CDM_INSTALL_OK) {
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
-                           "cannot attach '%s' to '%s': the project uses no installed cuDNN "
-                           "(%s); run 'cdm link %s VERSION'",
-                           venv, proj.path, *id ? id : "no link, no pin file", proj.path);
-        goto out;
-    }
-    if (strcmp(in.platform, cdm_host_platform())) {
-        rc = cdm_error_set(ctx, CDM_EMISMATCH,
-                           "cannot attach '%s' to '%s': it uses %s, an install for %s, and this "
-                           "machine is %s",
-                           venv, proj.path, in.id, in.platform, cdm_host_platform());
-        goto out;
-    }
-    of_wheel_major(ctx, &proj, &dist, &in);
-    if ((rc = cdm_machine_check_install(ctx, &in, req->force, "attaching")))
-        goto out;
-    if ((rc = copy_path(ctx, out->venv, sizeof(out->venv), venv)) ||
-        (rc = copy_path(ctx, out->folder, sizeof(out->folder), folder)))
-        goto out;
-    COPY_STR_ARRAY(out->project, proj.path);
-    COPY_STR_ARRAY(out->install_id, in.id);
-    attach_wheel_text(&dist, out->wheel, sizeof(out->wheel));
+};
 
-    /* A record of this folder: current, or overtaken by pip or uv since (then settled
-     * first, and the environment attached again), or a whole-folder link of an older cdm
-     * (given back first, and attached file by file). */
-    rc = db_attach_current(ctx, folder, cur);
-    if (rc == CDM_OK) {
+/* The project and its install, before anything else, so that a refusal needs no link yet. */
+static int find_project_install(cdm_ctx *ctx, struct attach_job *j, struct cdm_attach_result *out)
+{
+    const struct cdm_attach_request *req = j->req;
+    int rc = req->project ? cdm_project_open(ctx, req->project, &j->proj)
+                          : cdm_project_find(ctx, NULL, &j->proj);
+    if (rc)
+        return rc;
+    const char *id = *j->proj.linked_id ? j->proj.linked_id : j->proj.pinned_id;
+    if (!*id || db_install_get(ctx, id, &j->in) != CDM_OK || j->in.state != CDM_INSTALL_OK)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot attach '%s' to '%s': the project uses no installed cuDNN "
+                             "(%s); run 'cdm link %s VERSION'",
+                             j->venv, j->proj.path, *id ? id : "no link, no pin file",
+                             j->proj.path);
+    if (strcmp(j->in.platform, cdm_host_platform()))
+        return cdm_error_set(ctx, CDM_EMISMATCH,
+                             "cannot attach '%s' to '%s': it uses %s, an install for %s, and "
+                             "this machine is %s",
+                             j->venv, j->proj.path, j->in.id, j->in.platform, cdm_host_platform());
+    of_wheel_major(ctx, &j->proj, &j->dist, &j->in);
+    if ((rc = cdm_machine_check_install(ctx, &j->in, req->force, "attaching")) ||
+        (rc = copy_path(ctx, out->venv, sizeof(out->venv), j->venv)) ||
+        (rc = copy_path(ctx, out->folder, sizeof(out->folder), j->folder)))
+        return rc;
+    COPY_STR_ARRAY(out->project, j->proj.path);
+    COPY_STR_ARRAY(out->install_id, j->in.id);
+    attach_wheel_text(&j->dist, out->wheel, sizeof(out->wheel));
+    return CDM_OK;
+}
+
+/* A record of this folder: current (*done: nothing more to do), or overtaken by pip or uv
+ * since (then settled first, and the environment attached again), or a whole-folder link of
+ * an older cdm (given back first, and attached file by file). */
+static int settle_earlier(cdm_ctx *ctx, struct attach_job *j, struct cdm_attach_result *out,
+                          bool *done)
+{
+    struct db_attachment *cur = xcalloc(1, sizeof(*cur));
+    int rc = db_attach_current(ctx, j->folder, cur);
+    *done = false;
+    if (rc == CDM_ENOTFOUND) {
+        rc = attach_drop_hook_only(ctx, j->venv, j->folder);
+    } else if (rc == CDM_OK) {
         bool wheel_changed = false, folder_link = attach_is_folder_link(ctx, cur);
         if (!folder_link)
-            attach_drift(ctx, cur, &dist, &wheel_changed, out->drift, sizeof(out->drift));
-        if (!folder_link && !out->drift[0]) {
-            if (strcmp(cur->project, proj.path)) {
-                rc = cdm_error_set(ctx, CDM_EBUSY,
-                                   "'%s' is attached to the project '%s'; run 'cdm detach %s' "
-                                   "first",
-                                   venv, cur->project, venv);
-                goto out;
-            }
+            attach_drift(ctx, cur, &j->dist, &wheel_changed, out->drift, sizeof(out->drift));
+        if (folder_link || out->drift[0]) {
+            rc = settle_detach(ctx, cur, wheel_changed, out);
+        } else if (strcmp(cur->project, j->proj.path)) {
+            rc = cdm_error_set(ctx, CDM_EBUSY,
+                               "'%s' is attached to the project '%s'; run 'cdm detach %s' first",
+                               j->venv, cur->project, j->venv);
+        } else { /* attached to this project already */
+            *done = true;
             fill_result(out, cur);
             char **kept = NULL;
             if (cur->original[0] && fs_list_dir(ctx, cur->original, &kept) == CDM_OK)
@@ -354,64 +347,69 @@ static int attach_nth(cdm_ctx *ctx, const struct cdm_attach_request *req, size_t
                     ;
             strv_free(kept);
             rc = attach_write_hook(ctx, cur, true, out);
-            goto out; /* attached to this project already */
         }
-        if ((rc = settle_detach(ctx, cur, wheel_changed, out)))
-            goto out;
-    } else if (rc != CDM_ENOTFOUND || (rc = attach_drop_hook_only(ctx, venv, folder))) {
-        goto out;
     }
-    if (hook_only)
-        names = xcalloc(1, sizeof(*names));
-    else if ((rc = check_wheel_folder(ctx, venv, folder)) ||
-             (rc = attach_wheel_files(ctx, folder, fs_host_is_windows(), &names)))
-        goto out;
-    if (!names[0] && !hook_only) {
-        rc = cdm_error_set(ctx, CDM_ENOTFOUND,
-                           "cannot attach '%s': '%s' holds no cuDNN library (%s); reinstall the "
-                           "nvidia-cudnn wheel (pip install --force-reinstall), then attach",
-                           venv, folder, fs_host_is_windows() ? "cudnn*.dll" : "libcudnn*.so*");
-        goto out;
-    }
+    free(cur);
+    return rc;
+}
 
+/* The folder's files, the frameworks' rules on the install, and where the links will lead
+ * (out->target): every file a link is made for must be there. */
+static int check_files_and_rules(cdm_ctx *ctx, struct attach_job *j, struct cdm_attach_result *out)
+{
+    int rc;
+    if (j->hook_only)
+        j->names = xcalloc(1, sizeof(*j->names));
+    else if ((rc = check_wheel_folder(ctx, j->venv, j->folder)) ||
+             (rc = attach_wheel_files(ctx, j->folder, fs_host_is_windows(), &j->names)))
+        return rc;
+    if (!j->names[0] && !j->hook_only)
+        return cdm_error_set(ctx, CDM_ENOTFOUND,
+                             "cannot attach '%s': '%s' holds no cuDNN library (%s); reinstall "
+                             "the nvidia-cudnn wheel (pip install --force-reinstall), then attach",
+                             j->venv, j->folder,
+                             fs_host_is_windows() ? "cudnn*.dll" : "libcudnn*.so*");
     struct py_requirement pin;
-    py_framework_requirement(sites, &pin);
+    py_framework_requirement(j->sites, &pin);
     COPY_STR_ARRAY(out->framework, pin.framework);
     COPY_STR_ARRAY(out->requirement, pin.text);
     char why[512];
-    if (!attach_suits(sites, attach_reference(&dist, origin), &in, why, sizeof(why))) {
-        if (!req->force) {
-            rc = cdm_error_set(ctx, CDM_EMISMATCH,
-                               "cannot attach '%s' to '%s': %s%s%s%s; link the project to a "
-                               "cuDNN the framework accepts, or pass --force",
-                               venv, proj.path, why, pin.text[0] ? " (Requires-Dist: " : "",
-                               pin.text, pin.text[0] ? ")" : "");
-            goto out;
-        }
+    if (!attach_suits(j->sites, attach_reference(&j->dist, j->origin), &j->in, why, sizeof(why))) {
+        if (!j->req->force)
+            return cdm_error_set(ctx, CDM_EMISMATCH,
+                                 "cannot attach '%s' to '%s': %s%s%s%s; link the project to a "
+                                 "cuDNN the framework accepts, or pass --force",
+                                 j->venv, j->proj.path, why, pin.text[0] ? " (Requires-Dist: " : "",
+                                 pin.text, pin.text[0] ? ")" : "");
         copy_text(out->overridden, sizeof(out->overridden), why);
     }
     /* the links go through the project's own link, as activation's paths do */
     struct cdm_activation act;
-    if ((rc = cdm_activation_find(ctx, proj.path, false, &act))) {
-        cdm_error_wrap(ctx, rc, "cannot attach '%s'", venv);
-        goto out;
-    }
-    target = project_target(&act);
-    if ((rc = copy_path(ctx, out->target, sizeof(out->target), target)) ||
-        (rc = check_target_has(ctx, venv, names, target, in.id)))
-        goto out;
+    if ((rc = cdm_activation_find(ctx, j->proj.path, false, &act)))
+        return cdm_error_wrap(ctx, rc, "cannot attach '%s'", j->venv);
+    char *target = project_target(&act);
+    if (!(rc = copy_path(ctx, out->target, sizeof(out->target), target)))
+        rc = check_target_has(ctx, j->venv, j->names, target, j->in.id);
+    free(target);
+    return rc;
+}
 
-    /* the change, in the order recovery expects */
+/* The change, in the order recovery expects: the record, the kept folder, the files moved
+ * and linked one by one, the hook; a failure puts back what moved. */
+static int record_and_link(cdm_ctx *ctx, struct attach_job *j, struct cdm_attach_result *out)
+{
+    struct db_attachment *a = xcalloc(1, sizeof(*a));
     COPY_STR_ARRAY(a->venv, out->venv);
     COPY_STR_ARRAY(a->folder, out->folder);
-    COPY_STR_ARRAY(a->project, proj.path);
+    COPY_STR_ARRAY(a->project, j->proj.path);
     COPY_STR_ARRAY(a->target, out->target);
-    COPY_STR_ARRAY(a->install_id, in.id);
+    COPY_STR_ARRAY(a->install_id, j->in.id);
     COPY_STR_ARRAY(a->wheel, out->wheel);
     COPY_STR_ARRAY(a->state, "attaching");
-    if ((rc = db_attach_insert(ctx, a)))
+    int rc = db_attach_insert(ctx, a);
+    if (rc)
         goto out;
-    if (!hook_only) { /* a hook alone keeps no files: its record has no kept folder */
+    if (!j->hook_only) { /* a hook alone keeps no files: its record has no kept folder */
         char *kept_dir = store_attached_dir(ctx, a->id);
         rc = copy_path(ctx, a->original, sizeof(a->original), kept_dir);
         free(kept_dir);
@@ -419,7 +417,7 @@ static int attach_nth(cdm_ctx *ctx, const struct cdm_attach_request *req, size_t
             rc = db_attach_set_original(ctx, a->id, a->original);
     }
     fs_crash_point("attach-recorded");
-    if (rc || (rc = link_files(ctx, a, names)) || (rc = attach_write_hook(ctx, a, false, out))) {
+    if (rc || (rc = link_files(ctx, a, j->names)) || (rc = attach_write_hook(ctx, a, false, out))) {
         /* put back what moved; the record goes once nothing is kept */
         struct saved_error why_failed = error_save(ctx);
         unsigned restored, dropped;
@@ -434,18 +432,43 @@ static int attach_nth(cdm_ctx *ctx, const struct cdm_attach_request *req, size_t
     if ((rc = db_attach_set_state(ctx, a->id, "attached")))
         goto out;
     fill_result(out, a);
-    for (; names[out->files]; out->files++)
+    for (; j->names[out->files]; out->files++)
         ;
     out->changed = true;
-
 out:
-    strv_free(names);
-    strv_free(sites);
-    free(folder);
-    free(venv);
-    free(target);
-    free(cur);
     free(a);
+    return rc;
+}
+
+/* Attach the environment's nth place (find_wheel); CDM_ENOTFOUND without a message past
+ * its last one. */
+static int attach_nth(cdm_ctx *ctx, const struct cdm_attach_request *req, size_t nth,
+                      struct cdm_attach_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct attach_job *j = xcalloc(1, sizeof(*j));
+    j->req = req;
+    j->origin = PY_CUDNN_WHEEL;
+    bool done = false;
+    int rc = store_open_state(ctx, RECOVER_STATE);
+    if (rc)
+        goto out;
+    j->venv = fs_realpath(req->venv);
+    if (!j->venv || fs_kind(j->venv) != FS_DIR) {
+        rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot attach '%s': no such folder", req->venv);
+        goto out;
+    }
+    if (!(rc = find_wheel(ctx, j->venv, nth, &j->sites, &j->folder, &j->dist, &j->origin,
+                          nth ? NULL : &j->hook_only)) &&
+        !(rc = find_project_install(ctx, j, out)) && !(rc = settle_earlier(ctx, j, out, &done)) &&
+        !done && !(rc = check_files_and_rules(ctx, j, out)))
+        rc = record_and_link(ctx, j, out);
+out:
+    strv_free(j->names);
+    strv_free(j->sites);
+    free(j->folder);
+    free(j->venv);
+    free(j);
     return rc;
 }
 
@@ -533,7 +556,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
                                venv, folder);
         if (!rc)
             rc = detach_others(ctx, venv, 0, out); /* other folders of it may be */
-        goto out; /* a real folder: not attached, nothing to do */
+        goto out;                                  /* a real folder: not attached, nothing to do */
     }
     if (rc)
         goto out;

@@ -106,10 +106,9 @@ static bool torch_own_build(const struct py_dist *dist, struct py_requirement *r
     for (int major = 9; major >= 8 && !found; major--) {
         char *dll = xasprintf("%s/torch/lib/cudnn64_%d.dll", site, major);
         char version[64];
-        FILE *f = fs_link_count(dll) == 1 ? fs_fopen_read(dll) : NULL;
         struct version v;
-        if (f && !pe_read_file_version(f, version, sizeof(version)) && version_parse(version, &v) &&
-            v.count >= 2 && v.part[0] == major) {
+        if (fs_link_count(dll) == 1 && pe_file_version_at(dll, version, sizeof(version)) &&
+            version_parse(version, &v) && v.count >= 2 && v.part[0] == major) {
             memset(req, 0, sizeof(*req));
             snprintf(req->framework, sizeof(req->framework), "%s %s", dist->name, dist->version);
             snprintf(req->text, sizeof(req->text), "torch\\lib\\cudnn64_%d.dll is %s", major,
@@ -120,8 +119,6 @@ static bool torch_own_build(const struct py_dist *dist, struct py_requirement *r
             req->minor = v.part[1];
             found = true;
         }
-        if (f)
-            fclose(f);
         free(dll);
     }
     free(site);

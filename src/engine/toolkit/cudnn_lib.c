@@ -38,13 +38,7 @@ char **cudnn_libs_in(cdm_ctx *ctx, const char *dir, bool windows, int major)
 /* A DLL's FileVersion ("9.1.0.70"): NVIDIA's carry one, a wheel's or torch's copy too. */
 static bool dll_file_version(const char *path, char *out, size_t size)
 {
-    FILE *f = str_ends_with_icase(path, ".dll") ? fs_fopen_read(path) : NULL;
-    const char *why = f ? pe_read_file_version(f, out, size) : "not a DLL";
-    if (f)
-        fclose(f);
-    if (why)
-        out[0] = '\0';
-    return !why;
+    return str_ends_with_icase(path, ".dll") && pe_file_version_at(path, out, size);
 }
 
 void cudnn_version_of_file(const char *path, char *out, size_t size)
