@@ -14,17 +14,32 @@
 #                     amalgamation that sqlite3.wrap names cannot be rebuilt
 #                     byte for byte, so sqlite3.c/sqlite3.h are generated (tclsh) into the
 #                     wrap's folder instead
-# and are kept in $CDM_DEPS_CACHE (default /var/cache/cdm-win-deps), outside
-# the clone, so a second run (or CI with that folder cached) downloads and
-# generates nothing. Running as root is needed only to fill that cache.
+# and are kept in $CDM_DEPS_CACHE (default /var/cache/cdm-win-deps, or the user's
+# ~/.cache/cdm-win-deps when that one can neither be written nor is already filled),
+# outside the clone, so a second run (or CI with that folder cached) downloads and
+# generates nothing. No root is needed: apt reads Debian 12's source index through a
+# configuration of its own in the cache, and the system's apt sources are not changed.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${CDM_DEPS_CACHE:-/var/cache/cdm-win-deps}
-sources=/etc/apt/sources.list.d/debian.sources
-trixie_src=/etc/apt/sources.list.d/cdm-trixie-src.sources
-bookworm_src=/etc/apt/sources.list.d/cdm-bookworm-src.sources
+# apt reads bookworm's source index from a configuration of its own under the cache: the
+# system's apt sources are neither read nor changed, so this runs on Debian 12 and 13
+# alike and leaves nothing in /etc. (Set once the cache is chosen, below.)
+apt_dir=
+# Files that earlier versions of this script added to the system's sources (--undo).
+legacy_sources=(/etc/apt/sources.list.d/cdm-trixie-src.sources /etc/apt/sources.list.d/cdm-bookworm-src.sources)
 
+usage() {
+	cat <<USAGE
+usage: subprojects/fetch-debian-sources.sh [--undo]
+
+Fills subprojects/ with Debian 12's sources of libarchive, cJSON and SQLite (downloaded
+once into the cache '$cache', or \$CDM_DEPS_CACHE).
+  --undo   remove what this script keeps outside the clone: its apt lists under the
+           cache, and the deb-src files that earlier versions added to /etc/apt
+USAGE
+}
 # file in the cache and packagecache | Debian source/suite | Debian orig file | sha256
 # (the suite matters: with trixie's deb-src present, apt-get would pick trixie's
 # newer libarchive and sqlite3)
@@ -41,38 +56,58 @@ die() { say "error: $*"; exit 1; }
 
 sha_ok() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
 
-apt_ready=
-prepare_apt() {
-	[ -n "$apt_ready" ] && return
-	[ "$(id -u)" = 0 ] || die "the cache '$cache' is incomplete and filling it needs root (apt-get): run once as root, or point CDM_DEPS_CACHE at a filled cache"
+# The mirror of the system's own apt sources (deb822 or one-line format), else Debian's.
+host_mirror() {
 	local uri
-	if [ -f "$sources" ]; then
-		if ! grep -q '^Types:.*deb-src' "$sources"; then
-			say "adding deb-src to the Types: lines of $sources"
-			sed -i 's/^Types: deb$/Types: deb deb-src/' "$sources"
-		fi
-		uri=$(sed -n 's/^URIs: *//p' "$sources" | head -n1)
-	else
-		# The one-line format (/etc/apt/sources.list, as debootstrap and older installs
-		# write it): the mirror of its first bookworm line, with a deb-src file of our own.
-		uri=$(awk '$1 == "deb" && / bookworm / { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' \
-			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1)
-		[ -n "$uri" ] || die "no bookworm mirror in '$sources' or /etc/apt/sources.list: add deb-src entries for bookworm and trixie by hand"
-		if [ ! -f "$bookworm_src" ]; then
-			say "adding bookworm deb-src ($uri) as $bookworm_src"
-			printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-				"$uri" >"$bookworm_src"
-		fi
+	uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)
+	[ -n "$uri" ] || uri=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\// && $i !~ /security/) { print $i; exit } }' \
+		/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n1)
+	printf '%s\n' "${uri:-http://deb.debian.org/debian}"
+}
+
+apt_opts=()
+prepare_apt() {
+	[ ${#apt_opts[@]} -eq 0 ] || return 0
+	local mirror security
+	mirror=$(host_mirror)
+	# The security archive lives beside the main one on Debian's own mirror; another
+	# mirror gets Debian's (SQLite's and cJSON's security fixes are published there).
+	case $mirror in
+	*deb.debian.org/debian | *deb.debian.org/debian/) security=${mirror%/}-security ;;
+	*) security=http://deb.debian.org/debian-security ;;
+	esac
+	mkdir -p "$apt_dir/sources" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+	printf 'Types: deb-src\nURIs: %s\nSuites: bookworm bookworm-updates\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\nTypes: deb-src\nURIs: %s\nSuites: bookworm-security\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+		"$mirror" "$security" >"$apt_dir/sources/bookworm-src.sources"
+	apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$apt_dir/sources"
+		-o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1)
+	# apt drops to its _apt user to download; an ordinary user cannot, and need not.
+	[ "$(id -u)" = 0 ] || apt_opts+=(-o "APT::Sandbox::User=$(id -un)")
+	[ -f /usr/share/keyrings/debian-archive-keyring.gpg ] ||
+		die "Debian's archive keys are missing (/usr/share/keyrings/debian-archive-keyring.gpg): apt-get install debian-archive-keyring"
+	say "reading bookworm's source index from $mirror and $security (apt lists in $apt_dir; the system's apt sources are not changed)"
+	apt-get "${apt_opts[@]}" update -qq >"$apt_dir/update.log" 2>&1 ||
+		die "apt-get update of bookworm's sources failed ($(grep -m1 '^[EW]:' "$apt_dir/update.log")): is a Debian mirror reachable?"
+}
+
+undo() {
+	local f removed=0
+	if [ -d "$apt_dir" ]; then
+		rm -rf "$apt_dir" || die "cannot remove '$apt_dir': run --undo as the user who filled the cache"
+		say "removed $apt_dir (this script's apt lists)"
+		removed=1
 	fi
-	if [ ! -f "$trixie_src" ]; then
-		# Source entries only: no trixie binary package can be installed.
-		say "adding trixie deb-src ($uri) as $trixie_src"
-		printf 'Types: deb-src\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-			"$uri" >"$trixie_src"
+	for f in "${legacy_sources[@]}"; do
+		[ -f "$f" ] || continue
+		rm "$f" 2>/dev/null || die "cannot remove '$f': run --undo as root (sudo)"
+		say "removed $f (added by an earlier version of this script)"
+		removed=1
+	done
+	if grep -qs '^Types: deb deb-src$' /etc/apt/sources.list.d/debian.sources; then
+		say "note: /etc/apt/sources.list.d/debian.sources has 'Types: deb deb-src'; earlier versions of this script added deb-src there. If you did not, revert it with: sed -i 's/^Types: deb deb-src\$/Types: deb/' /etc/apt/sources.list.d/debian.sources"
 	fi
-	say "apt-get update"
-	apt-get update -qq || die "apt-get update failed: is a Debian mirror reachable?"
-	apt_ready=1
+	[ $removed = 1 ] || say "nothing to undo"
+	say "the sources in '$cache' and in subprojects/ are kept (delete them by hand if you wish)"
 }
 
 # Downloads Debian source package $1 into $work and checks that it brought
@@ -80,16 +115,41 @@ prepare_apt() {
 fetch_source() {
 	prepare_apt
 	say "apt-get source --download-only $1"
-	(cd "$work" && apt-get source -qq --download-only "$1" >/dev/null 2>apt.log) ||
+	(cd "$work" && apt-get "${apt_opts[@]}" source -qq --download-only "$1" >/dev/null 2>apt.log) ||
 		die "cannot download the source package '$1': $(grep '^E:' "$work/apt.log" | head -n1)"
 	[ -f "$work/$2" ] || die "source package '$1' has no '$2' (a new upstream version on the mirror?): update the .wrap files"
 	sha_ok "$work/$2" "$3" || die "'$2' does not have the expected sha256 $3"
 }
 
-if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
-	die "cannot write to the cache '$cache': run as root or set CDM_DEPS_CACHE"
+cache_filled() {
+	local t
+	for t in "${tarballs[@]}"; do
+		IFS='|' read -r file _ _ sha <<<"$t"
+		sha_ok "$1/$file" "$sha" || return 1
+	done
+	[ -f "$1/$sqlite_dir/sqlite3.c" ] && [ -f "$1/$sqlite_dir/debian-patches" ]
+}
+# The shared cache when this account can write it or it is filled already (by root, or a
+# CI image), else the user's own.
+if [ -z "${CDM_DEPS_CACHE:-}" ] && ! { mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ]; } &&
+	! cache_filled "$cache"; then
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/cdm-win-deps
+	say "'/var/cache/cdm-win-deps' is not writable here: using '$cache'"
 fi
-work=$(mktemp -d "$cache/.work.XXXXXX")
+apt_dir=$cache/apt
+case ${1:-} in
+'') ;;
+--undo) undo; exit 0 ;;
+-h | --help) usage; exit 0 ;;
+*) usage >&2; exit 2 ;;
+esac
+if cache_filled "$cache"; then
+	work=$(mktemp -d) # nothing is fetched into a filled cache, which may be read-only
+elif mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ]; then
+	work=$(mktemp -d "$cache/.work.XXXXXX")
+else
+	die "cannot write to the cache '$cache': set CDM_DEPS_CACHE to a folder you can write"
+fi
 trap 'rm -rf "$work"' EXIT
 
 for t in "${tarballs[@]}"; do

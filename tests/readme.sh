@@ -4,6 +4,96 @@
 # installs for the build, and `meson install` puts cdm and the completions where it says.
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 README=$TESTS_DIR/../README.md
+DOCS=$TESTS_DIR/../docs
+# The configuration example lives in docs/configuration.md (its first ```ini block).
+CONFIG_DOC=$DOCS/configuration.md
+
+# ---- the README and docs/: short, every page reached, no dead link ------------------------
+lines=$(wc -l <"$README")
+check "the README is under 400 lines (it has $lines; the rest goes into docs/)" \
+  test "$lines" -lt 400
+# links FILE...: every relative Markdown link of each FILE, one line each,
+# "FILE<TAB>TARGET<TAB>PATH<TAB>WHY": PATH the file it names, WHY empty when it leads
+# somewhere, else why it is dead. A link is [text](path), [text](path#a)
+# or [text](#a), outside fenced blocks and code spans; http(s) and mailto are not followed.
+# The path is taken from the linking file's folder and must exist; an anchor must be the
+# slug of a heading of the target (GitHub's rule: lower-case, punctuation dropped but - and
+# _, each space a -; a repeated heading gets -1, -2 ...).
+links() {
+  python3 - "$@" <<'PY'
+import os, re, sys
+
+def outside_code(text):
+    """The text without its fenced blocks, each code span made an 'x'."""
+    kept, fence = [], None
+    for line in text.split("\n"):
+        m = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
+        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
+            fence = None if fence else m.group(1)
+            kept.append("")
+            continue
+        kept.append("" if fence else line)
+    # a code span may go on over a line break, never past a blank line
+    return "\n\n".join(re.sub(r"(`+)(?!`).*?(?<!`)\1(?!`)", "x", para, flags=re.S)
+                       for para in "\n".join(kept).split("\n\n"))
+
+def slugs(path):
+    seen, out = {}, set()
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    fence = None
+    for line in text.split("\n"):
+        m = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
+        if m and (fence is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
+            fence = None if fence else m.group(1)
+            continue
+        h = None if fence else re.match(r"^ {0,3}#{1,6}[ \t]+(.*?)[ \t]*#*[ \t]*$", line)
+        if not h:
+            continue
+        s = re.sub(r"[^\w\- ]", "", h.group(1).strip().lower()).replace(" ", "-")
+        n = seen.get(s, 0)
+        seen[s] = n + 1
+        out.add(s if n == 0 else f"{s}-{n}")
+    return out
+
+for src in sys.argv[1:]:
+    with open(src, encoding="utf-8") as f:
+        body = outside_code(f.read())
+    for m in re.finditer(r"!?\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)", body):
+        target = m.group(1)
+        if re.match(r"^(https?|mailto):", target, re.I) or not target:
+            continue
+        path, _, anchor = target.partition("#")
+        full = os.path.normpath(os.path.join(os.path.dirname(src), path)) if path else src
+        why = ""
+        if not os.path.exists(full):
+            why = "no such file"
+        elif anchor and (not os.path.isfile(full) or anchor not in slugs(full)):
+            why = "no heading with that anchor"
+        print(f"{src}\t{target}\t{full}\t{why}")
+PY
+}
+all_links=$(links "$README" "$DOCS"/*.md)
+dead=$(printf '%s\n' "$all_links" | awk -F '\t' '$4 != ""')
+if [ -n "$all_links" ] && [ -z "$dead" ]; then
+  ok "every link between the README and docs/ leads to a file and heading that are there"
+else
+  not_ok "every link between the README and docs/ leads to a file and heading that are there"
+  # each as FILE: (TARGET) WHY, FILE from the repository's folder
+  diag "$(printf '%s\n' "$dead" |
+    awk -F '\t' '{ sub(/.*\/\.\.\//, "", $1); print $1 ": (" $2 ") " $4 }')"
+fi
+# The files the README's live links name, each as the python above normalised it.
+readme_targets=$(printf '%s\n' "$all_links" |
+  awk -F '\t' -v r="$README" '$1 == r && $4 == "" { print $3 }')
+for page in "$DOCS"/*.md; do
+  want=$(python3 -c 'import os, sys; print(os.path.normpath(sys.argv[1]))' "$page")
+  check "the README links docs/${page##*/}" \
+    sh -c 'printf "%s\n" "$1" | grep -qxF "$2"' _ "$readme_targets" "$want"
+  check "docs/${page##*/} starts with a # title and a line saying what it covers" \
+    sh -c 'head -n1 "$1" | grep -q "^# ." && sed -n 2p "$1" | grep -q "^$" &&
+      sed -n 3p "$1" | grep -q "[a-z]"' _ "$page"
+done
 
 # ---- the Quick start -------------------------------------------------------------------
 blocks=$(awk '/^ *```/ { inside = !inside; next } inside' "$README")
@@ -108,15 +198,16 @@ check "it leaves project_a linked to 8.9 after the rollback" \
 check "with the pin as written (8.9 was given, the full id written)" \
   test "$(cat "$P/.cudnn-version")" = 8.9.7.29-cuda12
 
-# ---- the configuration example, as written (paths moved into the scratch folder) -----------
-ini=$(awk '/^```ini/ { on = 1; next } on && /^```/ { exit } on' "$README" |
+# ---- the configuration example (docs/configuration.md), as written (paths moved into the
+# scratch folder) ------------------------------------------------------------------------------
+ini=$(awk '/^```ini/ { on = 1; next } on && /^```/ { exit } on' "$CONFIG_DOC" |
   sed -e "s|/data/|$SCRATCH/data/|g" -e "s|/mnt/share/|$SCRATCH/mnt/share/|g" \
     -e "s|^base = .*|base = off|" -e "s|^ca_file = .*||")
 mkdir -p "$SCRATCH/data/downloads" "$SCRATCH/mnt/share/nvidia" "$HOME/.config/cdm"
 printf '%s\n' "$ini" >"$HOME/.config/cdm/config.ini"
 "$MAKE_FIXTURE" "$SCRATCH/mnt/share/nvidia/cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz" >/dev/null
 OUT=$(PATH="$DEST$prefix/bin:$PATH" cdm install 9.2 2>&1)
-check "the README's configuration example reads without a warning or error" \
+check "the configuration example of docs/configuration.md reads without a warning or error" \
   sh -c 'test -d "$1/data/cudnn/9.2.0.82-cuda12" && ! printf "%s" "$2" | grep -q "warning\|cannot"' _ "$SCRATCH" "$OUT"
 [ -d "$SCRATCH/data/cudnn/9.2.0.82-cuda12" ] || diag "$OUT"
 

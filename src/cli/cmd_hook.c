@@ -10,7 +10,7 @@
  * the snippet read before cdm ran is what it keeps, so a change made while cdm decides
  * differs at the next prompt. cdm runs --quiet unless the folder changed, so a project that
  * cannot be activated is reported once. None replaces `cd`: in bash, `cd p && cmd` runs cmd
- * before the prompt, so before the activation (README, "Shells").
+ * before the prompt, so before the activation (docs/shells.md).
  */
 #include "cli.h"
 

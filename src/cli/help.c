@@ -327,7 +327,7 @@ void cli_print_man(FILE *out, const struct cli_command *const *commands)
            "(Ctrl-C).\n\n# ENVIRONMENT\n\n"
            "*CDM\\_ROOT* the store; *CDM\\_CONFIG* the configuration file; *CDM\\_SHELL* "
            "the shell activation writes for.\n\n# SEE ALSO\n\n"
-           "The README of cdm's sources: the store, projects and links, shells, the doctor.\n");
+           "docs/ in cdm's sources: the store, projects and links, shells, the doctor.\n");
     print_text(out, &sb);
 }
 

@@ -38,6 +38,9 @@ void fs_set_retry_ms(unsigned ms);
  * attribute taken off on Windows. */
 int fs_remove_tree(cdm_ctx *ctx, const char *path);
 int fs_remove_file(cdm_ctx *ctx, const char *path);
+/* Remove path if it is an empty folder: true when it went. Anything else (a folder with
+ * something in it, a link, a file) is left, which makes it safe on folders cdm did not make. */
+bool fs_remove_if_empty_dir(const char *path);
 /* Take the write bits off dir and every folder below it (links are not followed): nothing
  * can be added to, removed from or renamed in an install's folders (root aside). Windows
  * has no such bit for folders: its files carry the read-only attribute instead. */

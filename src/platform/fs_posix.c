@@ -113,6 +113,11 @@ int fs_remove_file(cdm_ctx *ctx, const char *path)
     return cdm_error_os(ctx, CDM_EIO, "cannot delete '%s'", path);
 }
 
+bool fs_remove_if_empty_dir(const char *path)
+{
+    return fs_kind(path) == FS_DIR && rmdir(path) == 0; /* rmdir removes only an empty one */
+}
+
 void fs_sync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -213,6 +213,16 @@ int fs_remove_file(cdm_ctx *ctx, const char *path)
     return rc;
 }
 
+bool fs_remove_if_empty_dir(const char *path)
+{
+    if (fs_kind(path) != FS_DIR)
+        return false; /* a junction is FS_LINK: never removed here */
+    wchar_t *w = win_path(path);
+    bool gone = RemoveDirectoryW(w) != 0; /* fails on a folder with anything in it */
+    free(w);
+    return gone;
+}
+
 int fs_sync_written(cdm_ctx *ctx, const char *dir)
 {
     (void)ctx; /* fs_file_close flushed each file (FlushFileBuffers); see fs_sync_dir */

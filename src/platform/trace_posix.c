@@ -115,25 +115,54 @@ static const char *child_path(const struct trace_request *req)
     return p ? p : "/usr/local/bin:/usr/bin:/bin";
 }
 
-/* argv[0] as execvp would find it: a name with a slash as it is, else the first
- * executable file of that name on PATH. NULL when there is none. */
-static char *find_program(const char *name, const char *path)
+/* The first NAME in one of PATH's folders, in order, for which accept holds; NULL when
+ * none (malloc'd). */
+static char *first_on_path(const char *name, const char *path, bool (*accept)(const char *))
 {
-    if (strchr(name, '/'))
-        return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
     for (const char *p = path;;) {
         const char *end = strchr(p, ':');
         size_t n = end ? (size_t)(end - p) : strlen(p);
         char *dir = n ? xstrndup(p, n) : xstrdup(".");
         char *candidate = path_join(dir, name);
         free(dir);
-        if (fs_kind(candidate) != FS_DIR && access(candidate, X_OK) == 0)
+        if (accept(candidate))
             return candidate;
         free(candidate);
         if (!end)
             return NULL;
         p = end + 1;
     }
+}
+
+static bool runnable(const char *path)
+{
+    return fs_kind(path) != FS_DIR && access(path, X_OK) == 0;
+}
+
+/* A file of any mode: what a shell answers 126 rather than 127 for. */
+static bool any_file(const char *path)
+{
+    enum fs_kind kind = fs_kind(path);
+    return kind != FS_NONE && kind != FS_DIR;
+}
+
+/* argv[0] as execvp would find it: a name with a slash as it is, else the first
+ * executable file of that name on PATH. NULL when there is none. */
+static char *find_program(const char *name, const char *path)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+    return first_on_path(name, path, runnable);
+}
+
+/* A file of that name on PATH, of any mode. execvp also says EACCES for a folder on PATH
+ * that cannot be searched (another user's home), which a shell skips. */
+static bool on_path_at_all(const char *name, const char *path)
+{
+    char *found = first_on_path(name, path, any_file);
+    bool there = found != NULL;
+    free(found);
+    return there;
 }
 
 /* The signal a person sent cdm while the program runs in a process group of its own (with
@@ -305,6 +334,10 @@ int trace_exec(cdm_ctx *ctx, const struct trace_request *req, int *exit_code)
     fflush(NULL);
     execvp(req->argv[0], req->argv);
     int e = errno;
+    const char *path = getenv("PATH");
+    if (e == EACCES && !strchr(req->argv[0], '/') &&
+        !on_path_at_all(req->argv[0], path ? path : "/usr/local/bin:/usr/bin:/bin"))
+        e = ENOENT; /* only folders it could not search: not found, as a shell says */
     *exit_code = e == ENOENT ? 127 : 126; /* as shells say it */
     return cdm_error_errno(ctx, e == ENOENT ? CDM_ENOTFOUND : CDM_EIO, e, "cannot run '%s'",
                            req->argv[0]);

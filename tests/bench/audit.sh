@@ -13,7 +13,8 @@ audit=$build/cdm-audit.so
 command -v hyperfine >/dev/null || { echo "hyperfine is missing: apt-get install hyperfine" >&2; exit 1; }
 py=$(command -v /usr/bin/python3 || command -v python3) # not a version manager's shim script
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 mkdir -p "$work/lib" # an install's lib folder with no file of the names asked for
 with=(env "LD_AUDIT=$audit" "CDM_REDIRECT_DIR=$work/lib")
 # In turns, rounds of a few runs, the median round (turns.py says why).

@@ -18,7 +18,8 @@ wheel=${2:-$(ls /var/cache/cdm-wheels/nvidia_cudnn_cu*-manylinux*_x86_64.whl 2>/
 [ -e "$wheel" ] || { echo "no cuDNN wheel: pass one (pip download nvidia-cudnn-cu12)" >&2; exit 1; }
 command -v dpkg-deb >/dev/null || { echo "no dpkg-deb" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/cdm-bench-deb.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_CONFIG=$work/config.ini CDM_STATE=$work/state.db
 : >"$CDM_CONFIG"
 if [ -d "$wheel" ]; then

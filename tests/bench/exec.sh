@@ -9,7 +9,8 @@ CDM=$(realpath "${1:-build/cdm}")
 [ -d "$CDM" ] && CDM=$CDM/cdm
 MAKE_FIXTURE=$(realpath "${2:-build/tests/make_fixture}")
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_ROOT="$work/store" CDM_CONFIG="$work/config.ini" CDM_STATE="$work/state.db"
 : >"$CDM_CONFIG"
 "$MAKE_FIXTURE" "$work/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"

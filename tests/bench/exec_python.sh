@@ -9,7 +9,8 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 mkdir -p "$work/python"
 # the file exactly as cdm writes it: the C string literal, read back
 python3 - "$here/../../src/engine/programs/exec_python.c" "$work/python/sitecustomize.py" <<'PY'

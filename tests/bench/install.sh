@@ -36,7 +36,8 @@ if [ -z "$archive" ]; then
   fi
 fi
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/cdm-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 zip_archive=$cache/$(basename "$archive" .tar.xz).zip
 if [ ! -f "$zip_archive" ]; then
   echo "zipping the same tree (once, cached in $cache) ..." >&2

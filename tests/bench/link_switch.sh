@@ -6,7 +6,8 @@ set -eu
 build=$(cd "${1:?usage: link_switch.sh BUILD_DIR [N]}" && pwd)
 n=${2:-200}
 work=$(mktemp -d "${TMPDIR:-/tmp}/cdm-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_ROOT=$work/store CDM_CONFIG=$work/config.ini HOME=$work
 : >"$CDM_CONFIG"
 mkdir -p "$work/archives" "$work/project"

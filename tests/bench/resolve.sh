@@ -10,7 +10,8 @@ CDM=$(realpath "${1:-build/cdm}")
 [ -d "$CDM" ] && CDM=$CDM/cdm
 MAKE_FIXTURE=$(realpath "${2:-build/tests/make_fixture}")
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_ROOT="$work/store" CDM_CONFIG="$work/config.ini" CDM_STATE="$work/state.db"
 : >"$CDM_CONFIG"
 # one install to choose (where make_fixture cannot run, the GPU machine: an empty store)

@@ -10,7 +10,8 @@ CDM=$(realpath "${1:-build/cdm}")
 [ -d "$CDM" ] && CDM=$CDM/cdm
 MB=${2:-480}
 work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_ROOT="$work/store" CDM_CONFIG="$work/config.ini" CDM_STATE="$work/state.db"
 : >"$CDM_CONFIG"
 name=cudnn-linux-x86_64-9.19.0.56_cuda13-archive

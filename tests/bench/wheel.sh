@@ -14,7 +14,8 @@ wheel=${2:-$(ls /var/cache/cdm-wheels/nvidia_cudnn_cu*-manylinux*_x86_64.whl 2>/
 [ -f "$wheel" ] || { echo "no cuDNN wheel: pass one (pip download nvidia-cudnn-cu12)" >&2; exit 1; }
 python3 -m pip --version >/dev/null 2>&1 || { echo "no pip for python3" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/cdm-bench-wheel.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_CONFIG=$work/config.ini CDM_STATE=$work/state.db
 : >"$CDM_CONFIG"
 # the wheel as pip lays it out, for the folder form

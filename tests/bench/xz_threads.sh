@@ -11,7 +11,8 @@ CDM=$(realpath "${1:-build/cdm}")
 [ -d "$CDM" ] && CDM=$CDM/cdm
 MB=${2:-150}
 work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_CONFIG="$work/config.ini" CDM_STATE="$work/state.db"
 : >"$CDM_CONFIG"
 n=cudnn-linux-x86_64-9.1.0.70_cuda12-archive

@@ -53,7 +53,8 @@ if [ ! -f "$zip" ] || [ ! -f "$cache/$name.tar" ]; then
   rm -rf "${cache:?}/$name"
 fi
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/cdm-bench-zip.XXXXXX")
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../rm_tree.sh"
+trap 'rm_tree "$work"' EXIT
 export CDM_CONFIG=$work/config.ini CDM_STATE=$work/state.db
 : >"$CDM_CONFIG"
 fresh() { chmod -R u+w "$work/x" 2>/dev/null || true; rm -rf "$work/x" && mkdir "$work/x" && sync; }

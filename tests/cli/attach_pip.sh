@@ -12,6 +12,20 @@ if ! "$PY" -m venv "$SCRATCH/probe" >/dev/null 2>&1 || ! "$SCRATCH/probe/bin/pyt
   exit
 fi
 rm -rf "$SCRATCH/probe"
+# An argument 'system' (the attach_pip_system test), or PIP_WHEEL=system: the system's own
+# pip wheel, the one a `python3 -m venv` of Debian's python3 brings (pip 23.0.1 on Debian 12,
+# which leaves links on uninstall that newer pips remove), whatever pip this machine's
+# python3 would bring itself.
+PIP_WHEEL=${1:-${PIP_WHEEL:-}}
+if [ "$PIP_WHEEL" = system ]; then
+  PIP_WHEEL=$(ls /usr/share/python-wheels/pip-*.whl 2>/dev/null | sort -V | tail -n1)
+  if [ -z "$PIP_WHEEL" ]; then
+    skip_tool "cdm attach against the system's pip" "no pip wheel in /usr/share/python-wheels (Debian's python3-pip-whl, which python3-venv brings)"
+    done_testing
+    exit
+  fi
+  diag "the system's pip: $PIP_WHEEL"
+fi
 
 run_cdm install "$(fixture cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --version 9.19.0.56)"
 mkdir -p "$SCRATCH/proj"
@@ -23,6 +37,17 @@ A=$("$PY" "$TESTS_DIR/make_wheel.py" "$W" nvidia-cudnn-cu13 9.19.0.56)
 B=$("$PY" "$TESTS_DIR/make_wheel.py" "$W" nvidia-cudnn-cu13 9.19.1.3)
 C=$("$PY" "$TESTS_DIR/make_wheel.py" "$W" nvidia-cudnn-cu12 9.19.0.56)
 
+# make_venv DIR: a virtual environment with the pip that $PIP_WHEEL names (a pip wheel,
+# e.g. Debian 12's own pip 23.0.1 in /usr/share/python-wheels), else the one venv brings
+make_venv() {
+  if [ -n "${PIP_WHEEL:-}" ]; then
+    "$PY" -m venv --without-pip "$1" &&
+      "$1/bin/python" "$PIP_WHEEL/pip" install --quiet --no-index --disable-pip-version-check "$PIP_WHEEL"
+  else
+    "$PY" -m venv "$1"
+  fi
+}
+
 # pip_in ENV ARGS...: the environment's own pip, offline, quiet, no byte-code (so that a
 # folder's digest says only what the wheels hold)
 pip_in() {
@@ -30,6 +55,7 @@ pip_in() {
   shift
   "$v/bin/python" -m pip --disable-pip-version-check --no-cache-dir --quiet "$@" 2>"$SCRATCH/pip.err"
 }
+pip_version() { "$1/bin/python" -m pip --version | cut -d' ' -f2; }
 pip_install() { pip_in "$1" install --no-index --no-deps --no-compile "${@:2}"; }
 # digest ENV: the environment's nvidia folder: every entry's type, path, size or link target,
 # mode, and each file's SHA-256
@@ -49,7 +75,7 @@ lib_of() { echo "$1"/lib/python3*/site-packages/nvidia/cudnn/lib; }
 fresh_env() {
   local v=$SCRATCH/$1
   rm -rf "$v"
-  "$PY" -m venv "$v" && pip_install "$v" "$2" || return 1
+  make_venv "$v" && pip_install "$v" "$2" || return 1
   digest "$v" >"$SCRATCH/$1.digest"
   printf '%s\n' "$v"
 }
@@ -99,11 +125,15 @@ run_cdm attach "$V" "$P"
 pip_in "$V" uninstall -y nvidia-cudnn-cu13
 check "pip uninstall of the attached wheel succeeds" test $? -eq 0
 check "the store is as installed after it" store_as_installed
-check "the wheel's folder is gone" test ! -e "$(lib_of "$V")"
+# pip 23.1 and newer remove cdm's links with the rest; pip 23.0 (Debian 12's) will not remove a
+# link that leads out of the environment, and leaves the 8 links and the folder holding them.
+check "the wheel's folder is gone, or holds cdm's 8 links alone (pip $(pip_version "$V"))" \
+  sh -c 'test ! -e "$1" || test "$(ls -A "$1" | wc -l)" = 8 -a "$(find "$1" -type l | wc -l)" = 8' _ "$(lib_of "$V")"
 run_cdm detach "$V" --json
 expect_rc 0 "detach of an environment whose wheel was uninstalled"
 check "says so" test "$(json 'd["drift"]')" = "the wheel nvidia_cudnn_cu13 9.19.0.56 was uninstalled"
 check "and drops the kept files" test "$(json 'd["dropped"], d["restored"]')" = "(8, 0)"
+check "after it no link of cdm's is left, and the wheel's folder is gone" test ! -e "$(lib_of "$V")"
 check "nothing is kept beside the user's state" test -z "$(ls -A "$(dirname "$STATE_DB")/.attached")"
 run_cdm detach "$V"
 expect_rc 1 "a second detach has nothing to settle"
@@ -127,17 +157,26 @@ check "the store is as installed at the end" store_as_installed
 # uv from the package registry into a tools environment, where it can be had.
 UV=$(command -v uv || true)
 if [ -z "$UV" ]; then
-  tools=${CDM_TEST_CACHE:-/tmp/cdm-test-cache}/uv
-  if [ ! -x "$tools/bin/uv" ]; then
-    rm -rf "$tools"
-    "$PY" -m venv "$tools" >/dev/null 2>&1 &&
-      timeout 120 "$tools/bin/python" -m pip install --quiet --disable-pip-version-check uv >/dev/null 2>&1 ||
+  tools=$(test_cache)/uv
+  uv_why="uv is not installed and could not be had from the package registry within 120 s"
+  if [ ! -x "$tools/bin/uv" ] && uv_why=$(registry_reachable); then
+    uv_why="uv is not installed and could not be had from the package registry within 120 s"
+    # one install at a time (attach_pip and attach_pip_system run side by side)
+    (
+      flock 9
+      [ -x "$tools/bin/uv" ] && exit 0
       rm -rf "$tools"
+      "$PY" -m venv "$tools" >/dev/null 2>&1 &&
+        timeout 120 "$tools/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 15 uv >/dev/null 2>&1 ||
+        rm -rf "$tools"
+    ) 9>"$tools.lock"
+  elif [ ! -x "$tools/bin/uv" ]; then
+    uv_why="uv is not installed, and $uv_why"
   fi
   [ -x "$tools/bin/uv" ] && UV=$tools/bin/uv
 fi
 if [ -z "$UV" ]; then
-  skip_tool "cdm attach against uv" "uv is not installed and could not be had from the package registry within 120 s"
+  skip_tool "cdm attach against uv" "$uv_why"
 else
   export UV_NO_CACHE=1 UV_OFFLINE=1
   V=$(fresh_env env "$A")
@@ -158,14 +197,18 @@ fi
 # ---- NVIDIA's real wheel ----------------------------------------------------------------------
 # nvidia-cudnn-cu12 9.1.0.70 from the package registry (665 MB, cached in
 # $CDM_WHEEL_CACHE), its real files and RECORD, through the same pip steps.
-WC=${CDM_WHEEL_CACHE:-/var/cache/cdm-wheels}
+WC=$(wheel_cache)
 real=$WC/nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl
-if [ ! -f "$real" ]; then
-  mkdir -p "$WC" && timeout 300 "$PY" -m pip download --quiet --disable-pip-version-check \
+real_why="nvidia-cudnn-cu12 9.1.0.70 could not be had from the package registry within 300 s"
+if [ ! -f "$real" ] && ! real_why=$(registry_reachable); then
+  real_why="nvidia-cudnn-cu12 9.1.0.70 is not cached, and $real_why"
+elif [ ! -f "$real" ]; then
+  real_why="nvidia-cudnn-cu12 9.1.0.70 could not be had from the package registry within 300 s"
+  mkdir -p "$WC" && timeout 300 "$PY" -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 15 \
     --no-deps --only-binary=:all: -d "$WC" nvidia-cudnn-cu12==9.1.0.70 >"$SCRATCH/download.log" 2>&1
 fi
 if [ ! -f "$real" ]; then
-  skip_tool "attach against pip with NVIDIA's real wheel" "nvidia-cudnn-cu12 9.1.0.70 could not be had from the package registry within 300 s"
+  skip_tool "attach against pip with NVIDIA's real wheel" "$real_why"
 else
   run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz --version 9.1.0.70)"
   mkdir -p "$SCRATCH/proj12"

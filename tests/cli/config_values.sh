@@ -1,7 +1,8 @@
 # Every value of the configuration is checked where it is read: link names that no
 # platform could hold, sizes that overflow or say nothing, lines as long as a Windows long
 # path; and paths are written as a user would (~, ${VAR}, relative to the file, comments
-# after values and on continuation lines, as the README's example has them).
+# after values and on continuation lines, as the example of docs/configuration.md has
+# them).
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 
 a=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)
@@ -90,7 +91,8 @@ printf '[store]\nroot = rel-store\n' >"$SCRATCH/cfg/config.ini"
 check "a relative root starts at the config file's folder, not the current one" \
   test -d "$SCRATCH/cfg/rel-store/$id"
 
-# The README's example, with its comments, as written (paths moved into the scratch folder).
+# The example of docs/configuration.md, with its comments, as written (paths moved into the
+# scratch folder).
 mkdir -p "$SCRATCH/data/downloads" "$SCRATCH/mnt/share/nvidia"
 cp "$a" "$SCRATCH/mnt/share/nvidia/"
 cat >"$CDM_CONFIG" <<EOF
@@ -115,7 +117,7 @@ retry_seconds = 60            ; how long a rename or delete waits for a program 
                               ;   file open (an antivirus scanner); 0: fail at once
 EOF
 run_cdm install 9.1
-expect_rc 0 "the README's config works as written: a version found in the continued sources line"
+expect_rc 0 "the config of docs/configuration.md works as written: a version found in the continued sources line"
 check "in the root it names, the comment cut off" test -d "$SCRATCH/data/cudnn/$id"
 
 

@@ -228,4 +228,22 @@ expect_rc 2 "two projects are a usage error"
 run_cdm doctor "$SCRATCH/nope"
 expect_rc 1 "a project folder that does not exist fails"
 
+# ---- a file that is no library: as its source held it, or changed since ---------------------
+# make_fixture's stand-ins are text: the fix says the archive held them so (verify would find
+# nothing); a stand-in changed after the install gets verify and a forced install.
+run_cdm install "$(fixture cudnn-linux-x86_64-9.10.2.21_cuda12-archive.tar.xz --version 9.10.2.21)"
+expect_rc 0 "an archive of text stand-ins installs"
+project "$SCRATCH/p_text" 9.10.2.21-cuda12
+run_cdm doctor "$SCRATCH/p_text" --json
+check "a stand-in that is no library: the fix says the archive held it so" \
+  sh -c 'case $1 in "the file is as installed"*"cudnn-linux-x86_64-9.10.2.21_cuda12-archive.tar.xz'"'"' held it so"*) ;; *) exit 1 ;; esac' _ "$(fixtext deps.libcudnn.so.9)"
+check "and library.load sends to the deps checks for either cause" \
+  sh -c 'printf "%s" "$1" | grep -q "a library it needs is missing, or a file is no library"' _ "$(fixtext library.load)"
+text=$(readlink -f "$CDM_ROOT/9.10.2.21-cuda12/lib/libcudnn.so.9")
+chmod u+w "$text" "$(dirname "$text")" && printf 'changed' >>"$text"
+run_cdm doctor "$SCRATCH/p_text" --json
+check "changed since the install: the fix names verify and a forced install" \
+  sh -c 'case $1 in "the file changed since it was installed: '"'"'cdm verify 9.10.2.21-cuda12'"'"'"*"--force") ;; *) exit 1 ;; esac' _ "$(fixtext deps.libcudnn.so.9)"
+chmod a-w "$text" "$(dirname "$text")"
+
 done_testing

@@ -139,6 +139,19 @@ check "its output passes untouched" test "$OUT|$ERR" = "out|err"
 run_cdm exec -- no-such-command-here
 expect_rc 127 "a command that does not exist: 127, as a shell says"
 expect_err "cannot run 'no-such-command-here'" "naming it"
+# A folder on PATH that this user cannot search (another user's home): execvp says EACCES,
+# a shell skips it and says 127; so does cdm. Root searches every folder: no such case.
+if [ "$(id -u)" = 0 ]; then
+  skip "a PATH folder that cannot be searched is skipped, as a shell skips it" "root can search every folder"
+else
+  mkdir -p "$SCRATCH/closed" && chmod 000 "$SCRATCH/closed"
+  PATH="$SCRATCH/closed:$PATH" run_cdm exec -- no-such-command-here
+  expect_rc 127 "a PATH folder that cannot be searched is skipped, as a shell skips it"
+  chmod 700 "$SCRATCH/closed"
+  printf '#!/bin/sh\n' >"$SCRATCH/closed/not-executable" && chmod 600 "$SCRATCH/closed/not-executable"
+  PATH="$SCRATCH/closed:$PATH" run_cdm exec -- not-executable
+  expect_rc 126 "a file on PATH that cannot be run: 126, as a shell says"
+fi
 run_cdm exec
 expect_rc 2 "no command is a usage error"
 cd "$SCRATCH"

@@ -44,7 +44,7 @@ fi
 
 MNT=$SCRATCH/mnt
 IMG=$SCRATCH/ntfs.img
-trap '"$FUSERMOUNT" -u "$MNT" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+trap '"$FUSERMOUNT" -u "$MNT" 2>/dev/null; rm_tree "$SCRATCH"' EXIT
 mkdir -p "$MNT"
 truncate -s 64M "$IMG"
 if ! "$MKNTFS" -F -Q "$IMG" >"$SCRATCH/mkntfs.log" 2>&1; then

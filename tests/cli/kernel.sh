@@ -13,15 +13,18 @@ if ! command -v "$CC" >/dev/null 2>&1 || [ -z "$PY" ]; then
   exit
 fi
 # jupyter_client and ipykernel in an environment of their own, made once
-JV=${CDM_TEST_CACHE:-/tmp/cdm-test-cache}/jupyter
+JV=$(test_cache)/jupyter
+why="jupyter_client and ipykernel could not be had from the package registry within 240 s"
 if [ ! -x "$JV/bin/jupyter-kernelspec" ] || ! "$JV/bin/python" -c 'import ipykernel' 2>/dev/null; then
   rm -rf "$JV"
+  why=$(registry_reachable) ||
+    { skip_tool "cdm kernel with jupyter_client" "jupyter_client and ipykernel are not cached, and $why"; done_testing; exit; }
   "$PY" -m venv "$JV" >/dev/null 2>&1 &&
-    timeout 240 "$JV/bin/python" -m pip install --quiet --disable-pip-version-check \
+    timeout 240 "$JV/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 15 \
       jupyter_client ipykernel >"$SCRATCH/pip.log" 2>&1 || rm -rf "$JV"
 fi
 if [ ! -x "$JV/bin/jupyter-kernelspec" ]; then
-  skip_tool "cdm kernel with jupyter_client" "jupyter_client and ipykernel could not be had from the package registry within 240 s"
+  skip_tool "cdm kernel with jupyter_client" "$why"
   done_testing
   exit
 fi

@@ -6,6 +6,10 @@ set -u
 # scenarios for a folder once, and the plan line then said nothing).
 CDM_TAP_COUNT=0
 FAILED=0
+. "$TESTS_DIR/rm_tree.sh" || exit 1
+# The user's own HOME, before the scenario's scratch one replaces it: the test cache lives
+# there (test_cache).
+export CDM_REAL_HOME=${CDM_REAL_HOME:-$HOME}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/cdm-test.XXXXXX")
 export CDM_ROOT="$SCRATCH/store"
 export CDM_CONFIG="$SCRATCH/config.ini"
@@ -18,14 +22,49 @@ STATE_DB="$HOME/.local/share/cdm/state.db"
 export CDM_FETCH_BASE=off
 mkdir -p "$HOME"
 : >"$CDM_CONFIG"
-# rm_store DIR...: remove folders that may hold a store, whose files and folders cdm made
-# read-only (as a user, rm -rf cannot remove them): write bits given back first, to the
-# test's own files only (chmod -R does not follow the links it meets)
-rm_store() {
-  chmod -R u+w "$@" 2>/dev/null
-  rm -rf "$@"
+# rm_store DIR...: a store (or a folder holding one) removed as `cdm store delete` would
+rm_store() { rm_tree "$@"; }
+# by_hand DIR CMD...: CMD run with write bits on DIR's folders and files, as a user editing
+# the read-only store by hand first gives them; taken back after (the store's files and
+# folders have none, so the modes are as installed again)
+by_hand() {
+  local d=$1 rc
+  shift
+  chmod -R u+w -- "$d" && "$@"
+  rc=$?
+  chmod -R a-w -- "$d"
+  return $rc
 }
 trap 'rm_store "$SCRATCH"' EXIT
+
+# registry_reachable [URL]: the package registry (pip's index: $PIP_INDEX_URL, else PyPI;
+# or URL) answers within 5 s. Else the reason on stdout and status 1: a scenario skips at
+# once, naming it, rather than waiting on pip's retries on a machine that is offline.
+registry_reachable() {
+  python3 - "${1:-${PIP_INDEX_URL:-https://pypi.org/simple/}}" <<'PY'
+import sys, urllib.request
+url = sys.argv[1]
+try:
+    urllib.request.urlopen(url, timeout=5).close()
+except Exception as e:
+    print(f"the package registry {url} cannot be reached within 5 s ({e})")
+    sys.exit(1)
+PY
+}
+
+# wheel_cache: where NVIDIA's real wheels are kept between runs: $CDM_WHEEL_CACHE, else
+# /var/cache/cdm-wheels when this user can write it or it holds wheels already (root's
+# download, read by a user's run), else the user's ~/.cache/cdm-wheels
+wheel_cache() {
+  local shared=/var/cache/cdm-wheels
+  if [ -n "${CDM_WHEEL_CACHE:-}" ]; then
+    printf '%s\n' "$CDM_WHEEL_CACHE"
+  elif { mkdir -p "$shared" 2>/dev/null && [ -w "$shared" ]; } || ls "$shared"/*.whl >/dev/null 2>&1; then
+    printf '%s\n' "$shared"
+  else
+    printf '%s\n' "${CDM_REAL_HOME:-$HOME}/.cache/cdm-wheels"
+  fi
+}
 
 ok() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); echo "ok $CDM_TAP_COUNT - $*"; }
 not_ok() { CDM_TAP_COUNT=$((CDM_TAP_COUNT + 1)); FAILED=$((FAILED + 1)); echo "not ok $CDM_TAP_COUNT - $*"; }

@@ -6,7 +6,7 @@
 MIRROR=$SCRATCH/mirror
 SERVER_LOG=$SCRATCH/server.log
 SERVER_PIDS=
-trap 'for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm -rf "$SCRATCH"' EXIT
+trap 'for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm_tree "$SCRATCH"' EXIT
 
 V927=9.27.0.48
 A927_12=cudnn-linux-x86_64-${V927}_cuda12-archive.tar.xz

@@ -13,7 +13,8 @@ REAL_WHEEL_VERSION=9.1.0.70
 # it once and never see half a wheel. Exit status 77, with the reason on stderr, when it
 # cannot be had.
 real_wheel() {
-  local tag=$1 cache=${CDM_WHEEL_CACHE:-/var/cache/cdm-wheels} py part
+  local tag=$1 cache py part why
+  cache=$(wheel_cache)
   local whl=$cache/nvidia_cudnn_cu12-$REAL_WHEEL_VERSION-py3-none-$tag.whl
   local platform=()
   # another platform's wheel is asked for by name (pip picks this machine's by default)
@@ -23,11 +24,12 @@ real_wheel() {
     "$py" -m pip --version >/dev/null 2>&1 ||
       { echo "no pip for $py to fetch NVIDIA's $tag wheel (python3-pip)" >&2; return 77; }
     mkdir -p "$cache" || { echo "cannot make the wheel cache '$cache'" >&2; return 77; }
+    why=$(registry_reachable) || { echo "nvidia-cudnn-cu12 $REAL_WHEEL_VERSION ($tag) cannot be downloaded: $why" >&2; return 77; }
     part=$cache/.part-$tag-$$
     (
       command -v flock >/dev/null && flock 9
       [ -f "$whl" ] && exit 0
-      mkdir -p "$part" && timeout 300 "$py" -m pip download --quiet --disable-pip-version-check \
+      mkdir -p "$part" && timeout 300 "$py" -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 15 \
         --no-deps --only-binary=:all: "${platform[@]}" -d "$part" "nvidia-cudnn-cu12==$REAL_WHEEL_VERSION" >&2 &&
         mv "$part/$(basename "$whl")" "$whl"
     ) 9>"$cache/.lock"

@@ -36,7 +36,7 @@ PidFile $K/sshd.pid
 Subsystem sftp internal-sftp
 CONF
 MNT=$SCRATCH/mnt
-trap 'fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null; [ -f "$K/sshd.pid" ] && kill "$(cat "$K/sshd.pid")"; rm -rf "$SCRATCH"' EXIT
+trap 'fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null; [ -f "$K/sshd.pid" ] && kill "$(cat "$K/sshd.pid")"; rm_tree "$SCRATCH"' EXIT
 if ! "$SSHD" -f "$K/sshd_config" -E "$K/sshd.log"; then
   skip_tool "a store on sshfs" "the SSH server does not start: $(tail -1 "$K/sshd.log")"
   done_testing

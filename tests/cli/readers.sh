@@ -134,7 +134,7 @@ fi
 
 # A folder deleted by hand is no interrupted work: it is reported missing.
 setup linked
-rm -rf "${CDM_ROOT:?}/$id"
+rm_tree "${CDM_ROOT:?}/$id"
 run_cdm activate "$P" --shell bash
 expect_rc 1 "a folder deleted by hand: activate refuses"
 expect_err "the folder '.*$id' of $id is missing; run 'cdm install --force" "and names the missing folder"

@@ -26,14 +26,14 @@ run_cdm --root "$LOCAL" install --from-store "$WRITER" 9.2 --json
 check "a second time changes nothing" test "$(json 'd["changed"]')" = False
 lib=$WRITER/9.1.0.70-cuda12/lib/libcudnn.so.9.1.0
 cp "$lib" "$SCRATCH/lib.bak"
-printf 'X' | dd of="$lib" bs=1 seek=3 conv=notrunc 2>/dev/null
+by_hand "$WRITER/9.1.0.70-cuda12" sh -c 'printf X | dd of="$1" bs=1 seek=3 conv=notrunc 2>/dev/null' _ "$lib"
 run_cdm --root "$LOCAL" install --from-store "$WRITER" 9.1
 expect_rc 1 "a file that no longer matches the other store's record is refused"
 expect_err "'$lib' does not match the record of its store.*run 'cdm verify' on that store" \
   "naming the file and what to do"
 check "and nothing of it is left here" \
   test ! -e "$LOCAL/9.1.0.70-cuda12" -a -z "$(ls -A "$LOCAL/.staging")"
-cp "$SCRATCH/lib.bak" "$lib"
+by_hand "$WRITER/9.1.0.70-cuda12" cp "$SCRATCH/lib.bak" "$lib"
 run_cdm --root "$LOCAL" install --from-store "$SCRATCH/nowhere" 9.1
 expect_rc 1 "a folder that is no store is refused"
 expect_err "'$SCRATCH/nowhere' is no cdm store" "saying so"
@@ -42,7 +42,7 @@ expect_err "'$SCRATCH/nowhere' is no cdm store" "saying so"
 # forge NAME SQL: a copy of the writer's store with SQL run on its index, in $FORGED
 forge() {
   FORGED=$SCRATCH/forged-$1
-  rm -rf "$FORGED" "$SCRATCH/escaped" "$SCRATCH/victim"
+  rm_tree "$FORGED" "$SCRATCH/escaped" "$SCRATCH/victim"
   cp -a "$WRITER" "$FORGED"
   python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' \
     "$FORGED/cdm.db" "$2"
@@ -50,7 +50,7 @@ forge() {
 # from_forged "description" PATTERN: installing 9.2 from $FORGED is refused, naming why, and
 # nothing of it is left, here or outside the store
 from_forged() {
-  rm -rf "$SCRATCH/local2"
+  rm_tree "$SCRATCH/local2"
   run_cdm --root "$SCRATCH/local2" install --from-store "$FORGED" 9.2
   expect_rc 1 "$1 is refused"
   expect_err "$2" "naming the record and why"
@@ -72,12 +72,11 @@ from_forged "a recorded absolute path" "record '/escaped' is an absolute path"
 # the rows as written, the tree on disk not: lib is a link to a folder outside the store
 forge linkdir ""
 mkdir -p "$SCRATCH/victim"
-mv "$FORGED/$L/lib" "$SCRATCH/victim/lib"
-ln -s "$SCRATCH/victim/lib" "$FORGED/$L/lib"
+by_hand "$FORGED/$L" sh -c 'mv "$1/lib" "$2/lib" && ln -s "$2/lib" "$1/lib"' _ "$FORGED/$L" "$SCRATCH/victim"
 from_forged "a folder of the other store that is a link leading out" \
   "cannot read '$FORGED/$L/lib/[^']*': 'lib' is a link; cdm follows no link in that tree"
 forge record "UPDATE installs SET lib_dir = '../../../etc', include_dir = '/usr/include' WHERE id = '$L';"
-rm -rf "$SCRATCH/local2"
+rm_tree "$SCRATCH/local2"
 run_cdm --root "$SCRATCH/local2" install --from-store "$FORGED" 9.2 --json
 expect_rc 0 "a forged record of the folders installs"
 run_cdm --root "$SCRATCH/local2" list --json
@@ -89,7 +88,7 @@ if ! mount --bind -o ro "$WRITER" "$RO" 2>"$SCRATCH/mount.err"; then
   done_testing
   exit 0
 fi
-trap 'umount "$RO" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+trap 'umount "$RO" 2>/dev/null; rm_tree "$SCRATCH"' EXIT
 check "the mount is read-only" sh -c '! touch "$1/x" 2>/dev/null' _ "$RO"
 export CDM_ROOT=$RO
 

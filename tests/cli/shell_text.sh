@@ -61,7 +61,7 @@ unset CMAKE_PREFIX_PATH CPATH
 
 # PowerShell grammar: the text parses, holds only verbatim strings, and assigns exactly what
 # bash got from the same activation.
-cache=${CDM_TEST_CACHE:-${TMPDIR:-/tmp}/cdm-test-cache}/tree-sitter-powershell
+cache=$(test_cache)/tree-sitter-powershell
 # The registry fails now and then: three tries, further apart each time. tree-sitter builds
 # a native module: it takes the system's node headers (libnode-dev) when they are this
 # node's, rather than downloading them from nodejs.org. Each try has 60 s: a machine that
@@ -82,6 +82,9 @@ npm_install() {
 }
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   skip_tool "PowerShell text parses with tree-sitter-powershell" "node or npm is not installed"
+elif [ ! -d "$cache/node_modules/tree-sitter-powershell" ] &&
+  ! npm_why=$(registry_reachable "$(npm config get registry 2>/dev/null || echo https://registry.npmjs.org/)"); then
+  skip_tool "PowerShell text parses with tree-sitter-powershell" "tree-sitter-powershell is not cached, and $npm_why"
 elif [ ! -d "$cache/node_modules/tree-sitter-powershell" ] && ! npm_install; then
   skip_tool "PowerShell text parses with tree-sitter-powershell" "npm could not install tree-sitter-powershell 0.26.4 from the registry (3 tries of 60 s)"
 else

@@ -14,18 +14,22 @@ run_cdm verify --json
 check "verify --json: ok, counts, no problems" \
   test "$(json 'd["ok"], d["installs"], d["files"] > 20, d["problems"]')" = "(True, 2, True, [])"
 
-# One byte flipped, same size: only the hash can tell.
-python3 - "$v/include/cudnn.h" <<'PY'
+# One byte flipped, same size: only the hash can tell; a file deleted, two added, a link
+# retargeted: by hand, as a user would, who first gives the read-only folder write bits.
+tamper() {
+  python3 - "$v/include/cudnn.h" <<'PY'
 import sys
 p = sys.argv[1]
 b = bytearray(open(p, "rb").read())
 b[0] ^= 1
 open(p, "wb").write(b)
 PY
-rm "$v/lib/libcudnn_ops.so.9.1.0"
-echo stray >"$v/lib/notes.txt"
-mkdir -p "$v/extra/deeper" && echo x >"$v/extra/deeper/file"
-ln -sfn libcudnn.so.9.1.0 "$v/lib/libcudnn.so"
+  rm "$v/lib/libcudnn_ops.so.9.1.0"
+  echo stray >"$v/lib/notes.txt"
+  mkdir -p "$v/extra/deeper" && echo x >"$v/extra/deeper/file"
+  ln -sfn libcudnn.so.9.1.0 "$v/lib/libcudnn.so"
+}
+by_hand "$v" tamper
 
 run_cdm verify 9.1
 expect_rc 1 "a changed install fails verify"
@@ -61,7 +65,7 @@ check "and prints nothing on stdout, no half document" test -z "$OUT"
 run_cdm verify 9.1 9.2
 expect_rc 2 "two versions are a usage error"
 
-rm -rf "$CDM_ROOT/9.2.0.82-cuda12"
+rm_tree "$CDM_ROOT/9.2.0.82-cuda12"
 run_cdm verify 9.2
 expect_rc 1 "an install whose folder is gone fails"
 expect_err "folder .* is gone" "naming the folder"

@@ -1,6 +1,6 @@
 # cdm.exe downloads under Wine, through WinHTTP, from the same loopback mirror as the
 # Linux scenarios (plain HTTP: TLS with the system's certificate store and the system
-# proxy need a real Windows, see the README).
+# proxy need a real Windows, see docs/windows.md).
 . "$TESTS_DIR/win/lib.sh"
 CDM_CONFIG_POSIX=$SCRATCH/config.ini
 . "$TESTS_DIR/cli/lib_mirror.sh"

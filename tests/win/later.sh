@@ -159,13 +159,13 @@ run_cmd documented \
   "for /f \"delims=\" %%i in ('$EMIT activate') do @%%i" 'echo ==== first' 'set'
 if grep -q "^Can't recognize 'set " "$SCRATCH/documented.err"; then
   skip "activate for cmd as documented: for /f ... do @%i" \
-    "Wine 8's cmd does not run a command held by a FOR variable ('Can't recognize'); real cmd does, see the README's Windows section"
+    "Wine 8's cmd does not run a command held by a FOR variable ('Can't recognize'); real cmd does, see docs/windows.md"
 else
   check "activate for cmd as documented: for /f ... do @%i" \
     is "$(section "$SCRATCH/documented.out" first)" PATH "$ENTRY;$old_path"
 fi
 
-skip "activate for PowerShell" "no PowerShell under Wine; test on Windows (the README's Windows section)"
+skip "activate for PowerShell" "no PowerShell under Wine; test on Windows (docs/windows.md)"
 
 # ---- doctor ---------------------------------------------------------------------------
 status() { json "[c['status'] for c in d['checks'] if c['name'] == '$1'][0]"; }

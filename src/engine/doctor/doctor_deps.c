@@ -1,7 +1,10 @@
 /* The doctor's dependency layer: what each of the install's cuDNN libraries imports
  * (ELF DT_NEEDED, the PE import table), what cuDNN 9 loads itself at run time, and whether
  * the loader would find them; what is missing is named with where it comes from. */
+#include "db.h"
 #include "doctor.h"
+#include "store_paths.h"
+#include "verify_hash.h"
 #include "platform/fs.h"
 
 #include <stdlib.h>
@@ -59,6 +62,52 @@ static void describe_search(const struct search *s, struct strbuf *sb)
     }
 }
 
+struct recorded_file {
+    const char *rel; /* the path asked for, relative to the install */
+    char sha256[65]; /* its recorded digest ("" when the index has no such file) */
+};
+
+static int find_recorded(void *arg, const struct db_file *f)
+{
+    struct recorded_file *r = arg;
+    if (f->sha256 && !strcmp(f->path, r->rel) && !copy_str(r->sha256, sizeof(r->sha256), f->sha256))
+        r->sha256[0] = '\0'; /* not a digest: as if unrecorded */
+    return CDM_OK;
+}
+
+/* The fix for a file of the install that is no library: as installed, its source held it
+ * so (a stand-in, a text file, a download's error page) and verify would find nothing;
+ * changed since, verify names it and a forced install mends it. */
+static char *not_a_library_fix(struct doctor *d, const char *path)
+{
+    char *real = fs_realpath(path);
+    char *root = store_install_path(d->ctx, d->install.id);
+    size_t n = strlen(root);
+    struct recorded_file r = {.rel = NULL, .sha256 = ""};
+    if (real && !strncmp(real, root, n) && real[n] == '/') {
+        r.rel = real + n + 1;
+        db_files_each(d->ctx, d->install.id, find_recorded, &r);
+    }
+    struct file_hash h = {.path = real, .expected = 0};
+    if (r.sha256[0])
+        hash_files(&h, 1, 1);
+    char *fix;
+    if (r.sha256[0] && h.done && !strcmp(h.hex, r.sha256))
+        fix = xasprintf("the file is as installed (its SHA-256 is the one recorded): '%s' held "
+                        "it so, and it is not a library; install cuDNN from NVIDIA's archive, "
+                        "wheel or package",
+                        d->install.archive_name);
+    else if (r.sha256[0])
+        fix = xasprintf("the file changed since it was installed: 'cdm verify %s' names what "
+                        "changed; install it again with --force",
+                        d->install.id);
+    else
+        fix = xasprintf("run 'cdm verify %s'", d->install.id);
+    free(real);
+    free(root);
+    return fix;
+}
+
 static void check_one_library(struct doctor *d, const char *file)
 {
     char *name = xasprintf("deps.%s", file);
@@ -66,8 +115,9 @@ static void check_one_library(struct doctor *d, const char *file)
     struct bin_imports im;
     const char *why = loader_read_imports(path, &im);
     if (why) {
-        doctor_add(d, name, CDM_CHECK_FAIL, "run 'cdm verify' on this install",
-                   "cannot read the imports of '%s': %s", path, why);
+        char *fix = not_a_library_fix(d, path);
+        doctor_add(d, name, CDM_CHECK_FAIL, fix, "cannot read the imports of '%s': %s", path, why);
+        free(fix);
         free(name);
         free(path);
         return;

@@ -77,7 +77,7 @@ static void check_load(struct doctor *d)
         return;
     if (!d->probe.loaded) {
         doctor_add(d, "library.load", CDM_CHECK_FAIL,
-                   "see the deps.* checks below for the library that is missing",
+                   "the deps.* checks below say why: a library it needs is missing, or a file is no library",
                    "cannot load '%s': %s", d->main_lib, d->probe.why);
         return;
     }

@@ -1,6 +1,6 @@
 /*
  * The checks every archive entry passes before anything of it is written (the store's
- * safety rules, README's The store): pure functions on names and kinds, apart from libarchive and from the
+ * safety rules, docs/store.md): pure functions on names and kinds, apart from libarchive and from the
  * writing, which archive.c does. A refusal is a phrase that follows "entry 'NAME' ":
  * "is an absolute path", "goes up with '..'", "is a device", ... and, for a link, follows
  * "entry 'NAME' (a link to 'TARGET') ": "points to an absolute path", ...

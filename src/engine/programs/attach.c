@@ -562,6 +562,9 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
         goto out;
     fill_result(out, a);
     bool wheel_changed = false;
+    /* the folder is there, its dist-info gone: a pip before 23.1 uninstalled the wheel and
+     * left cdm's links */
+    uninstalled = uninstalled || (!dist.name[0] && a->wheel[0] && a->original[0]);
     if (uninstalled) {
         wheel_changed = true;
         snprintf(out->drift, sizeof(out->drift), "the wheel %s was uninstalled",
@@ -571,6 +574,8 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     }
     if ((rc = settle_detach(ctx, a, wheel_changed, out)))
         goto out;
+    if (uninstalled)
+        attach_prune_empty(folder, venv);
     out->changed = true;
     rc = detach_others(ctx, venv, a->id, out);
 

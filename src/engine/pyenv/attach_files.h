@@ -48,6 +48,13 @@ void attach_wheel_text(const struct py_dist *dist, char *out, size_t size);
 void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_dist *dist,
                   bool *wheel_changed, char *why, size_t size);
 
+/* After a detach of an uninstalled wheel: the wheel's folder and the folders above it that
+ * are empty now, up to the environment's site-packages (not included). A pip older than
+ * 23.1 leaves cdm's links (it will not remove a link that leads out of the environment),
+ * and with them the folders that held them; once detach has removed the links, these
+ * folders are as the uninstall would have left them. Only empty folders go. */
+void attach_prune_empty(const char *folder, const char *venv);
+
 /* Is the record a->folder a whole-folder link (attachments made before files were linked
  * one by one)? */
 bool attach_is_folder_link(cdm_ctx *ctx, const struct db_attachment *a);
