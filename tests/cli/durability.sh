@@ -1,6 +1,6 @@
 # An install's files are on disk before anything refers to them: under strace, every file
-# of the version is created, then the file system is synced, then the folder renamed into
-# place, then the index records it complete.
+# of the version is created, then flushed (an fsync each, or one syncfs past 4,096 entries),
+# then the folder renamed into place, then the index records it complete.
 . "$TESTS_DIR/cli/lib.sh"
 
 if ! command -v strace >/dev/null || ! strace -f -o /dev/null true 2>/dev/null; then
@@ -9,7 +9,6 @@ if ! command -v strace >/dev/null || ! strace -f -o /dev/null true 2>/dev/null; 
   exit 0
 fi
 
-a=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)
 "$CDM" list >/dev/null # the store and its index exist before the traced run
 # traced TRACE EVENTS ARGS...: cdm ARGS under strace, the EVENTS calls written to TRACE
 # (LeakSanitizer cannot run under ptrace: a sanitized cdm checks no leaks in these runs)
@@ -20,25 +19,44 @@ traced() {
   ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
     strace -f -y -o "$trace" -e trace="$events" "$CDM" "$@" >/dev/null 2>&1
 }
-traced "$SCRATCH/trace" openat,syncfs,fsync,fdatasync,rename,renameat,renameat2,pwrite64,write \
-  install "$a"
-check "the traced install succeeds" test -d "$CDM_ROOT/9.1.0.70-cuda12/lib"
-
 # line numbers of the first / last match of an extended regex in the trace
 first() { grep -nE "$1" "$trace" | head -1 | cut -d: -f1; }
 last() { grep -nE "$1" "$trace" | tail -1 | cut -d: -f1; }
-created=$(last 'openat\(.*\.staging/9\.1\.0\.70-cuda12\.[0-9]+\.tmp/.*O_CREAT')
-synced=$(first '^[0-9]+ +syncfs\(.*= 0')
-to_ready=$(first 'rename.*\.tmp.*\.ready')
-into_place=$(first 'rename.*\.ready", .*9\.1\.0\.70-cuda12"')
-recorded=$(last 'pwrite64\([0-9]+</[^>]*cdm\.db-wal>')
-diag "last file created: ${created:-none}, syncfs: ${synced:-none}, renamed to .ready: ${to_ready:-none}, into place: ${into_place:-none}, last index write: ${recorded:-none}"
-check "files are written before the sync" test -n "$created" -a -n "$synced" && [ "$created" -lt "$synced" ]
-check "the file system is synced before the first rename" test -n "$to_ready" && [ "$synced" -lt "$to_ready" ]
-check "the version is renamed into place after that" test -n "$into_place" && [ "$to_ready" -lt "$into_place" ]
-check "and the index's last write (the install complete) comes after it" test -n "$recorded" && [ "$into_place" -lt "$recorded" ]
-check "no file of the version is created after the sync" \
-  test -z "$(sed -n "$((synced + 1)),\$p" "$trace" | grep -E 'openat\(.*9\.1\.0\.70-cuda12.*O_CREAT')"
+
+# install_order VERSION SYNCED WAY: the traced install of VERSION wrote its files, made them
+# durable (SYNCED: the regex of the call that ends it), renamed the folder into place, then
+# recorded it complete, in that order
+install_order() {
+  local v=$1 id=$1-cuda12 way=$3 esc
+  esc=$(printf '%s' "$v" | sed 's/\./\\./g')
+  traced "$SCRATCH/trace-$v" openat,syncfs,fsync,fdatasync,rename,renameat,renameat2,pwrite64,write \
+    install "$(fixture "cudnn-linux-x86_64-${v}_cuda12-archive.tar.xz" --version "$v")"
+  check "the traced install succeeds ($way)" test -d "$CDM_ROOT/$id/lib"
+  created=$(last "openat\(.*\.staging/$esc-cuda12\.[0-9]+\.tmp/.*O_CREAT")
+  synced=$(first "$2")
+  to_ready=$(first "rename.*\.tmp.*\.ready")
+  into_place=$(first "rename.*\.ready\", .*$esc-cuda12\"")
+  recorded=$(last 'pwrite64\([0-9]+</[^>]*cdm\.db-wal>')
+  diag "last file created: ${created:-none}, synced: ${synced:-none}, renamed to .ready: ${to_ready:-none}, into place: ${into_place:-none}, last index write: ${recorded:-none}"
+  check "files are written before the sync ($way)" test -n "$created" -a -n "$synced" && [ "$created" -lt "$synced" ]
+  check "the sync ends before the first rename" test -n "$to_ready" && [ "$synced" -lt "$to_ready" ]
+  check "the version is renamed into place after that" test -n "$into_place" && [ "$to_ready" -lt "$into_place" ]
+  check "and the index's last write (the install complete) comes after it" test -n "$recorded" && [ "$into_place" -lt "$recorded" ]
+  check "no file of the version is created after the sync" \
+    test -z "$(sed -n "$((synced + 1)),\$p" "$trace" | grep -E "openat\(.*$esc-cuda12.*O_CREAT")"
+}
+# An install of a few dozen files flushes its own files and folders, one fsync each (the
+# folder itself last), and waits for no other program's writes: no syncfs.
+install_order 9.1.0.70 'fsync\([0-9]+</[^>]*\.staging/9\.1\.0\.70-cuda12\.[0-9]+\.tmp>\) = 0' "an fsync each"
+unsynced=
+while read -r f; do
+  grep -qE "fsync\([0-9]+<$f>\) = 0" "$trace" || unsynced="$unsynced $f"
+done < <(grep -oE 'openat\(.*\.staging/9\.1\.0\.70-cuda12\.[0-9]+\.tmp/[^"]*", O_[^)]*O_CREAT' "$trace" |
+  sed -E 's/^openat\([^"]*"([^"]*)".*/\1/' | sort -u)
+check "every file it created is flushed by name${unsynced:+ (not:$unsynced)}" test -z "$unsynced"
+check "and the file system is not synced as a whole" test -z "$(grep -E '^[0-9]+ +syncfs\(' "$trace")"
+# Past CDM_SYNC_EACH_MAX entries (4,096; here 0), one syncfs instead.
+CDM_SYNC_EACH_MAX=0 install_order 9.2.0.82 '^[0-9]+ +syncfs\(.*= 0' "one syncfs past the limit"
 
 # A link switch: the pin file's data is on disk before the rename that makes it the pin, and
 # the project's folder is synced after the link's rename, so a power cut leaves the old pin
