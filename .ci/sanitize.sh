@@ -8,6 +8,9 @@
 # 2, unit 1, scenarios 12, each part timed on its own).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# logs of the steps that print only on failure: in the clone, never in /tmp (.ci/run)
+export CDM_CI_LOGS=${CDM_CI_LOGS:-$PWD/.ci-logs}
+mkdir -p "$CDM_CI_LOGS"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # intercept_tls_get_addr=0: clang 14's LeakSanitizer misreads the thread-local blocks of a
 # library loaded later (libcurl, for a download) under glibc 2.36 and crashes in its tracer
@@ -17,9 +20,9 @@ rm -rf build-san
 # Debian's SQLite and cJSON libraries here (bundled_deps=disabled): the sanitizers are for
 # cdm's code, and this keeps the build with the system's libraries tested too.
 if ! CC=clang meson setup build-san -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dbundled_deps=disabled -Dfuzz=true -Dfuzz_seconds="${FUZZ_SECONDS:-20}" >/tmp/cdm-ci-san.log 2>&1 ||
-  ! ninja -C build-san >>/tmp/cdm-ci-san.log 2>&1; then
-  tail -30 /tmp/cdm-ci-san.log
+    -Dbundled_deps=disabled -Dfuzz=true -Dfuzz_seconds="${FUZZ_SECONDS:-20}" >"$CDM_CI_LOGS"/san.log 2>&1 ||
+  ! ninja -C build-san >>"$CDM_CI_LOGS"/san.log 2>&1; then
+  tail -30 "$CDM_CI_LOGS"/san.log
   exit 2
 fi
 status=0

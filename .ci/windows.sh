@@ -10,6 +10,9 @@
 # ccache is used when present (its files go to $CDM_DEPS_CACHE/ccache).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# logs of the steps that print only on failure: in the clone, never in /tmp (.ci/run)
+export CDM_CI_LOGS=${CDM_CI_LOGS:-$PWD/.ci-logs}
+mkdir -p "$CDM_CI_LOGS"
 export CDM_DEPS_CACHE=${CDM_DEPS_CACHE:-/var/cache/cdm-win-deps}
 export WINEDEBUG=-all
 
@@ -32,8 +35,8 @@ fi
 # CDM_WINE=stock keeps stock Wine (the refusal run of .ci/run).
 wj=/opt/wine-junctions
 if [ "${CDM_WINE:-}" != stock ] && [ ! -x "$wj/bin/wine" ] && [ -f ../shared/wine-junctions/install.sh ]; then
-  sh ../shared/wine-junctions/install.sh >/tmp/cdm-ci-wine-junctions.log 2>&1 ||
-    { tail -5 /tmp/cdm-ci-wine-junctions.log; echo "windows: cannot install wine-junctions, using stock Wine"; }
+  sh ../shared/wine-junctions/install.sh >"$CDM_CI_LOGS"/wine-junctions.log 2>&1 ||
+    { tail -5 "$CDM_CI_LOGS"/wine-junctions.log; echo "windows: cannot install wine-junctions, using stock Wine"; }
 fi
 if [ "${CDM_WINE:-}" != stock ] && [ -x "$wj/bin/wine" ]; then
   export PATH=$wj/bin:$PATH
@@ -47,7 +50,7 @@ fi
 # A Wine prefix of its own, made once (wineboot takes a while the first time).
 export WINEPREFIX=${WINEPREFIX:-$CDM_DEPS_CACHE/$prefix_name}
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
-  wineboot -i >/tmp/cdm-ci-wineboot.log 2>&1 || { tail -20 /tmp/cdm-ci-wineboot.log; echo "windows: wineboot failed"; exit 1; }
+  wineboot -i >"$CDM_CI_LOGS"/wineboot.log 2>&1 || { tail -20 "$CDM_CI_LOGS"/wineboot.log; echo "windows: wineboot failed"; exit 1; }
 fi
 # One wineserver for all the tests (each cdm.exe run would otherwise start one), and none of
 # them left behind when this script ends, whichever way it ends.
@@ -57,7 +60,7 @@ trap 'wineserver -k 2>/dev/null; [ ! -x /usr/bin/wineserver ] ||
 
 rm -rf build-win
 meson setup build-win "${cross[@]}" --werror \
-  >/tmp/cdm-ci-win-setup.log 2>&1 || { cat /tmp/cdm-ci-win-setup.log; exit 1; }
+  >"$CDM_CI_LOGS"/win-setup.log 2>&1 || { cat "$CDM_CI_LOGS"/win-setup.log; exit 1; }
 ninja -C build-win || exit 1
 # Wine warm before the first test: the server may have stopped during the build, and the
 # first Wine process of a session starts slowly (its output is of no interest). The
@@ -73,8 +76,8 @@ rm -f build-win/meson-logs/stocklog.json
 if [ "${prefix_name}" != wineprefix ] && [ -x /usr/bin/wine ]; then
   stock_prefix=$CDM_DEPS_CACHE/wineprefix
   if [ ! -f "$stock_prefix/system.reg" ]; then
-    WINEPREFIX=$stock_prefix /usr/bin/wineboot -i >/tmp/cdm-ci-wineboot-stock.log 2>&1 ||
-      { tail -20 /tmp/cdm-ci-wineboot-stock.log; echo "windows: stock wineboot failed"; exit 1; }
+    WINEPREFIX=$stock_prefix /usr/bin/wineboot -i >"$CDM_CI_LOGS"/wineboot-stock.log 2>&1 ||
+      { tail -20 "$CDM_CI_LOGS"/wineboot-stock.log; echo "windows: stock wineboot failed"; exit 1; }
   fi
   WINEPREFIX=$stock_prefix /usr/bin/wineserver -p 60 </dev/null >/dev/null 2>&1
   python3 tests/win/stock_wine.py build-win /usr/bin/wine "$stock_prefix" link_win32 fs win_link win_fallback ||

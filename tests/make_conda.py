@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 
 PARTS = ["", "_adv", "_cnn", "_graph", "_heuristic", "_ops"]
@@ -75,8 +76,14 @@ def tar_of(entries):
 def zstd(data):
     if shutil.which("zstd"):
         return subprocess.run(["zstd", "-q", "-c"], input=data, capture_output=True, check=True).stdout
-    return subprocess.run(["bsdtar", "--zstd", "-cf", "-", "@-"], input=data,
-                          capture_output=True, check=True).stdout
+    # Into a file, not stdout: to a pipe bsdtar pads its output to a 10240-byte block, zeros
+    # after the zstd frame that Debian 12's libarchive 3.6.2-1+deb12u4 then reads as a bad
+    # frame ("Unknown frame descriptor"); a .conda's members have no such padding.
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "member.tar.zst")
+        subprocess.run(["bsdtar", "--zstd", "-cf", out, "@-"], input=data, capture_output=True, check=True)
+        with open(out, "rb") as f:
+            return f.read()
 
 
 def main():

@@ -12,11 +12,12 @@ if ! "$PY" -m venv "$SCRATCH/probe" >/dev/null 2>&1 || ! "$SCRATCH/probe/bin/pyt
   exit
 fi
 rm -rf "$SCRATCH/probe"
-# An argument 'system' (the attach_pip_system test), or PIP_WHEEL=system: the system's own
-# pip wheel, the one a `python3 -m venv` of Debian's python3 brings (pip 23.0.1 on Debian 12,
-# which leaves links on uninstall that newer pips remove), whatever pip this machine's
-# python3 would bring itself.
-PIP_WHEEL=${1:-${PIP_WHEEL:-}}
+# Which pip runs the steps: with the argument 'system' (the attach_pip_system test) the
+# system's own pip wheel, the one a `python3 -m venv` of Debian's python3 brings (pip 23.0.1
+# on Debian 12, which leaves links on uninstall that newer pips remove); else the newest pip
+# on the package registry (fetched at most once a day into the test cache), or, when the
+# registry cannot be reached and none was fetched, the pip that venv brings.
+PIP_WHEEL=${1:-${PIP_WHEEL:-newest}}
 if [ "$PIP_WHEEL" = system ]; then
   PIP_WHEEL=$(ls /usr/share/python-wheels/pip-*.whl 2>/dev/null | sort -V | tail -n1)
   if [ -z "$PIP_WHEEL" ]; then
@@ -24,9 +25,18 @@ if [ "$PIP_WHEEL" = system ]; then
     done_testing
     exit
   fi
-  diag "the system's pip: $PIP_WHEEL"
+elif [ "$PIP_WHEEL" = newest ]; then
+  pips=$(test_cache)/pip-newest
+  if [ -z "$(find "$pips" -maxdepth 0 -mtime -1 2>/dev/null)" ] && registry_reachable >/dev/null; then
+    rm -rf "$pips.part" && mkdir -p "$pips.part" &&
+      timeout 60 "$PY" -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 15 \
+        --no-deps --only-binary=:all: -d "$pips.part" pip >/dev/null 2>&1 &&
+      rm -rf "$pips" && mv "$pips.part" "$pips"
+    rm -rf "$pips.part"
+  fi
+  PIP_WHEEL=$(ls "$pips"/pip-*.whl 2>/dev/null | sort -V | tail -n1)
 fi
-
+diag "pip: ${PIP_WHEEL:-the one python3 -m venv brings (the registry could not be reached)}"
 run_cdm install "$(fixture cudnn-linux-x86_64-9.19.0.56_cuda13-archive.tar.xz --version 9.19.0.56)"
 mkdir -p "$SCRATCH/proj"
 run_cdm link "$SCRATCH/proj" 9.19
