@@ -114,6 +114,11 @@ struct cdm_hook_state {
     char config[4096];       /* the configuration file, there or not ("" for /dev/null) */
 };
 
+/* The parts of the hook's state that do not depend on the folder (the link's name, the
+ * default's file, the configuration file; the rest zero): `cdm hook` prints them with its
+ * snippet, so that the first prompt's decision is kept and the second prompt starts no cdm. */
+void cdm_hook_state_files(cdm_ctx *ctx, struct cdm_hook_state *out);
+
 /*
  * `cdm activate --auto`, for the prompt hooks, decided in one call that walks up from dir
  * (NULL: the current folder) once: in the project already active (same install, same path

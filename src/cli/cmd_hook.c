@@ -15,6 +15,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* cdm's variables and those that choose its files, set or not, as one word. */
@@ -264,6 +265,32 @@ static const struct {
     {"powershell", hook_pwsh, hook_pwsh_prompt},
 };
 
+/* What the first prompt's cdm will say the files it reads are (the link's name, the
+ * default's file, the configuration file), as variables the snippet already compares: the
+ * snippet then keeps that first decision, and the second prompt starts no cdm. Nothing when
+ * the configuration cannot be read (the first prompt's cdm then says why) or a value cannot
+ * be written for this shell: the hook asks cdm once more, as it would without. */
+static void print_first_state(const struct cli *cli, const cdm_shell *sh)
+{
+    struct cdm_options options = {.root = cli->root, .config_path = cli->config};
+    cdm_ctx *ctx = NULL;
+    if (cdm_ctx_new(&ctx, &options) != CDM_OK) {
+        cdm_ctx_free(ctx);
+        return;
+    }
+    struct cdm_hook_state st;
+    cdm_hook_state_files(ctx, &st);
+    cdm_ctx_free(ctx);
+    char *name = cdm_shell_assign(sh, "_cdm_hook_name", st.link_name);
+    char *def = cdm_shell_assign(sh, "_cdm_hook_default", st.default_file);
+    char *config = cdm_shell_assign(sh, "_cdm_hook_config", st.config);
+    if (name && def && config)
+        printf("%s%s%s", name, def, config);
+    free(name);
+    free(def);
+    free(config);
+}
+
 static int run_hook(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     (void)ctx;
@@ -273,6 +300,7 @@ static int run_hook(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
         if (!strcmp(hooks[i].shell, cdm_shell_name(sh))) {
             fputs(hooks[i].text, stdout);
             fputs(hooks[i].more, stdout);
+            print_first_state(cli, sh);
             return EXIT_OK;
         }
     }

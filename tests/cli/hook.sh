@@ -182,4 +182,20 @@ else
   skip_tool "fish hook: follows changes made elsewhere" "fish is not installed"
 fi
 
+# A shell started inside a project: its first prompt starts cdm (it knows nothing yet), its
+# next prompts none, since `cdm hook` gave the snippet the files the first cdm reads.
+# Before, the second prompt started cdm again (--quiet) for the same folder.
+LOGGED=$SCRATCH/logged
+mkdir -p "$LOGGED"
+printf '#!/bin/sh\necho "$*" >>"%s/calls"\nexec "%s" "$@"\n' "$LOGGED" "$CDM" >"$LOGGED/cdm"
+chmod +x "$LOGGED/cdm"
+for sh in bash zsh; do
+  have $sh || continue
+  : >"$LOGGED/calls"
+  printf 'eval "$(cdm hook %s)"\n:\n:\n:\n' $sh |
+    (cd "$P" && PATH="$LOGGED:$PATH" $sh -i >/dev/null 2>&1)
+  n=$(grep -c '^activate' "$LOGGED/calls")
+  check "$sh hook: a shell started in a project starts cdm once for three prompts ($n)" test "$n" = 1
+done
+
 done_testing

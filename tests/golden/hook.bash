@@ -48,3 +48,6 @@ if [[ ";${PROMPT_COMMAND[*]:-};" != *";_cdm_hook;"* ]]; then
     PROMPT_COMMAND="_cdm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}"
   fi
 fi
+_cdm_hook_name='cuda_link'
+_cdm_hook_default='@SCRATCH@/home/.local/share/cdm/default'
+_cdm_hook_config='@SCRATCH@/config.ini'

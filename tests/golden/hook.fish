@@ -64,3 +64,6 @@ function __cdm_hook --on-variable PWD --on-event fish_prompt --description 'cdm:
     end
 end
 __cdm_hook
+set -g _cdm_hook_name 'cuda_link'
+set -g _cdm_hook_default '@SCRATCH@/home/.local/share/cdm/default'
+set -g _cdm_hook_config '@SCRATCH@/config.ini'

@@ -48,3 +48,6 @@ fi
 if (( ! ${chpwd_functions[(I)_cdm_hook]} )); then
   chpwd_functions=(_cdm_hook $chpwd_functions)
 fi
+_cdm_hook_name='cuda_link'
+_cdm_hook_default='@SCRATCH@/home/.local/share/cdm/default'
+_cdm_hook_config='@SCRATCH@/config.ini'

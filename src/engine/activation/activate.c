@@ -276,6 +276,18 @@ static void hook_copy(char *to, size_t size, const char *from)
         *to = '\0'; /* too long to hold: the hook then finds a difference and asks cdm */
 }
 
+void cdm_hook_state_files(cdm_ctx *ctx, struct cdm_hook_state *out)
+{
+    memset(out, 0, sizeof(*out));
+    hook_copy(out->link_name, sizeof(out->link_name), cdm_link_name(ctx));
+    char *file = default_file(ctx);
+    hook_copy(out->default_file, sizeof(out->default_file), file);
+    free(file);
+    file = config_file(ctx);
+    hook_copy(out->config, sizeof(out->config), file);
+    free(file);
+}
+
 /* The hook's state for the folder dir (NULL: the current one), whose nearest project is
  * near (NULL: none); false when dir is no folder. */
 static bool hook_state_at(cdm_ctx *ctx, const char *dir, const char *near,
@@ -285,15 +297,9 @@ static bool hook_state_at(cdm_ctx *ctx, const char *dir, const char *near,
     char *real = dir ? fs_realpath(dir) : fs_getcwd();
     if (!real)
         return false;
+    cdm_hook_state_files(ctx, out);
     hook_copy(out->dir, sizeof(out->dir), real);
     free(real);
-    hook_copy(out->link_name, sizeof(out->link_name), cdm_link_name(ctx));
-    char *file = default_file(ctx);
-    hook_copy(out->default_file, sizeof(out->default_file), file);
-    free(file);
-    file = config_file(ctx);
-    hook_copy(out->config, sizeof(out->config), file);
-    free(file);
     if (!near)
         return true;
     char *link = hook_link(ctx, near), *target = NULL;
