@@ -169,8 +169,9 @@ UV=$(command -v uv || true)
 if [ -z "$UV" ]; then
   tools=$(test_cache)/uv
   uv_why="uv is not installed and could not be had from the package registry within 120 s"
-  if [ ! -x "$tools/bin/uv" ] && uv_why=$(registry_reachable); then
-    uv_why="uv is not installed and could not be had from the package registry within 120 s"
+  if [ ! -x "$tools/bin/uv" ] && ! why=$(registry_reachable); then
+    uv_why="uv is not installed, and $why"
+  elif [ ! -x "$tools/bin/uv" ]; then
     # one install at a time (attach_pip and attach_pip_system run side by side)
     (
       flock 9
@@ -180,8 +181,6 @@ if [ -z "$UV" ]; then
         timeout 120 "$tools/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 15 uv >/dev/null 2>&1 ||
         rm -rf "$tools"
     ) 9>"$tools.lock"
-  elif [ ! -x "$tools/bin/uv" ]; then
-    uv_why="uv is not installed, and $uv_why"
   fi
   [ -x "$tools/bin/uv" ] && UV=$tools/bin/uv
 fi
@@ -210,10 +209,9 @@ fi
 WC=$(wheel_cache)
 real=$WC/nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl
 real_why="nvidia-cudnn-cu12 9.1.0.70 could not be had from the package registry within 300 s"
-if [ ! -f "$real" ] && ! real_why=$(registry_reachable); then
-  real_why="nvidia-cudnn-cu12 9.1.0.70 is not cached, and $real_why"
+if [ ! -f "$real" ] && ! why=$(registry_reachable); then
+  real_why="nvidia-cudnn-cu12 9.1.0.70 is not cached, and $why"
 elif [ ! -f "$real" ]; then
-  real_why="nvidia-cudnn-cu12 9.1.0.70 could not be had from the package registry within 300 s"
   mkdir -p "$WC" && timeout 300 "$PY" -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 15 \
     --no-deps --only-binary=:all: -d "$WC" nvidia-cudnn-cu12==9.1.0.70 >"$SCRATCH/download.log" 2>&1
 fi

@@ -7,6 +7,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One copy of cuDNN into a list: 'path' (cuDNN VERSION) via ORIGIN. */
+static void add_copy(struct strbuf *list, const char *path, const char *origin)
+{
+    char ver[64];
+    cudnn_version_of_file(path, ver, sizeof(ver));
+    sb_addf(list, "%s'%s'%s%s%s via %s", list->len ? ", " : "", path, *ver ? " (cuDNN " : "", ver,
+            *ver ? ")" : "", origin);
+}
+
+/* Every copy of the install's libraries found ahead of step own (the project's folder)
+ * into before; how many. */
+static size_t copies_before(const struct doctor *d, const struct search *s, size_t own,
+                            struct strbuf *before)
+{
+    size_t n = 0;
+    for (char **p = d->libs; p && *p; p++) {
+        char *own_path = path_join(d->lib_dir, *p);
+        size_t step = 0;
+        char *hit = search_find(s, *p, NULL, 0, &step);
+        while (hit && step < own) {
+            if (!fs_same_path(hit, own_path)) {
+                add_copy(before, hit, s->steps[step].origin);
+                n++;
+            }
+            free(hit);
+            hit = step + 1 < s->count ? search_find(s, *p, NULL, step + 1, &step) : NULL;
+        }
+        free(hit);
+        free(own_path);
+    }
+    return n;
+}
+
+/* cuDNN of another major ahead of step own: what a program built for it loads. */
+static void other_majors_before(const struct doctor *d, const struct search *s, size_t own,
+                                struct strbuf *other)
+{
+    for (size_t i = 0; i < own && i < s->count; i++) {
+        if (!s->steps[i].dir)
+            continue;
+        for (int m = 7; m <= 10; m++) {
+            if (m == d->major)
+                continue;
+            char *file = cudnn_lib_name(d->windows, m);
+            char *path = path_join(s->steps[i].dir, file);
+            if (fs_kind(path) != FS_NONE)
+                add_copy(other, path, s->steps[i].origin);
+            free(path);
+            free(file);
+        }
+    }
+}
+
 static void check_shadowing(struct doctor *d)
 {
     if (!doctor_need_install(d, "shadowing"))
@@ -20,44 +73,8 @@ static void check_shadowing(struct doctor *d)
         if (s.steps[i].dir && fs_same_path(s.steps[i].dir, d->lib_dir))
             own = i;
     struct strbuf before = STRBUF_INIT, other = STRBUF_INIT;
-    size_t nbefore = 0;
-    for (char **p = d->libs; p && *p; p++) {
-        char *own_path = path_join(d->lib_dir, *p);
-        size_t step = 0;
-        char *hit = search_find(&s, *p, NULL, 0, &step);
-        /* every copy found ahead of the project's own folder */
-        while (hit && step < own) {
-            if (!fs_same_path(hit, own_path)) {
-                char ver[64];
-                cudnn_version_of_file(hit, ver, sizeof(ver));
-                sb_addf(&before, "%s'%s'%s%s%s via %s", nbefore++ ? ", " : "", hit,
-                        *ver ? " (cuDNN " : "", ver, *ver ? ")" : "", s.steps[step].origin);
-            }
-            free(hit);
-            hit = step + 1 < s.count ? search_find(&s, *p, NULL, step + 1, &step) : NULL;
-        }
-        free(hit);
-        free(own_path);
-    }
-    /* cuDNN of another major ahead of the project: what a program built for it loads. */
-    for (size_t i = 0; i < own && i < s.count; i++) {
-        if (!s.steps[i].dir)
-            continue;
-        for (int m = 7; m <= 10; m++) {
-            if (m == d->major)
-                continue;
-            char *file = cudnn_lib_name(win, m);
-            char *path = path_join(s.steps[i].dir, file);
-            if (fs_kind(path) != FS_NONE) {
-                char ver[64];
-                cudnn_version_of_file(path, ver, sizeof(ver));
-                sb_addf(&other, "%s'%s'%s%s%s via %s", other.len ? ", " : "", path,
-                        *ver ? " (cuDNN " : "", ver, *ver ? ")" : "", s.steps[i].origin);
-            }
-            free(path);
-            free(file);
-        }
-    }
+    size_t nbefore = copies_before(d, &s, own, &before);
+    other_majors_before(d, &s, own, &other);
     const char *var = win ? "PATH" : "LD_LIBRARY_PATH";
     char *activate = xasprintf("activate the project (%s) so that '%s' comes first on %s",
                                win ? "cdm activate --shell pwsh | Out-String | Invoke-Expression"

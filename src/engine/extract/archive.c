@@ -390,6 +390,25 @@ static void say_how(struct archive *a, const struct stream *s,
                      : "tar");
 }
 
+/* Why libarchive could not open path: a .tar.xz this build cannot decode, else damage. */
+static int open_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, const char *path,
+                       bool xz_builtin)
+{
+    if (!xz_builtin && !s->error &&
+        (str_ends_with_icase(path, ".xz") || str_ends_with_icase(path, ".txz")))
+        return cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                             "cannot read archive '%s': this build of cdm reads no .tar.xz "
+                             "(built without liblzma, as on Windows); use NVIDIA's .zip "
+                             "for Windows, or install the .tar.xz with cdm on Linux",
+                             path);
+    /* A name of NVIDIA's kinds that libarchive cannot open is cut short or damaged (a
+     * truncated .tar.xz fails here, in the xz header), not of another kind. */
+    return read_failed(ctx, a, s,
+                       archive_has_known_extension(path_basename(path))
+                           ? "it is damaged or incomplete; download it again"
+                           : "is it a .zip, .tar.xz or .tgz cuDNN archive?");
+}
+
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result)
 {
@@ -414,20 +433,7 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
     }
     if (archive_read_open(a, &s, NULL, s.xz ? stream_read_decoded : stream_read, NULL) !=
         ARCHIVE_OK) {
-        if (!xz_builtin && !s.error &&
-            (str_ends_with_icase(path, ".xz") || str_ends_with_icase(path, ".txz")))
-            rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                               "cannot read archive '%s': this build of cdm reads no .tar.xz "
-                               "(built without liblzma, as on Windows); use NVIDIA's .zip "
-                               "for Windows, or install the .tar.xz with cdm on Linux",
-                               path);
-        else
-            /* A name of NVIDIA's kinds that libarchive cannot open is cut short or damaged
-             * (a truncated .tar.xz fails here, in the xz header), not of another kind. */
-            rc = read_failed(ctx, a, &s,
-                             archive_has_known_extension(path_basename(path))
-                                 ? "it is damaged or incomplete; download it again"
-                                 : "is it a .zip, .tar.xz or .tgz cuDNN archive?");
+        rc = open_failed(ctx, a, &s, path, xz_builtin);
         goto out;
     }
     struct archive_entry *e;
