@@ -54,7 +54,14 @@ struct cdm_activation {
     char bin_dir[16];     /* the install's folders, relative to the link, '/' separated */
     char lib_dir[32];
     char toolkit[64]; /* the CUDA toolkit's version when the link leads to a view ("" for
-                       * none): the folders above are then the view's */
+                       * none): the folders above are then the view's; or the version of
+                       * the toolkit cuda_path holds */
+    /* What CUDA_PATH and CUDA_HOME name when not link_path ("" for link_path): with no
+     * toolkit recorded with the link, a view of a toolkit the user's environment named or
+     * cdm found here, with the install on top; or, where none could be made, the toolkit
+     * the user named, kept as it was. Activation never hides a toolkit. */
+    char cuda_path[4096];
+    char cuda_bin[16]; /* cuda_path's folder of programs, relative ("bin", "bin/x64") */
     char target[4096]; /* where link_path led when it was read (absolute); for the default,
                         * the install's folder */
     bool build_paths; /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH, LIBRARY_PATH */

@@ -227,6 +227,15 @@ void cli_json_install(struct json *j, const struct cdm_install_info *in);
 void cli_format_time(long long t, char *out, size_t size);
 
 /* cmd_activate.c: shared by activate, deactivate and hook. */
+/* The code page cmd decodes a program's output and its batch files with: the console's
+ * as the shell had it when cdm started (chcp), else the system's OEM code page (what cmd
+ * uses without a console). Windows only (main_win32.c). */
+unsigned cli_shell_code_page(void);
+/* text (UTF-8) as cmd must read it: in cli_shell_code_page's code page on Windows, as it
+ * is elsewhere. NULL when a character of it has no place in that code page: *bad then
+ * points at that character in text, and *code_page names the code page. malloc'd. */
+char *cli_text_for_cmd(const char *text, unsigned *code_page, const char **bad);
+
 /* --shell, else $CDM_SHELL, else the parent process (Windows), else $SHELL. */
 int cli_choose_shell(struct cli *cli, const char *given, const cdm_shell **out);
 /* Render plan for sh on stdout; fails (printing why) when sh cannot express a value. */

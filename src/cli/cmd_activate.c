@@ -48,6 +48,39 @@ int cli_choose_shell(struct cli *cli, const char *given, const cdm_shell **out)
     return EXIT_OK;
 }
 
+/* The variable whose `set "NAME=...` line in text holds the byte at bad (malloc'd). */
+static char *variable_at(const char *text, const char *bad)
+{
+    const char *line = bad;
+    while (line > text && line[-1] != '\n')
+        line--;
+    const char *name = strncmp(line, "set \"", 5) ? line : line + 5;
+    return xasprintf("%.*s", (int)strcspn(name, "="), name);
+}
+
+/* cmd reads a program's output in the console's code page, not in UTF-8 (nor do Windows'
+ * code pages 437 and 850 hold every letter): the text goes in that code page, and a value
+ * it cannot carry is refused rather than left to become other letters, another folder. */
+static int print_for_cmd(const char *text)
+{
+    unsigned cp;
+    const char *bad;
+    char *encoded = cli_text_for_cmd(text, &cp, &bad);
+    if (encoded) {
+        fputs(encoded, stdout);
+        free(encoded);
+        return EXIT_OK;
+    }
+    char *name = variable_at(text, bad);
+    cli_eprintf("cdm: cannot write %s for cmd: its value holds '%.*s', which cmd reads in code "
+                "page %u (the console's) and that code page cannot carry; run 'chcp 65001' "
+                "first (cdm then writes UTF-8), or activate in PowerShell "
+                "('cdm activate --shell pwsh')\n",
+                name, (int)strcspn(bad, " \\;\"\n"), bad, cp);
+    free(name);
+    return EXIT_FAIL;
+}
+
 int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_plan *plan)
 {
     (void)cli;
@@ -59,9 +92,13 @@ int cli_print_plan(struct cli *cli, const cdm_shell *sh, const struct cdm_env_pl
                     bad, cdm_shell_name(sh), cdm_shell_name(sh));
         return EXIT_FAIL;
     }
-    fputs(text, stdout);
+    int rc = EXIT_OK;
+    if (!strcmp(cdm_shell_name(sh), "cmd"))
+        rc = print_for_cmd(text);
+    else
+        fputs(text, stdout);
     free(text);
-    return EXIT_OK;
+    return rc;
 }
 
 /* --hook-state: after the plan, the state the hook compares before the next prompt (as

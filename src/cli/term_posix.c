@@ -43,3 +43,11 @@ bool cli_stdout_is_terminal(void)
 {
     return isatty(STDOUT_FILENO) == 1;
 }
+
+/* POSIX writes cmd's text only for tests and golden files: as it is, UTF-8. */
+char *cli_text_for_cmd(const char *text, unsigned *code_page, const char **bad)
+{
+    *code_page = 65001;
+    *bad = NULL;
+    return xstrdup(text);
+}

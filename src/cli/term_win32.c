@@ -50,3 +50,49 @@ bool cli_stdout_is_terminal(void)
 {
     return is_console(STD_OUTPUT_HANDLE);
 }
+
+/* The character of text (UTF-8) that starts at byte i: its length in bytes. */
+static size_t utf8_len_at(const char *text, size_t i)
+{
+    unsigned char c = (unsigned char)text[i];
+    return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+}
+
+/* The first character of text that code page cp cannot carry (NULL: none), one character at
+ * a time: a character that has no place there comes back as the default character, never
+ * as a look-alike (WC_NO_BEST_FIT_CHARS: 'e' for 'é' would name another folder). */
+static const char *first_unmapped(const char *text, UINT cp)
+{
+    for (size_t i = 0; text[i]; i += utf8_len_at(text, i)) {
+        size_t n = utf8_len_at(text, i);
+        wchar_t wide[4];
+        char out[16];
+        BOOL lost = FALSE;
+        int w = n > 1 ? MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text + i, (int)n, wide, 4)
+                      : 1;
+        if (n > 1 && (w <= 0 || WideCharToMultiByte(cp, WC_NO_BEST_FIT_CHARS, wide, w, out,
+                                                     sizeof(out), NULL, &lost) <= 0 || lost))
+            return text + i;
+    }
+    return NULL;
+}
+
+char *cli_text_for_cmd(const char *text, unsigned *code_page, const char **bad)
+{
+    UINT cp = cli_shell_code_page();
+    *code_page = cp;
+    *bad = NULL;
+    if (cp == CP_UTF8)
+        return xstrdup(text);
+    if ((*bad = first_unmapped(text, cp)))
+        return NULL;
+    int wn = MultiByteToWideChar(CP_UTF8, 0, text, -1, NULL, 0);
+    wchar_t *wide = xcalloc((size_t)wn, sizeof(wchar_t));
+    MultiByteToWideChar(CP_UTF8, 0, text, -1, wide, wn);
+    int n = WideCharToMultiByte(cp, WC_NO_BEST_FIT_CHARS, wide, -1, NULL, 0, NULL, NULL);
+    char *out = xcalloc(n > 0 ? (size_t)n : 1, 1);
+    if (n > 0)
+        WideCharToMultiByte(cp, WC_NO_BEST_FIT_CHARS, wide, -1, out, n, NULL, NULL);
+    free(wide);
+    return out;
+}

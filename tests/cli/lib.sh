@@ -20,6 +20,9 @@ STATE_DB="$HOME/.local/share/cdm/state.db"
 # No scenario reaches the Internet: a version missing from the sources is not downloaded
 # from NVIDIA. The download scenarios point this at their loopback mirror.
 export CDM_FETCH_BASE=off
+# Nor does a CUDA toolkit this machine has in /usr/local change what activation gives:
+# only one a test names in CUDA_PATH or CUDA_HOME (toolkit_kept.sh looks for them itself).
+export CDM_FIND_TOOLKIT=false
 mkdir -p "$HOME"
 : >"$CDM_CONFIG"
 # rm_store DIR...: a store (or a folder holding one) removed as `cdm store delete` would

@@ -1,6 +1,7 @@
 /* Finding what to activate: a project, its link, the install it points to. */
 #include "db.h"
 #include "internal.h"
+#include "activate_toolkit.h"
 #include "default.h"
 #include "project.h"
 #include "store.h"
@@ -93,6 +94,7 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
     COPY_STR_ARRAY(out->id, in.id);
     COPY_STR_ARRAY(out->bin_dir, in.bin_dir);
     COPY_STR_ARRAY(out->lib_dir, in.lib_dir);
+    activation_keep_toolkit(ctx, &in, out);
     return CDM_OK;
 }
 
@@ -170,6 +172,7 @@ static int project_activation(cdm_ctx *ctx, const struct cdm_project *p,
         COPY_STR_ARRAY(out->lib_dir, d.lib);
         COPY_STR_ARRAY(out->bin_dir, d.bin);
     }
+    activation_keep_toolkit(ctx, &in, out);
     return CDM_OK;
 }
 
@@ -228,7 +231,9 @@ static bool unchanged_at(cdm_ctx *ctx, const char *near)
     enum link_kind kind;
     if (link_read(ctx, link_path, &kind, &target) == CDM_OK && kind == LINK_OURS) {
         /* The same install, through a toolkit's view exactly when one is active (a pair
-         * view's second major changes no variable: the paths go through the link). */
+         * view's second major changes no variable: the paths go through the link). A
+         * toolkit kept beside a link without one (toolkit_kept.c) is not decided here:
+         * the plan compares CUDA_PATH. */
         char id[64], tk[64], *home = fs_getenv("CDM_SAVED_CUDA_HOME");
         view_toolkit_version(path_basename(target), tk, sizeof(tk));
         bool view = *tk != '\0';

@@ -21,7 +21,7 @@ struct saved_var {
     const char *name, *saved;
 };
 static const struct saved_var plain_vars[] = {
-    {"CUDA_PATH", "CDM_SAVED_CUDA_PATH"},
+    {"CUDA_PATH", "CDM_SAVED_CUDA_PATH"}, /* first: activation_plan sets it apart */
     {"CUDNN_PATH", "CDM_SAVED_CUDNN_PATH"},
 };
 static const struct saved_var list_vars[] = {
@@ -187,6 +187,18 @@ static char *native_path(const struct shell_platform *pf, const char *path)
     return path_slashes_to(xstrdup(path), pf->dir_sep);
 }
 
+/* What CUDA_PATH and CUDA_HOME name, and its programs' folder: the link's unless a toolkit
+ * is kept apart from it (a target without cuda_path has none). */
+static const char *cuda_path_of(const struct activation_target *t)
+{
+    return t->cuda_path ? t->cuda_path : t->link_path;
+}
+
+static const char *cuda_bin_of(const struct activation_target *t)
+{
+    return t->cuda_path ? t->cuda_bin : t->bin_dir;
+}
+
 /* Where the loader's list is not PATH (POSIX), a toolkit's programs need PATH too. */
 static bool programs_apart(const struct shell_platform *pf)
 {
@@ -215,12 +227,12 @@ static void toolkit_plan(const struct shell_platform *pf, env_get_fn get, void *
 {
     if (!was_on)
         add(out, "CDM_SAVED_CUDA_HOME", saved_form(get(arg, "CUDA_HOME")), NULL);
-    add(out, "CUDA_HOME", native_path(pf, t->link_path), NULL);
+    add(out, "CUDA_HOME", native_path(pf, cuda_path_of(t)), NULL);
     if (!programs_apart(pf))
         return;
     if (!was_on)
         add(out, "CDM_SAVED_PATH", saved_form(get(arg, "PATH")), NULL);
-    char *joined = xasprintf("%s/%s", t->link_path, t->bin_dir);
+    char *joined = xasprintf("%s/%s", cuda_path_of(t), cuda_bin_of(t));
     char *entry = native_path(pf, joined);
     const char *drop[] = {entry, was_on ? get(arg, "CDM_BIN_ENTRY") : NULL};
     add(out, "PATH", list_without(pf, get(arg, "PATH"), drop, CDM_ARRAY_LEN(drop)), xstrdup(entry));
@@ -347,9 +359,12 @@ bool activation_plan(const struct shell_platform *pf, env_get_fn get, void *arg,
             add(out, plain_vars[i].saved, saved_form(get(arg, plain_vars[i].name)), NULL);
         add(out, saved_list_var(pf), saved_form(get(arg, pf->path_var)), NULL);
     }
-    char *link = native_path(pf, t->link_path);
-    for (size_t i = 0; i < CDM_ARRAY_LEN(plain_vars); i++)
-        add_set(out, plain_vars[i].name, link);
+    /* CUDA_PATH names the toolkit with the project's cuDNN when there is one, CUDNN_PATH the
+     * project's cuDNN */
+    char *cuda = native_path(pf, cuda_path_of(t)), *link = native_path(pf, t->link_path);
+    add_set(out, plain_vars[0].name, cuda);
+    add_set(out, plain_vars[1].name, link);
+    free(cuda);
     free(link);
     /* The previous activation's entry goes too, so switching projects never stacks. */
     const char *drop[] = {entry, on ? get(arg, "CDM_PATH_ENTRY") : NULL};
@@ -433,13 +448,16 @@ char *env_change_value(const struct shell_platform *pf, const struct cdm_env_cha
 bool activation_current(const struct shell_platform *pf, env_get_fn get, void *arg,
                         const struct activation_target *t, bool redirect)
 {
-    char *entry = activation_entry(pf, t);
+    char *entry = activation_entry(pf, t), *cuda = native_path(pf, cuda_path_of(t));
     const char *active = get(arg, "CDM_ACTIVE"), *had = get(arg, "CDM_PATH_ENTRY");
+    const char *cuda_now = get(arg, "CUDA_PATH");
     bool current = activation_is_on(pf, get, arg) && active && !strcmp(active, t->id) && had &&
-                   !strcmp(had, entry) && toolkit_is_on(get, arg) == t->toolkit &&
+                   !strcmp(had, entry) && cuda_now && !strcmp(cuda_now, cuda) &&
+                   toolkit_is_on(get, arg) == t->toolkit &&
                    saved_is_on(get, arg, root_vars[0].saved) &&
                    saved_is_on(get, arg, build_lists[0].saved) == t->build_paths &&
                    saved_is_on(get, arg, audit_list.saved) == redirect;
+    free(cuda);
     free(entry);
     return current;
 }

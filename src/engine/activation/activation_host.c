@@ -56,6 +56,8 @@ void activation_target_of(const struct shell_platform *pf, const struct cdm_acti
     t->lib_dir = pf->use_bin_dir ? a->bin_dir : a->lib_dir;
     t->toolkit = *a->toolkit != '\0';
     t->bin_dir = a->bin_dir;
+    t->cuda_path = *a->cuda_path ? a->cuda_path : a->link_path;
+    t->cuda_bin = *a->cuda_path ? a->cuda_bin : a->bin_dir;
     t->lib_folder = a->lib_dir;
     t->build_paths = a->build_paths;
     t->audit = NULL;

@@ -39,6 +39,9 @@ struct activation_target {
      * loader's list is not PATH, bin_dir goes first on PATH (nvcc) */
     bool toolkit;
     const char *bin_dir;
+    /* what CUDA_PATH and CUDA_HOME name, and its folder of programs: link_path and bin_dir,
+     * or a toolkit (a view of one) kept apart from the link */
+    const char *cuda_path, *cuda_bin;
     /* the install's library folder ("lib", "lib64", "lib/x64"), where linkers look */
     const char *lib_folder;
     /* CMAKE_PREFIX_PATH, CPATH and LIBRARY_PATH get the link, its include and lib folders */

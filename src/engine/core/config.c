@@ -310,6 +310,11 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         if (!parse_bool(value, !strcmp(name, "redirect") ? &c->activate_redirect
                                                          : &c->activate_build_paths))
             return bad_value(ps, line, section, name, value, "give true or false");
+    } else if (!strcmp(section, "activate") && !strcmp(name, "find_toolkit")) {
+        bool find;
+        if (!parse_bool(value, &find))
+            return bad_value(ps, line, section, name, value, "give true or false");
+        c->activate_named_toolkit_only = !find;
     } else if (!strcmp(section, "windows") && !strcmp(name, "retry_seconds")) {
         if (!parse_count(value, 0, 3600, &c->windows_retry_seconds))
             return bad_value(ps, line, section, name, value,

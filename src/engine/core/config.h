@@ -39,6 +39,9 @@ struct cdm_config {
     bool activate_build_paths;         /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH,
                                         * LIBRARY_PATH too */
     bool activate_redirect;            /* [activate] redirect: LD_AUDIT with cdm-audit.so */
+    bool activate_named_toolkit_only;  /* [activate] find_toolkit = false: a toolkit kept in
+                                        * CUDA_PATH only when CUDA_PATH or CUDA_HOME name it,
+                                        * none looked for (toolkit_kept.c) */
     unsigned windows_retry_seconds;    /* [windows] retry_seconds: how long a rename or delete
                                         * waits for a scanner to close the file (0: none) */
 };

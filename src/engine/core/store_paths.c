@@ -141,6 +141,19 @@ char *view_name(const char *install_id, const char *tk_version, const char *tk_r
     return xasprintf("%s" VIEW_TOOLKIT "%s-%.8s", install_id, tk_version, hex);
 }
 
+char *shell_view_name(const char *install_id, const char *tk_version, const char *tk_real)
+{
+    char *name = view_name(install_id, tk_version, tk_real);
+    char *shell = xasprintf("%s" SHELL_VIEW_SUFFIX, name);
+    free(name);
+    return shell;
+}
+
+bool view_is_shells(const char *name)
+{
+    return store_is_view_name(name) && str_ends_with(name, SHELL_VIEW_SUFFIX);
+}
+
 bool store_is_view_name(const char *path)
 {
     return strchr(path_basename(path), '+') != NULL;

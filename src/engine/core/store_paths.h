@@ -61,6 +61,12 @@ char *store_deployed_object(const cdm_ctx *ctx, const char *sha256);
  * hash>", for install_id over the toolkit of version tk_version in folder tk_real (links
  * resolved); malloc'd. */
 char *view_name(const char *install_id, const char *tk_version, const char *tk_real);
+/* The view an activation makes of an install over a toolkit no link records
+ * (activate_toolkit.h): view_name's with SHELL_VIEW_SUFFIX after it, so that cdm gc tells
+ * it from a link's and keeps it while a shell may use it; malloc'd. */
+#define SHELL_VIEW_SUFFIX ".shell"
+char *shell_view_name(const char *install_id, const char *tk_version, const char *tk_real);
+bool view_is_shells(const char *name);
 /* Whether the last component of path is a view's name (an install's id never holds '+'). */
 bool store_is_view_name(const char *path);
 /* The toolkit's version in a view's name ("13.0.88"); "" when name is none. */

@@ -52,6 +52,58 @@ static void check_toolkit(struct doctor *d)
                    "file, no nvcc on PATH)");
 }
 
+/* A toolkit on this machine other than what CUDA_PATH names: the one CUDA_PATH had before
+ * an activation, else the first cdm finds outside the store. Into where (its folder). */
+static bool toolkit_elsewhere(struct doctor *d, char *where, size_t size)
+{
+    char *saved = fs_getenv("CDM_SAVED_CUDA_PATH");
+    struct toolkit_info tk = {0};
+    bool found = saved && str_starts_with(saved, "set:") &&
+                 toolkit_in_dir(saved + 4, "CDM_SAVED_CUDA_PATH", &tk);
+    if (found)
+        copy_text(where, size, saved + 4);
+    toolkit_free(&tk);
+    free(saved);
+    struct cdm_toolkit *all = NULL;
+    size_t n = 0;
+    char *root = fs_realpath(cdm_root(d->ctx));
+    if (!found && cdm_toolkits(d->ctx, &all, &n) == CDM_OK)
+        for (size_t i = 0; i < n && !found; i++)
+            if ((found = !root || !path_within(all[i].real, root)))
+                copy_text(where, size, all[i].path);
+    free(root);
+    free(all);
+    return found;
+}
+
+/* CUDA_PATH holding no toolkit while one is here: builds that find nvcc and cudart through
+ * it (torch.utils.cpp_extension, CuPy, CMake) lose them. An activation by an older cdm did
+ * this; this one keeps the toolkit (toolkit_kept.c). */
+static void check_cuda_path(struct doctor *d)
+{
+    char *cuda = fs_getenv("CUDA_PATH");
+    struct toolkit_info tk = {0};
+    char where[4096];
+    if (!cuda || !*cuda)
+        doctor_add(d, "toolkit.cuda_path", CDM_CHECK_SKIP, NULL, "CUDA_PATH is not set");
+    else if (toolkit_in_dir(cuda, "CUDA_PATH", &tk))
+        doctor_add(d, "toolkit.cuda_path", CDM_CHECK_OK, NULL,
+                   "CUDA_PATH '%s' holds the CUDA %s toolkit", cuda, tk.version);
+    else if (toolkit_elsewhere(d, where, sizeof(where)))
+        doctor_add(d, "toolkit.cuda_path", CDM_CHECK_FAIL,
+                   "activate again ('cdm activate'), which keeps the toolkit in CUDA_PATH with "
+                   "the project's cuDNN, or set CUDA_PATH to the toolkit",
+                   "CUDA_PATH '%s' holds no CUDA toolkit, but '%s' is one: builds that find "
+                   "nvcc and cudart through CUDA_PATH (torch.utils.cpp_extension, CuPy, CMake) "
+                   "lose them",
+                   cuda, where);
+    else
+        doctor_add(d, "toolkit.cuda_path", CDM_CHECK_OK, NULL,
+                   "CUDA_PATH '%s' holds no CUDA toolkit, and none is here to hide", cuda);
+    toolkit_free(&tk);
+    free(cuda);
+}
+
 static void check_compat_toolkit(struct doctor *d)
 {
     if (!d->have_install || !d->have_toolkit) {
@@ -182,7 +234,7 @@ static void check_view(struct doctor *d)
     free(fix);
 }
 
-static const doctor_check_fn checks[] = {check_driver, check_toolkit, check_view,
+static const doctor_check_fn checks[] = {check_driver, check_toolkit, check_cuda_path, check_view,
                                          check_compat_toolkit, check_compat_driver};
 
 const struct doctor_layer doctor_driver_layer = {"driver", checks, CDM_ARRAY_LEN(checks)};

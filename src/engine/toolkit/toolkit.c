@@ -96,14 +96,19 @@ bool toolkit_in_dir(const char *dir, const char *why, struct toolkit_info *out)
     return probe_dir(dir, why, out) && split_version(out);
 }
 
-/* True when path is the store or inside it. */
+/* True when path is the store or inside it, but for its views (view.h): a view holds a
+ * toolkit, which activation points CUDA_PATH at (toolkit_kept.c). */
 static bool in_store(const char *store_root, const char *path)
 {
+    char *views = path_join(store_root, "views");
     char *real = fs_realpath(path), *root = fs_realpath(store_root);
-    bool inside = real && root && str_starts_with(real, root) &&
-                  (real[strlen(root)] == '/' || real[strlen(root)] == '\\' || !real[strlen(root)]);
+    char *views_real = fs_realpath(views);
+    bool inside = real && root && path_within(real, root) &&
+                  !(views_real && path_within(real, views_real) && strcmp(real, views_real));
+    free(views_real);
     free(real);
     free(root);
+    free(views);
     return inside;
 }
 

@@ -24,8 +24,9 @@ struct toolkit_info {
 bool toolkit_in_dir(const char *dir, const char *why, struct toolkit_info *out);
 
 /* The toolkit a build here would use: CUDA_PATH, then CUDA_HOME, then nvcc on PATH. A
- * variable pointing into the store at store_root is passed over: activation points
- * CUDA_PATH at the project's link, which holds cuDNN, not a toolkit. As above for out. */
+ * variable pointing into the store at store_root is passed over, but for its views (which
+ * hold a toolkit): without a toolkit, activation points CUDA_PATH at the project's link,
+ * which holds cuDNN, not a toolkit. As above for out. */
 bool toolkit_find(const char *store_root, struct toolkit_info *out);
 void toolkit_free(struct toolkit_info *t);
 

@@ -333,6 +333,22 @@ unsigned view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char 
     return pr.count;
 }
 
+/* An activation's view (shell_view_name) stays while a shell may use it: while its install
+ * is installed and its toolkit there (its bin folder leads somewhere). Small (links only),
+ * it is made again by the next activation once gone. */
+static bool shells_view_kept(cdm_ctx *ctx, const char *dir, const char *name)
+{
+    char id[64];
+    struct cdm_install_info in;
+    char *path = path_join(dir, name);
+    char *bin = path_join(path, "bin");
+    bool kept = view_is_shells(name) && store_install_of(ctx, path, id, sizeof(id)) &&
+                db_install_get(ctx, id, &in) == CDM_OK && fs_is_dir_followed(bin);
+    free(bin);
+    free(path);
+    return kept;
+}
+
 int views_gc(cdm_ctx *ctx, unsigned *removed)
 {
     char *dir = store_views_dir(ctx);
@@ -348,7 +364,7 @@ int views_gc(cdm_ctx *ctx, unsigned *removed)
         bool in_use = false;
         for (char **u = used; u && *u && !in_use; u++)
             in_use = !strcmp(*u, *n);
-        if (in_use)
+        if (in_use || shells_view_kept(ctx, dir, *n))
             continue;
         char *path = path_join(dir, *n);
         rc = fs_remove_tree(ctx, path);
