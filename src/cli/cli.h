@@ -228,8 +228,10 @@ void cli_format_time(long long t, char *out, size_t size);
 
 /* cmd_activate.c: shared by activate, deactivate and hook. */
 /* The code page cmd decodes a program's output and its batch files with: the console's
- * as the shell had it when cdm started (chcp), else the system's OEM code page (what cmd
- * uses without a console). Windows only (main_win32.c). */
+ * as the shell had it when cdm started (chcp; remembered by main_win32.c first thing,
+ * before cdm changes it), else the system's OEM code page (what cmd uses without a
+ * console). Windows only (term_win32.c). */
+void cli_remember_shell_code_page(void);
 unsigned cli_shell_code_page(void);
 /* text (UTF-8) as cmd must read it: in cli_shell_code_page's code page on Windows, as it
  * is elsewhere. NULL when a character of it has no place in that code page: *bad then

@@ -15,14 +15,6 @@
 #include <windows.h>
 
 static UINT saved_output_cp;
-/* The console's code page as the shell that started cdm has it, before cdm's own change
- * below; 0 without a console. */
-static UINT shell_output_cp;
-
-unsigned cli_shell_code_page(void)
-{
-    return shell_output_cp ? shell_output_cp : GetOEMCP();
-}
 
 /* The code page belongs to the console window, shared with the shell that started cdm:
  * give the old one back. */
@@ -70,7 +62,7 @@ int wmain(int argc, wchar_t **wargv)
 {
     if (argc == 3 && !wcscmp(wargv[1], L"" CDM_PROBE_CHILD_ARG))
         return probe_child(wargv[2]);
-    shell_output_cp = GetConsoleOutputCP();
+    cli_remember_shell_code_page(); /* before the change below */
     if (cli_stdout_is_terminal() || cli_stderr_is_terminal()) {
         UINT cp = GetConsoleOutputCP();
         if (cp != CP_UTF8 && SetConsoleOutputCP(CP_UTF8)) {

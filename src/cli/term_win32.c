@@ -51,6 +51,20 @@ bool cli_stdout_is_terminal(void)
     return is_console(STD_OUTPUT_HANDLE);
 }
 
+/* The console's code page as the shell that started cdm has it, before cdm shows its own
+ * output in UTF-8 (main_win32.c); 0 without a console. */
+static UINT shell_output_cp;
+
+void cli_remember_shell_code_page(void)
+{
+    shell_output_cp = GetConsoleOutputCP();
+}
+
+unsigned cli_shell_code_page(void)
+{
+    return shell_output_cp ? shell_output_cp : GetOEMCP();
+}
+
 /* The character of text (UTF-8) that starts at byte i: its length in bytes. */
 static size_t utf8_len_at(const char *text, size_t i)
 {

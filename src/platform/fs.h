@@ -106,6 +106,10 @@ int fs_atomic_write_whole(cdm_ctx *ctx, const char *path, const void *data, size
 
 /* The permission bits (07777) of the file at path, not following a link; -1 where the
  * system has none (Windows) or the file cannot be examined. */
+/* Whether the file at path is write-protected as the store's files are on Windows (the
+ * read-only attribute): 1, 0, or -1 where that is not how the system protects them (POSIX:
+ * fs_file_mode's write bits say it) or the file cannot be read. */
+int fs_file_read_only(const char *path);
 int fs_file_mode(const char *path);
 /* How many names the regular file at path has (hard links), not following a link; 0 when
  * it cannot be examined. */

@@ -57,3 +57,9 @@ int fs_dir_set_writable(cdm_ctx *ctx, const char *dir, bool writable)
         return cdm_error_os(ctx, CDM_EIO, "cannot change the permissions of '%s'", dir);
     return CDM_OK;
 }
+
+int fs_file_read_only(const char *path)
+{
+    (void)path; /* the write bits, compared as the file's mode (fs_file_mode) */
+    return -1;
+}

@@ -4,6 +4,7 @@
  * paths past MAX_PATH work and no component is reinterpreted (a trailing dot, "CON").
  */
 #include "fs.h"
+#include "fs_read_only_win32.h"
 #include "fs_wait_win32.h"
 #include "win32_util.h"
 
@@ -97,8 +98,18 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
     /* on NTFS a folder cannot be renamed while a file inside it is open */
     struct win_wait ww = WIN_WAIT_INIT(ctx, from, folder);
     int rc = CDM_OK;
-    while (!MoveFileExW(wf, wt, flags)) {
-        DWORD e = GetLastError(); /* before rename_denial_may_pass sets another */
+    /* A read-only file replaced as rename(2) replaces one: with its attribute left on its
+     * other hard links (a store file an attach or a view links to by another name). */
+    DWORD to_attr = folder ? INVALID_FILE_ATTRIBUTES : GetFileAttributesW(wt);
+    bool over_read_only = to_attr != INVALID_FILE_ATTRIBUTES &&
+                          (to_attr & FILE_ATTRIBUTE_READONLY) &&
+                          !(to_attr & FILE_ATTRIBUTE_DIRECTORY);
+    for (;;) {
+        DWORD e = over_read_only ? win_rename_over_read_only(wf, wt)
+                  : ntfs_move_file(wf, wt, flags) ? 0
+                                                  : GetLastError();
+        if (!e)
+            break;
         if (!win_wait_again(&ww, e, rename_denial_may_pass(wt))) {
             rc = win_wait_fail(&ww, "cannot rename '%s' to '%s'", from, to);
             break;
@@ -109,23 +120,22 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
     return rc;
 }
 
-/* Delete the file w (shown), its read-only attribute taken off first: the store's files
- * carry it (fs_seal_win32.c), and a deletion cdm decided on is not refused for it. A
- * denial is for good only where the attribute stayed. */
+/* Delete the file w (shown). The store's files carry the read-only attribute
+ * (fs_seal_win32.c), and a deletion cdm decided on is not refused for it; nor is the
+ * attribute taken off, which would take it off the file's other hard links too (the
+ * store's file behind an attach's or a view's link): fs_read_only_win32.c. */
 static int delete_file_w(cdm_ctx *ctx, const wchar_t *w, DWORD attr, const char *what,
                          const char *shown)
 {
-    if (attr & FILE_ATTRIBUTE_READONLY)
-        SetFileAttributesW(w, attr & ~(DWORD)FILE_ATTRIBUTE_READONLY);
+    bool read_only = attr & FILE_ATTRIBUTE_READONLY;
     struct win_wait ww = WIN_WAIT_INIT(ctx, shown, false);
-    while (!DeleteFileW(w)) {
-        DWORD e = GetLastError();
-        if (e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
+    for (;;) {
+        DWORD e = read_only ? win_delete_read_only(w) : DeleteFileW(w) ? 0 : GetLastError();
+        if (!e || e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND)
             return CDM_OK; /* a pending deletion that completed while we waited */
         if (!win_wait_again(&ww, e, !win_read_only(w)))
             return win_wait_fail(&ww, "cannot %s '%s'", what, shown);
     }
-    return CDM_OK;
 }
 
 static int remove_dir_w(cdm_ctx *ctx, const wchar_t *w, const char *what, const char *shown)

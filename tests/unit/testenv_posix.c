@@ -8,8 +8,9 @@ const char *testenv_links_unavailable(void)
     return NULL;
 }
 
-const char *testenv_rename_over_link_unavailable(void)
+const char *testenv_rename_over_link_unavailable(const char *scratch)
 {
+    (void)scratch;
     return NULL;
 }
 

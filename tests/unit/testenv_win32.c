@@ -37,11 +37,46 @@ const char *testenv_links_unavailable(void)
                           "(FSCTL_SET_REPARSE_POINT is refused)";
 }
 
-const char *testenv_rename_over_link_unavailable(void)
+/* Asks the file system too: in the test's scratch folder, a file symbolic link is made, a
+ * file renamed over it (as fs_atomic_write_whole replaces one), and the folder removed.
+ * Wine's junction patches keep the replaced link's metadata in a hidden folder that then
+ * keeps its folder from being removed; NTFS leaves nothing. Such a folder, left by an
+ * earlier run, is the answer again (one folder, never one a run). */
+#define LEFT_BEHIND                                                                                \
+    "a file renamed over a link leaves the link's metadata behind there (Wine's junction "         \
+    "patches keep it in a hidden folder that cannot be removed)"
+const char *testenv_rename_over_link_unavailable(const char *scratch)
 {
-    return win_is_wine() ? "Wine's junction patches keep a replaced link's metadata (a hidden "
-                           ".REPARSE_POINT folder that then cannot be removed)"
-                         : testenv_links_unavailable();
+    const char *why = testenv_links_unavailable();
+    if (why)
+        return why;
+    cdm_ctx ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    char *base = path_join(scratch, "rename-over-link-probe");
+    if (fs_kind(base) != FS_NONE && fs_remove_tree(&ctx, base) == CDM_OK &&
+        fs_kind(base) != FS_NONE) {
+        error_state_free(&ctx.err);
+        free(base);
+        return LEFT_BEHIND;
+    }
+    char *target = path_join(base, "target"), *link = path_join(base, "link");
+    int rc = fs_mkdir_p(&ctx, base);
+    if (!rc)
+        rc = fs_atomic_write_whole(&ctx, target, "t", 1);
+    if (!rc && fs_symlink(&ctx, target, link) != CDM_OK)
+        why = "file symbolic links cannot be made in the scratch folder's volume";
+    if (!rc && !why && fs_atomic_write_whole(&ctx, link, "new", 3) != CDM_OK)
+        why = "a file cannot be renamed over a file symbolic link there";
+    fs_remove_tree(&ctx, base);
+    if (!rc && !why && fs_kind(base) != FS_NONE)
+        why = LEFT_BEHIND;
+    if (rc)
+        why = "no scratch folder could be made";
+    error_state_free(&ctx.err);
+    free(link);
+    free(target);
+    free(base);
+    return why;
 }
 
 /* _wputenv_s: cdm reads the C library's copy (_wgetenv), which SetEnvironmentVariableW

@@ -4,6 +4,7 @@
  * are not recorded (they are implied by the files), so only files and links count as extra;
  * but an install whose files were made without write bits (every one since the store became
  * read-only) must have none on its folders either, and a folder that gained one is reported.
+ * On Windows, which records no mode, each file must still carry the read-only attribute.
  */
 #include "db.h"
 #include "store.h"
@@ -32,6 +33,11 @@ struct verify {
     char **recorded; /* relative paths, in the index's order */
     size_t nrecorded, cap;
     bool sealed;     /* files recorded without write bits: the folders must have none */
+    /* Windows, where no mode is recorded: files found without the read-only attribute, judged
+     * once the install is known to be sealed (protected_seen: one file still has it) */
+    char **unprotected;
+    size_t nunprotected;
+    bool protected_seen;
     struct file_hash *hashed; /* the regular files, read beforehand on several threads */
     size_t nhashed, next_hashed;
 };
@@ -75,7 +81,13 @@ static int hash_file(struct verify *v, const char *path, unsigned long long *siz
 static void check_mode(struct verify *v, const struct db_file *f, const char *path)
 {
     int mode = f->mode < 0 ? -1 : fs_file_mode(path);
-    if (f->mode < 0 || mode < 0) {
+    int read_only = f->mode < 0 ? fs_file_read_only(path) : -1;
+    if (read_only == 1) {
+        v->protected_seen = true;
+    } else if (read_only == 0) {
+        ALLOC_GROW(v->unprotected, v->nunprotected);
+        v->unprotected[v->nunprotected++] = xstrdup(f->path);
+    } else if (f->mode < 0 || mode < 0) {
         v->result->mode_unchecked++;
     } else if (mode != f->mode) {
         char *why = xasprintf("mode %04o, was %04o", (unsigned)mode, (unsigned)f->mode);
@@ -161,6 +173,25 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The files of a Windows install that lost the read-only attribute every file of it was made
+ * with (a hard link's attribute is the file's: clearing it on a link in an environment
+ * clears it here). An install none of whose files has it predates that: counted only. */
+static void report_unprotected(struct verify *v)
+{
+    for (size_t i = 0; i < v->nunprotected; i++) {
+        if (v->protected_seen)
+            report(v, v->unprotected[i], CDM_VERIFY_CHANGED,
+                   "its read-only attribute was cleared (the store's files are read-only)");
+        else
+            v->result->mode_unchecked++;
+        free(v->unprotected[i]);
+    }
+    free(v->unprotected);
+    v->unprotected = NULL;
+    v->nunprotected = 0;
+    v->protected_seen = false;
+}
+
 /* A folder of a sealed install that has a write bit again: something could be added to it. */
 static void check_folder_mode(struct verify *v, const char *dir, const char *rel)
 {
@@ -228,6 +259,7 @@ static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct ve
     v->next_hashed = 0;
     if (!rc)
         rc = db_files_each(ctx, in->id, check_recorded, v);
+    report_unprotected(v);
     for (size_t i = 0; i < v->nhashed; i++)
         free(v->hashed[i].path);
     free(v->hashed);

@@ -1,5 +1,5 @@
 /*
- * Recovery, for both kinds of interrupted work. Each writes its journal into the index
+ * Recovery, for every kind of interrupted work. Each writes its journal into the index
  * before it touches the disk, so the next writer (under the store lock) can tell how far
  * it got:
  *
@@ -13,8 +13,8 @@
  * - A link change records its generation "pending", switches the link, writes the pin
  *   file and marks it "ok" (cdm_link, cdm_unlink, cdm_rollback). When the link on disk
  *   is the one a pending generation names, the change happened and the record becomes
- *   "ok" (and the pin follows); otherwise the record goes. Only "ok" generations are
- *   history.
+ *   "ok" (and the pin follows, and the attached environments' hard links follow the
+ *   switch); otherwise the record goes. Only "ok" generations are history.
  *
  * - cdm attach records an attachment "attaching" (naming the folder that keeps the wheel's
  *   files), moves each cuDNN file there and puts its link in its place, and marks it
@@ -26,6 +26,7 @@
 #include "recover.h"
 #include "deploy_files.h"
 #include "db.h"
+#include "attach.h"
 #include "attach_files.h"
 #include "dll_hook.h"
 #include "db_attach.h"
@@ -62,6 +63,28 @@ static bool pending_happened(cdm_ctx *ctx, const struct db_generation_ref *g)
     return happened;
 }
 
+/* The folder a generation's link leads to: its view, else its install (malloc'd; NULL for
+ * an unlink or no such generation). */
+static char *generation_target(cdm_ctx *ctx, const char *project, long long number)
+{
+    struct cdm_generation g;
+    if (number < 1 || db_generation_get(ctx, project, number, &g) || !*g.install_id)
+        return NULL;
+    return *g.view ? store_view_path(ctx, g.view) : store_install_path(ctx, g.install_id);
+}
+
+/* A change killed after its switch, before the attached environments followed it: their
+ * hard links (Windows) still name the files of the generation before; they follow now, as
+ * the change would have made them. */
+static void follow_settled(cdm_ctx *ctx, const struct db_generation_ref *g)
+{
+    char *old_root = generation_target(ctx, g->project, g->number - 1);
+    struct cdm_install_info in;
+    if (old_root && g->install_id && db_install_get(ctx, g->install_id, &in) == CDM_OK)
+        attach_follow_switch(ctx, g->project, old_root, g->view ? NULL : in.bin_dir);
+    free(old_root);
+}
+
 /* Settle one pending generation by what the disk shows. */
 static int settle(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
 {
@@ -78,6 +101,8 @@ static int settle(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
         /* The pin follows the link; a failure here is reported by the next link. */
         if (!rc && happened && g->install_id && cdm_project_open(ctx, g->project, &p) == CDM_OK)
             project_pin_write(ctx, &p, g->install_id);
+        if (!rc && happened)
+            follow_settled(ctx, g);
     }
     (*done)++;
     return rc;
