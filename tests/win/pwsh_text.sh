@@ -1,5 +1,6 @@
-# cdm.exe's own PowerShell text, for a project whose path holds Latin, Cyrillic and CJK
-# letters, quotes, '$', backticks and spaces, linked through a junction: it keeps the rules
+# cdm.exe's own PowerShell text, for a project (and a store, which the default's activation
+# names) whose path holds Latin, Cyrillic and CJK letters, quotes, '$', backticks and spaces,
+# linked through a junction: it keeps the rules
 # tests/ps_rules.py holds every PowerShell text to (ASCII only, verbatim strings, nothing
 # PowerShell 5.1 lacks, nothing read before it is set); decoded as Windows PowerShell would
 # decode a native program's output (code pages 437, 850 and 1252: Out-String reads it with
@@ -16,6 +17,8 @@ fi
 name=$'proj \'q\' $x `b` caf\xc3\xa9 \xd0\x96\xd1\x83\xd0\xba \xe6\x97\xa5\xe6\x9c\xac'
 P=$SCRATCH/$name
 mkdir -p "$P"
+# the store under such a name too: the default's activation names it
+export CDM_ROOT=$(wpath "$SCRATCH/store $name")
 run_cdm install "$(wpath "$(fixture cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip)")"
 expect_rc 0 "9.1 installs"
 run_cdm link "$(wpath "$P")" 9.1.0.70
@@ -30,8 +33,10 @@ check "so does cdm.exe's prompt hook" test -z "$OUT"
 
 # Each $env: line evaluated as PowerShell does: '...' verbatim (a doubled quote is one),
 # [char]0xNNNN one UTF-16 unit, [IO.Path]::PathSeparator ';', joined by +.
-check "decoded as code page 437, 850 or 1252 it is the same text, and CUDA_PATH is the project's link, every letter intact" \
-  python3 - "$SCRATCH/activate.raw" "$(wpath "$P")\\cuda_link" <<'EOF'
+# decoded RAW WANT: RAW read as each code page is the same text, whose CUDA_PATH is WANT and
+# whose PATH starts with WANT's bin folder
+decoded() {
+  python3 - "$1" "$2" <<'EOF'
 import re, sys
 raw = open(sys.argv[1], "rb").read()
 texts = {cp: raw.decode(cp) for cp in ("cp437", "cp850", "cp1252")}
@@ -59,5 +64,17 @@ if values.get("CUDA_PATH") != want:
 if not values.get("PATH", "").startswith(want + "\\bin;"):
     sys.exit("PATH starts %r" % values.get("PATH", "")[:200])
 EOF
+}
+check "decoded as code page 437, 850 or 1252 it is the same text, and CUDA_PATH is the project's link, every letter intact" \
+  decoded "$SCRATCH/activate.raw" "$(wpath "$P")\\cuda_link"
+
+# Outside projects, the default: CUDA_PATH is the install's folder in the store, whose path
+# holds the same letters.
+run_cdm default 9.1.0.70
+expect_rc 0 "a default in a store named with them"
+(cd "$SCRATCH" && "$WINE" "$CDM_EXE" activate --shell pwsh) >"$SCRATCH/default.raw" 2>"$SCRATCH/default.err"
+check "the default's text keeps the rules" test -z "$(python3 "$TESTS_DIR/ps_rules.py" --data "$SCRATCH/default.raw")"
+check "decoded as code page 437, 850 or 1252, CUDA_PATH is the store's folder, every letter intact" \
+  decoded "$SCRATCH/default.raw" "$CDM_ROOT\\9.1.0.70-cuda12"
 
 done_testing
