@@ -124,6 +124,24 @@ check "after this cdm's activation CUDA_PATH holds the toolkit" test "$(status t
 check "and the doctor's toolkit is the view's" \
   test "$(json "[c['detail'] for c in d['checks'] if c['name'] == 'toolkit'][0]")" != "" -a "$(status toolkit)" = ok
 
+# ---- the default, persisted for new sessions -------------------------------------------------------
+# cdm default --persist writes CUDA_PATH for every new session: there too a toolkit the
+# user's environment names is kept, through the view; --unpersist takes it out again.
+envd=$HOME/.config/environment.d/60-cdm-default.conf
+run_cdm default 9.1
+(env -u CUDA_HOME CUDA_PATH="$TK12" "$CDM" default --persist >/dev/null 2>"$SCRATCH/err")
+check "cdm default --persist with CUDA_PATH naming a toolkit" test $? -eq 0
+pview=$(sed -n 's/^CUDA_PATH=//p' "$envd" 2>/dev/null)
+check "environment.d's CUDA_PATH is the view of that toolkit with the default on top" \
+  sh -c 'case "$1" in "$2"/views/9.1.0.70-cuda12+cuda12.4.1-*.shell) exit 0 ;; esac; exit 1' _ "$pview" "$CDM_ROOT"
+check "whose bin holds nvcc" test "$(readlink -f "$pview/bin/nvcc")" = "$TK12/bin/nvcc"
+check "CUDNN_PATH there stays the install's folder" grep -qx "CUDNN_PATH=$CDM_ROOT/$A" "$envd"
+got=$(env -i HOME="$HOME" sh -c '. "$HOME/.profile"; printf "%s|%s" "$CUDA_PATH" "$CUDNN_PATH"')
+check "a login shell gets the same" test "$got" = "$pview|$CDM_ROOT/$A"
+run_cdm default --unpersist
+check "--unpersist takes it out" test ! -e "$envd"
+run_cdm default --unset
+
 # ---- no toolkit named: one cdm finds here, when the tables allow it ---------------------------------
 # The machine's own toolkits (/usr/local/cuda-*: a CUDA 13 one on the machines CI runs on) are
 # looked for unless CDM_FIND_TOOLKIT or [activate] find_toolkit says not; a cuda13 build is

@@ -76,4 +76,28 @@ check "persist made PATH" test "$(regq PATH)" = "REG_EXPAND_SZ $DIR\\bin"
 "$WINE" "$CDM_EXE" default --unpersist >/dev/null 2>&1
 check "unpersist removed PATH, CUDA_PATH and CUDNN_PATH again" \
   test "$(regq PATH)|$(regq CUDA_PATH)|$(regq CUDNN_PATH)" = "absent|absent|absent"
+
+# A toolkit there (CUDA_PATH names it, as NVIDIA's installer sets it): the persisted
+# CUDA_PATH does not hide it: a view of it with the default on top where junctions can be
+# made, else the toolkit kept as it is, with a warning. --unpersist gives it back.
+TK=$SCRATCH/v11.8
+mkdir -p "$TK/bin" "$TK/lib/x64" "$TK/include"
+printf '{"cuda": {"name": "CUDA SDK", "version": "11.8.89"}}\n' >"$TK/version.json"
+echo 'MZ stand-in nvcc' >"$TK/bin/nvcc.exe"
+regset CUDA_PATH REG_SZ "$(wpath "$TK")"
+CUDA_PATH=$(wpath "$TK") run_cdm default --persist
+expect_rc 0 "persist with CUDA_PATH naming a CUDA 11.8 toolkit"
+got=$(regq CUDA_PATH)
+if junctions_work; then
+  check "HKCU's CUDA_PATH is a view of the toolkit with the default on top" \
+    sh -c 'case "$1" in "REG_SZ $2\\views\\8.8.0.121-cuda11+cuda11.8.89-"*.shell) exit 0 ;; esac; exit 1' _ "$got" "$CDM_ROOT"
+  vpath=$(printf '%s' "${got#REG_SZ Z:}" | tr '\\' /)
+  check "whose bin holds nvcc.exe and the default's cudnn64_8.dll" \
+    test -e "$vpath/bin/nvcc.exe" -a -e "$vpath/bin/cudnn64_8.dll"
+else
+  check "no view without junctions: HKCU's CUDA_PATH keeps the toolkit" test "$got" = "REG_SZ $(wpath "$TK")"
+fi
+check "CUDNN_PATH is the install" test "$(regq CUDNN_PATH)" = "REG_SZ $DIR"
+run_cdm default --unpersist
+check "--unpersist gives CUDA_PATH back as the toolkit" test "$(regq CUDA_PATH)" = "REG_SZ $(wpath "$TK")"
 done_testing

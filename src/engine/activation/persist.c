@@ -8,6 +8,7 @@
  * finished by the next one and --unpersist restores exactly what was found.
  */
 #include "persist.h"
+#include "activate_toolkit.h"
 #include "userstate.h"
 #include "platform/fs.h"
 #include "platform/userenv.h"
@@ -57,7 +58,26 @@ static int check_plain(cdm_ctx *ctx, const char *path)
     return CDM_OK;
 }
 
-static char *profile_block(const char *dir, const char *lib)
+/* What CUDA_PATH is to name in new sessions: the install's folder, or, where a CUDA toolkit
+ * is there (the user's CUDA_PATH or CUDA_HOME, else one cdm finds that the tables allow),
+ * a view of it with the install on top: the default never hides a toolkit either
+ * (toolkit_kept.c). sep: the system's separator. malloc'd. */
+static char *persist_cuda_path(cdm_ctx *ctx, const struct cdm_install_info *in, char sep)
+{
+    struct cdm_activation *a = xcalloc(1, sizeof(*a));
+    char *state = userstate_dir(ctx);
+    char *cuda = NULL;
+    if (copy_str(a->project, sizeof(a->project), state) &&
+        copy_str(a->link_path, sizeof(a->link_path), in->path)) {
+        activation_keep_toolkit(ctx, in, a);
+        cuda = xstrdup(*a->cuda_path ? a->cuda_path : in->path);
+    }
+    free(state);
+    free(a);
+    return path_slashes_to(cuda ? cuda : xstrdup(in->path), sep);
+}
+
+static char *profile_block(const char *cuda, const char *dir, const char *lib)
 {
     return xasprintf(MARK_BEGIN "# written by 'cdm default --persist'; 'cdm default --unpersist' "
                                 "removes this block\n"
@@ -68,7 +88,7 @@ static char *profile_block(const char *dir, const char *lib)
                                 "*) export LD_LIBRARY_PATH='%s'\"${LD_LIBRARY_PATH:+:$LD_LIBRARY_"
                                 "PATH}\" ;;\n"
                                 "esac\n" MARK_END,
-                     dir, dir, lib, lib);
+                     cuda, dir, lib, lib);
 }
 
 /* The first line of text that is mark (mark holds its line break), or NULL. */
@@ -137,18 +157,20 @@ static int files_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const ch
     char *envd_dir = userenv_envd_dir(), *profile = userenv_profile();
     char *envd = path_join(envd_dir, ENVD_FILE);
     char *lib = *in->lib_dir ? path_join(in->path, in->lib_dir) : xstrdup(in->path);
+    char *cuda = persist_cuda_path(ctx, in, '/');
     char *envd_text = NULL, *block = NULL, *rec = NULL, *was_created = NULL, *was_nl = NULL;
     struct strbuf old_envd = STRBUF_INIT, text = STRBUF_INIT, next = STRBUF_INIT;
     bool envd_exists, profile_exists;
     int rc;
-    if ((rc = check_plain(ctx, in->path)) || (rc = check_plain(ctx, lib)))
+    if ((rc = check_plain(ctx, in->path)) || (rc = check_plain(ctx, lib)) ||
+        (rc = check_plain(ctx, cuda)))
         goto out;
     envd_text = xasprintf("# written by 'cdm default --persist' for new sessions; 'cdm default "
                           "--unpersist' removes this file\n"
                           "CUDA_PATH=%s\nCUDNN_PATH=%s\n"
                           "LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n",
-                          in->path, in->path, lib);
-    block = profile_block(in->path, lib);
+                          cuda, in->path, lib);
+    block = profile_block(cuda, in->path, lib);
     snprintf(where, size, "%s and %s", envd, profile);
     if ((rc = read_text(ctx, envd, &old_envd, &envd_exists)) ||
         (rc = read_text(ctx, profile, &text, &profile_exists)))
@@ -197,6 +219,7 @@ out:
     free(rec);
     free(block);
     free(envd_text);
+    free(cuda);
     free(lib);
     free(envd);
     free(profile);
@@ -288,6 +311,7 @@ static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char
 {
     /* the install's folder and the loader path entry, in the system's own form */
     char *dir = path_slashes_to(xstrdup(in->path), '\\');
+    char *cuda_dir = persist_cuda_path(ctx, in, '\\');
     char *bin_rel = path_slashes_to(xstrdup(in->bin_dir), '\\');
     char *entry = *bin_rel ? path_join(dir, bin_rel) : xstrdup(dir);
     char *old_entry = record ? userstate_get(record, "entry") : NULL;
@@ -321,7 +345,7 @@ static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char
                            list.len, CMD_PATH_MAX);
         goto out;
     }
-    *changed = !cuda || strcmp(cuda, dir) || !cudnn || strcmp(cudnn, dir) || !path ||
+    *changed = !cuda || strcmp(cuda, cuda_dir) || !cudnn || strcmp(cudnn, dir) || !path ||
                strcmp(path, sb_str(&list)) || !path_x || !record;
     if (dry_run || !*changed)
         goto out;
@@ -330,12 +354,12 @@ static int reg_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const char
     saved_path = record ? userstate_get(record, "PATH")
                         : (path ? xstrdup(path_x ? "expand" : "sz") : xstrdup("unset"));
     rec = xasprintf("# what 'cdm default --persist' changed; 'cdm default --unpersist' reads it\n"
-                    "kind=registry\nwhere=HKCU\\Environment\nvalue=%s\nentry=%s\nCUDA_PATH=%s\n"
-                    "CUDNN_PATH=%s\nPATH=%s\n",
-                    dir, entry, saved_cuda ? saved_cuda : "unset",
+                    "kind=registry\nwhere=HKCU\\Environment\nvalue=%s\ncuda_value=%s\nentry=%s\n"
+                    "CUDA_PATH=%s\nCUDNN_PATH=%s\nPATH=%s\n",
+                    dir, cuda_dir, entry, saved_cuda ? saved_cuda : "unset",
                     saved_cudnn ? saved_cudnn : "unset", saved_path ? saved_path : "unset");
     if ((rc = userstate_write(ctx, RECORD, rec)) ||
-        (rc = userenv_reg_set(ctx, "CUDA_PATH", dir, false)) ||
+        (rc = userenv_reg_set(ctx, "CUDA_PATH", cuda_dir, false)) ||
         (rc = userenv_reg_set(ctx, "CUDNN_PATH", dir, false)))
         goto out;
     fs_crash_point("persist-registry");
@@ -353,6 +377,7 @@ out:
     free(old_entry);
     free(entry);
     free(bin_rel);
+    free(cuda_dir);
     free(dir);
     return rc;
 }
@@ -376,6 +401,7 @@ static int reg_restore(cdm_ctx *ctx, const char *name, const char *ours, const c
 static int reg_remove(cdm_ctx *ctx, const char *record, bool dry_run, bool *changed)
 {
     char *value = userstate_get(record, "value"), *entry = userstate_get(record, "entry");
+    char *cuda_value = userstate_get(record, "cuda_value"); /* older records: value */
     char *saved_cuda = userstate_get(record, "CUDA_PATH");
     char *saved_cudnn = userstate_get(record, "CUDNN_PATH");
     char *saved_path = userstate_get(record, "PATH");
@@ -386,7 +412,7 @@ static int reg_remove(cdm_ctx *ctx, const char *record, bool dry_run, bool *chan
     *changed = true;
     if (dry_run)
         goto out;
-    if ((rc = reg_restore(ctx, "CUDA_PATH", value, saved_cuda)) ||
+    if ((rc = reg_restore(ctx, "CUDA_PATH", cuda_value ? cuda_value : value, saved_cuda)) ||
         (rc = reg_restore(ctx, "CUDNN_PATH", value, saved_cudnn)) ||
         (rc = userenv_reg_get(ctx, "PATH", &path, &path_x)))
         goto out;
@@ -405,6 +431,7 @@ out:
     free(saved_cudnn);
     free(saved_cuda);
     free(entry);
+    free(cuda_value);
     free(value);
     return rc;
 }
