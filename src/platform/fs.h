@@ -98,6 +98,13 @@ void fs_file_abort(struct fs_file *f);
  * nothing is written through a link there (a caller that means to, resolves it first). */
 struct fs_atomic;
 int fs_atomic_open(cdm_ctx *ctx, const char *path, bool executable, struct fs_atomic **out);
+/* The process that wrote name as a temporary file of base: the pid of
+ * "<base>.cdm-<pid>.tmp" (base NULL: of any file), else 0. */
+uint64_t fs_temp_writer(const char *name, const char *base);
+/* Remove from dir the temporary files of base (NULL: of any file) whose writer is gone, as a
+ * kill between fs_atomic_open and the commit leaves them; fs_atomic_open does it for its own
+ * path first. How many went; nothing else is touched, and no error is kept. */
+unsigned fs_clean_stale_temps(cdm_ctx *ctx, const char *dir, const char *base);
 int fs_atomic_write(cdm_ctx *ctx, struct fs_atomic *a, const void *buf, size_t n);
 int fs_atomic_commit(cdm_ctx *ctx, struct fs_atomic *a);
 void fs_atomic_abort(cdm_ctx *ctx, struct fs_atomic *a);

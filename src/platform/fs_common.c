@@ -55,9 +55,46 @@ struct fs_atomic {
     char *path, *tmp;
 };
 
+uint64_t fs_temp_writer(const char *name, const char *base)
+{
+    size_t b = base ? strlen(base) : strcspn(name, "");
+    const char *mark = base ? name + b : strstr(name, ".cdm-");
+    if ((base && strncmp(name, base, b)) || !mark || strncmp(mark, ".cdm-", 5) ||
+        !str_ends_with(name, ".tmp"))
+        return 0;
+    const char *digits = mark + 5;
+    size_t n = strspn(digits, "0123456789");
+    return n && n < 20 && !strcmp(digits + n, ".tmp") ? strtoull(digits, NULL, 10) : 0;
+}
+
+unsigned fs_clean_stale_temps(cdm_ctx *ctx, const char *dir, const char *base)
+{
+    char **names = NULL;
+    unsigned removed = 0;
+    struct saved_error saved = error_save(ctx);
+    if (fs_list_dir(ctx, dir, &names) == CDM_OK) {
+        for (char **n = names; *n; n++) {
+            uint64_t pid = fs_temp_writer(*n, base);
+            char *path = pid ? path_join(dir, *n) : NULL;
+            enum fs_kind kind = pid ? fs_kind(path) : FS_NONE;
+            if (pid && pid != fs_process_id() && !fs_process_running(pid) &&
+                (kind == FS_FILE || kind == FS_LINK) && fs_remove_file(ctx, path) == CDM_OK)
+                removed++;
+            free(path);
+        }
+    }
+    strv_free(names);
+    error_restore(ctx, &saved);
+    return removed;
+}
+
 int fs_atomic_open(cdm_ctx *ctx, const char *path, bool executable, struct fs_atomic **out)
 {
     *out = NULL;
+    /* what a writer of path killed before its commit left beside it goes first */
+    char *dir = path_dirname(path);
+    fs_clean_stale_temps(ctx, dir, path_basename(path));
+    free(dir);
     char *tmp = xasprintf("%s.cdm-%llu.tmp", path, (unsigned long long)fs_process_id());
     struct fs_file *f = NULL;
     int rc = fs_kind(tmp) == FS_NONE ? CDM_OK : fs_remove_file(ctx, tmp);

@@ -105,9 +105,11 @@ int fs_rename(cdm_ctx *ctx, const char *from, const char *to)
                           (to_attr & FILE_ATTRIBUTE_READONLY) &&
                           !(to_attr & FILE_ATTRIBUTE_DIRECTORY);
     for (;;) {
-        DWORD e = over_read_only ? win_rename_over_read_only(wf, wt)
-                  : ntfs_move_file(wf, wt, flags) ? 0
-                                                  : GetLastError();
+        DWORD e = 0;
+        if (over_read_only)
+            e = win_rename_over_read_only(wf, wt);
+        else if (!ntfs_move_file(wf, wt, flags))
+            e = GetLastError();
         if (!e)
             break;
         if (!win_wait_again(&ww, e, rename_denial_may_pass(wt))) {

@@ -258,6 +258,30 @@ static int spawn_and_wait(const struct trace_request *req, const char *program, 
     return err;
 }
 
+#define TRACE_DIR_PREFIX "cdm-trace."
+
+/* A trace killed before its clean-up left TMPDIR/cdm-trace.<pid>.XXXXXX (its socket's
+ * folder): each whose process is gone is removed before the next trace. */
+static void clean_stale_trace_dirs(cdm_ctx *ctx, const char *tmpdir)
+{
+    char **names = NULL;
+    struct saved_error saved = error_save(ctx);
+    if (fs_list_dir(ctx, tmpdir, &names) == CDM_OK)
+        for (char **n = names; *n; n++) {
+            if (!str_starts_with(*n, TRACE_DIR_PREFIX))
+                continue;
+            const char *digits = *n + strlen(TRACE_DIR_PREFIX);
+            size_t len = strspn(digits, "0123456789");
+            uint64_t pid = len && len < 20 && digits[len] == '.' ? strtoull(digits, NULL, 10) : 0;
+            char *dir = pid ? path_join(tmpdir, *n) : NULL;
+            if (pid && !fs_process_running(pid) && fs_kind(dir) == FS_DIR)
+                fs_remove_tree(ctx, dir);
+            free(dir);
+        }
+    strv_free(names);
+    error_restore(ctx, &saved);
+}
+
 int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result *out)
 {
     memset(out, 0, sizeof(*out));
@@ -281,8 +305,13 @@ int trace_run(cdm_ctx *ctx, const struct trace_request *req, struct trace_result
         goto out;
     }
     const char *tmp = getenv("TMPDIR");
-    /* mkdtemp fills in the X's: a private folder for the channel's socket */
-    char *pattern = path_join(tmp && *tmp ? tmp : "/tmp", "cdm-trace.XXXXXX");
+    const char *tmpdir = tmp && *tmp ? tmp : "/tmp";
+    clean_stale_trace_dirs(ctx, tmpdir);
+    /* mkdtemp fills in the X's: a private folder for the channel's socket, named with this
+     * process, so that one a kill left is known for the next trace to remove */
+    char *base = xasprintf(TRACE_DIR_PREFIX "%llu.XXXXXX", (unsigned long long)getpid());
+    char *pattern = path_join(tmpdir, base);
+    free(base);
     dir = mkdtemp(pattern) ? pattern : NULL;
     if (!dir) {
         rc = cdm_error_os(ctx, CDM_EIO, "cannot make a temporary folder '%s'", pattern);

@@ -184,7 +184,11 @@ static char *entry_link(const char *project, const char *entry)
     if (!path_within(entry, project) || !entry[n] || !entry[n + 1])
         return NULL;
     const char *name = entry + n + 1;
-    return xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry);
+    /* the environment's text: only a plain link name leads to a link of the project's */
+    char *link_name = xasprintf("%.*s", (int)strcspn(name, "/\\"), name);
+    bool plain = !config_link_name_problem(link_name);
+    free(link_name);
+    return plain ? xasprintf("%.*s", (int)(name - entry + strcspn(name, "/\\")), entry) : NULL;
 }
 
 /* Outside any project: the default is active (CDM_PROJECT the state folder) and is still

@@ -209,7 +209,7 @@ static int files_apply(cdm_ctx *ctx, const struct cdm_install_info *in, const ch
         (rc = text_file_write(ctx, envd, envd_text)))
         goto out;
     fs_crash_point("persist-envd");
-    rc = text_file_write(ctx, profile, sb_str(&next));
+    rc = text_file_write_through(ctx, profile, sb_str(&next));
 out:
     sb_free(&next);
     sb_free(&text);
@@ -227,17 +227,35 @@ out:
     return rc;
 }
 
+/* The record's name for a file persist writes, which must be where persist writes it:
+ * a record naming another file (edited, or of another HOME) is not acted on. */
+static int recorded_as(cdm_ctx *ctx, const char *key, const char *recorded, const char *expected)
+{
+    if (!recorded || !strcmp(recorded, expected))
+        return CDM_OK;
+    return cdm_error_set(ctx, CDM_EMISMATCH,
+                         "cannot unpersist: the record of 'cdm default --persist' names '%s' as "
+                         "its %s, but persist writes '%s'; nothing was changed: remove cdm's "
+                         "lines from that file by hand, then run 'cdm default --unpersist' "
+                         "again",
+                         recorded, key, expected);
+}
+
 static int files_remove(cdm_ctx *ctx, const char *record, bool dry_run, bool *changed)
 {
     char *envd = userstate_get(record, "envd"), *profile = userstate_get(record, "profile");
     char *created = userstate_get(record, "profile_created");
     char *nl = userstate_get(record, "profile_newline");
+    char *envd_dir = userenv_envd_dir(), *own_profile = userenv_profile();
+    char *own_envd = path_join(envd_dir, ENVD_FILE);
     struct strbuf text = STRBUF_INIT, next = STRBUF_INIT;
     bool exists;
-    int rc = CDM_OK;
     size_t start, end;
     *changed = true;
-    if (dry_run)
+    int rc = recorded_as(ctx, "environment.d file", envd, own_envd);
+    if (!rc)
+        rc = recorded_as(ctx, "login profile", profile, own_profile);
+    if (rc || dry_run)
         goto out;
     int found = 0;
     if (profile && !(rc = read_text(ctx, profile, &text, &exists)) && exists &&
@@ -258,11 +276,14 @@ static int files_remove(cdm_ctx *ctx, const char *record, bool dry_run, bool *ch
         if (created && !strcmp(created, "1") && !next.len)
             rc = fs_remove_file(ctx, profile);
         else
-            rc = text_file_write(ctx, profile, sb_str(&next));
+            rc = text_file_write_through(ctx, profile, sb_str(&next));
     }
 out:
     sb_free(&next);
     sb_free(&text);
+    free(own_envd);
+    free(own_profile);
+    free(envd_dir);
     free(nl);
     free(created);
     free(profile);

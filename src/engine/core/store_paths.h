@@ -92,7 +92,7 @@ bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id)
  * folder gets its owner's write bit for the move and loses it again after (failed or not). */
 int store_move_install(cdm_ctx *ctx, const char *from, const char *to);
 
-/* cdm's own entries in the store (.staging, downloads, .deployed, .lock-holder) are never
+/* cdm's own entries in the store (.staging, downloads, .deployed, views, .lock-holder) are never
  * followed: store_own_dir accepts a real folder at path (making it when make and nothing is
  * there, CDM_ENOTFOUND without a message when not make), store_own_file a regular file or
  * nothing; a link or another kind there is refused, the message naming it and what to do,

@@ -1,5 +1,6 @@
 /* A user's own state files, and writing a text file all at once. */
 #include "userstate.h"
+#include "store_paths.h"
 #include "platform/fs.h"
 
 #include <stdlib.h>
@@ -23,8 +24,9 @@ char *userstate_path(const cdm_ctx *ctx, const char *name)
 int userstate_read(cdm_ctx *ctx, const char *name, struct strbuf *text)
 {
     char *path = userstate_path(ctx, name);
-    int rc = CDM_ENOTFOUND;
-    if (fs_kind(path) != FS_NONE)
+    /* a link (or a fifo) where cdm keeps its file is refused, never read through */
+    int rc = fs_kind(path) == FS_NONE ? CDM_ENOTFOUND : store_own_file(ctx, path);
+    if (!rc)
         rc = fs_read_regular(ctx, path, STATE_MAX, text);
     free(path);
     return rc;
@@ -50,6 +52,14 @@ int userstate_write(cdm_ctx *ctx, const char *name, const char *text)
 }
 
 int text_file_write(cdm_ctx *ctx, const char *path, const char *text)
+{
+    /* Refused here; a link made after this look is replaced by the rename, never written
+     * through. */
+    int rc = store_own_file(ctx, path);
+    return rc ? rc : fs_atomic_write_whole(ctx, path, text, strlen(text));
+}
+
+int text_file_write_through(cdm_ctx *ctx, const char *path, const char *text)
 {
     char *real = fs_kind(path) == FS_LINK ? fs_realpath(path) : NULL;
     int rc = fs_atomic_write_whole(ctx, real ? real : path, text, strlen(text));

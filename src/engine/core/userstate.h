@@ -21,8 +21,13 @@ char *userstate_get(const char *text, const char *key);
 /* Write the state file name (making the folder), or with text NULL remove it. */
 int userstate_write(cdm_ctx *ctx, const char *name, const char *text);
 
-/* Replace the file at path by text all at once: a temporary file beside it, renamed over
- * it. A path that is a symbolic link (dotfiles kept elsewhere) is written through. */
+/* Replace cdm's own file at path by text all at once: a temporary file beside it, renamed
+ * over it. A symbolic link at path is refused (an error naming it), never written
+ * through. */
 int text_file_write(cdm_ctx *ctx, const char *path, const char *text);
+/* The same for a file of the user's that cdm edits (~/.profile): a symbolic link there is
+ * the user's own arrangement (a dotfile manager keeps the file in a repository) and the
+ * file it leads to is written, as the user's editor would. */
+int text_file_write_through(cdm_ctx *ctx, const char *path, const char *text);
 
 #endif

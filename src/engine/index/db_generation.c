@@ -1,6 +1,8 @@
 /* The generations table of the user's state: every change of a project's link, numbered
  * per project, each naming the store (its root) whose install it links. */
 #include "db.h"
+#include "base/name.h"
+#include "config.h"
 #include "store_paths.h"
 
 #include <stdlib.h>
@@ -20,6 +22,29 @@
     "g.generation = (SELECT MAX(generation) FROM generations h WHERE h.project = g.project "       \
     "AND h.state = 'ok')"
 
+/* What a generation names that becomes a path (the install's folder, the project's link,
+ * the view's folder) must be one plain name: the state may be an older cdm's or edited by
+ * hand, and its names lead links and deletes. The bad name, or NULL. */
+static const char *names_problem(const char *install_id, const char *link_name, const char *view)
+{
+    if (install_id && *install_id && name_component_problem(install_id))
+        return install_id;
+    if (link_name && *link_name && config_link_name_problem(link_name))
+        return link_name;
+    if (view && *view && name_component_problem(view))
+        return view;
+    return NULL;
+}
+
+static int bad_name(cdm_ctx *ctx, const char *project, long long number, const char *name)
+{
+    return cdm_error_set(ctx, CDM_EDB,
+                         "state '%s': generation %lld of '%s' names '%s', which is no plain "
+                         "name (cdm did not write it: the state was edited or damaged); "
+                         "restore the state file or remove it to start the history anew",
+                         sqlite3_db_filename(ctx->state, "main"), number, project, name);
+}
+
 static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
 {
     struct cdm_generation *g = elem;
@@ -38,7 +63,8 @@ static int read_row(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
                              "state '%s': generation %lld has a value too long for cdm; check "
                              "it with 'cdm doctor'",
                              sqlite3_db_filename(ctx->state, "main"), g->number);
-    return CDM_OK;
+    const char *bad = names_problem(g->install_id, g->link_name, g->view);
+    return bad ? bad_name(ctx, "the project", g->number, bad) : CDM_OK;
 }
 
 /* The one row st selects into *out; CDM_ENOTFOUND without a message when there is none. */
@@ -267,8 +293,11 @@ static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generati
     sqlite3_finalize(st);
     if (step != SQLITE_DONE)
         rc = db_fail_on(ctx, ctx->state, what);
-    for (size_t i = 0; i < l.n && !rc; i++)
-        rc = fn(ctx, &l.v[i], arg);
+    for (size_t i = 0; i < l.n && !rc; i++) {
+        const struct db_generation_ref *g = &l.v[i];
+        const char *bad = names_problem(g->install_id, g->link_name, g->view);
+        rc = bad ? bad_name(ctx, g->project, g->number, bad) : fn(ctx, g, arg);
+    }
     refs_free(&l);
     return rc;
 }

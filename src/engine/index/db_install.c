@@ -1,5 +1,6 @@
 /* The installs table: one row per install, with its state while it is moved into place. */
 #include "db.h"
+#include "base/name.h"
 #include "store_paths.h"
 #include "version.h"
 
@@ -12,6 +13,33 @@
 /* The columns read: the kind of source beside them (an older cdm's install has none). */
 #define INSTALL_SELECT                                                                             \
     INSTALL_COLUMNS ", (SELECT kind FROM install_sources s WHERE s.id = installs.id)"
+
+/* A folder of an install named relative to it (bin/x64): no absolute path, no '..'. "" is
+ * the install's own folder. */
+static bool inside_install(const char *rel)
+{
+    if (rel[0] == '/' || rel[0] == '\\' || (rel[0] && rel[1] == ':'))
+        return false;
+    for (const char *p = rel; *p;) {
+        size_t n = strcspn(p, "/\\");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return false;
+        p += n + (p[n] != '\0');
+    }
+    return true;
+}
+
+/* The folders inside the install an index names are kept inside it: one that leaves it (an
+ * index edited by hand, or another writer's, as `install --from-store` reads) becomes the
+ * install's own folder (""), which every use of it then stays within; the files found on
+ * disk decide where an install's folders are whenever cdm makes one. */
+static void confine_folders(struct cdm_install_info *in)
+{
+    char *const rel[] = {in->bin_dir, in->lib_dir, in->include_dir};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(rel); i++)
+        if (!inside_install(rel[i]))
+            rel[i][0] = '\0';
+}
 
 /* The row into *in; its folder is derived from the id (store_paths.c). A text too long
  * for its field was not written by cdm: the index is damaged. */
@@ -40,6 +68,16 @@ static int read_install(cdm_ctx *ctx, sqlite3_stmt *st, void *elem)
     const unsigned char *state = sqlite3_column_text(st, 14);
     in->state =
         state && !strcmp((const char *)state, "ok") ? CDM_INSTALL_OK : CDM_INSTALL_INSTALLING;
+    confine_folders(in);
+    /* the id names the install's folder in the store: one that is no plain name would lead
+     * cdm's writes and deletes elsewhere */
+    if (fits && name_component_problem(in->id))
+        return cdm_error_set(ctx, CDM_EDB,
+                             "index '%s': it records an install '%s', which is no plain name "
+                             "and would leave its place in the store; cdm did not write that "
+                             "(the index was edited or damaged): restore the index, or remove "
+                             "the store with 'cdm store delete'",
+                             sqlite3_db_filename(ctx->db, "main"), in->id);
     char *path = store_install_path(ctx, in->id);
     fits &= copy_str(in->path, sizeof(in->path), path);
     free(path);

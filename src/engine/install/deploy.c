@@ -132,7 +132,10 @@ static int preflight(cdm_ctx *ctx, const char *toolkit, struct plan *p)
                                "a file; move it away (nothing was changed)",
                                dest);
         char *dir = path_dirname(dest);
-        char *probe = xasprintf("%s.cdm-probe-%llu", dest, (unsigned long long)fs_process_id());
+        /* named as a temporary file of dest's: a kill here leaves what the next deploy's
+         * (or any writer's) look at dest removes */
+        fs_clean_stale_temps(ctx, dir, path_basename(dest));
+        char *probe = xasprintf("%s.cdm-%llu.tmp", dest, (unsigned long long)fs_process_id());
         struct fs_file *f = NULL;
         if (!rc && fs_file_create(ctx, probe, false, &f) != CDM_OK) {
             cdm_error_wrap(ctx, CDM_EIO, "cannot deploy into '%s'", toolkit);

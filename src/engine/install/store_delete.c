@@ -73,11 +73,38 @@ static int check_indexless(cdm_ctx *ctx, const char *root)
     return CDM_OK;
 }
 
+#define ASIDE_MARK ".cdm-deleting-"
+
+/* A store delete killed after its rename left <root>.cdm-deleting-<pid> beside the store's
+ * place: each whose process is gone is removed now (the delete had been decided). How many. */
+static unsigned finish_interrupted(cdm_ctx *ctx, const char *root)
+{
+    char *parent = path_dirname(root);
+    char *prefix = xasprintf("%s" ASIDE_MARK, path_basename(root));
+    char **names = NULL;
+    unsigned done = 0;
+    if (fs_list_dir(ctx, parent, &names) == CDM_OK)
+        for (char **n = names; *n; n++) {
+            const char *digits = str_starts_with(*n, prefix) ? *n + strlen(prefix) : "";
+            size_t len = strspn(digits, "0123456789");
+            uint64_t pid = len && len < 20 && !digits[len] ? strtoull(digits, NULL, 10) : 0;
+            char *aside = pid ? path_join(parent, *n) : NULL;
+            if (pid && !fs_process_running(pid) && fs_kind(aside) == FS_DIR &&
+                fs_remove_tree(ctx, aside) == CDM_OK)
+                done++;
+            free(aside);
+        }
+    strv_free(names);
+    free(prefix);
+    free(parent);
+    return done;
+}
+
 /* Moved aside first, in one rename, so that a kill leaves no half store where the store was;
  * then removed, write bits given back to its folders only to delete them. */
 static int remove_aside(cdm_ctx *ctx, const char *root)
 {
-    char *aside = xasprintf("%s.cdm-deleting-%llu", root, (unsigned long long)fs_process_id());
+    char *aside = xasprintf("%s" ASIDE_MARK "%llu", root, (unsigned long long)fs_process_id());
     int rc = fs_rename(ctx, root, aside);
     if (!rc)
         rc = fs_remove_tree(ctx, aside);
@@ -185,6 +212,9 @@ int cdm_store_delete(cdm_ctx *ctx, bool force, struct cdm_store_delete_result *o
                              "cannot delete the store '%s': it is a link; give the folder it "
                              "leads to (--root)",
                              root);
+    unsigned finished = finish_interrupted(ctx, root);
+    if (top != FS_DIR && finished)
+        return CDM_OK; /* what an interrupted delete of it left is gone now */
     if (top != FS_DIR)
         return cdm_error_set(ctx, CDM_ENOTFOUND, "there is no store at '%s' to delete", root);
     if (kind != FS_FILE) {

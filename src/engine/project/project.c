@@ -64,7 +64,8 @@ static int project_no_link(cdm_ctx *ctx, struct cdm_project *p)
     if (db_open_read(ctx) != CDM_OK || db_generation_get(ctx, p->path, 0, &cur) != CDM_OK ||
         !*cur.no_link || !*cur.install_id)
         return CDM_OK;
-    char *target = *cur.view ? store_view_path(ctx, cur.view) : store_install_path(ctx, cur.install_id);
+    char *target =
+        *cur.view ? store_view_path(ctx, cur.view) : store_install_path(ctx, cur.install_id);
     int rc = copy_path(ctx, p->target, sizeof(p->target), target);
     free(target);
     if (!rc) {
@@ -245,35 +246,10 @@ void project_clean_leftovers(cdm_ctx *ctx, const char *dir, const char *link_nam
 
 /* The pid a temporary file "<file>.cdm-<pid>.tmp" of prefix "<file>.cdm-" names; 0 when
  * name is not one. */
-static uint64_t temp_writer(const char *name, const char *prefix)
-{
-    if (!str_starts_with(name, prefix) || !str_ends_with(name, ".tmp"))
-        return 0;
-    const char *digits = name + strlen(prefix);
-    size_t n = strspn(digits, "0123456789");
-    return n && n < 20 && !strcmp(digits + n, ".tmp") ? strtoull(digits, NULL, 10) : 0;
-}
-
 unsigned project_clean_stale_temps(cdm_ctx *ctx, const char *dir)
 {
-    static const char *const files[] = {CDM_LOCK_FILE, CDM_PIN_FILE};
-    char **names = NULL;
-    unsigned removed = 0;
-    if (fs_list_dir(ctx, dir, &names) != CDM_OK)
-        return 0;
-    for (char **n = names; *n; n++)
-        for (size_t f = 0; f < CDM_ARRAY_LEN(files); f++) {
-            char *prefix = xasprintf("%s.cdm-", files[f]);
-            uint64_t pid = temp_writer(*n, prefix);
-            char *path = path_join(dir, *n);
-            if (pid && !fs_process_running(pid) && fs_kind(path) == FS_FILE &&
-                fs_remove_file(ctx, path) == CDM_OK)
-                removed++;
-            free(path);
-            free(prefix);
-        }
-    strv_free(names);
-    return removed;
+    return fs_clean_stale_temps(ctx, dir, CDM_LOCK_FILE) +
+           fs_clean_stale_temps(ctx, dir, CDM_PIN_FILE);
 }
 
 int project_pin_remove(cdm_ctx *ctx, const struct cdm_project *p)

@@ -20,7 +20,7 @@ int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_inst
  * another name of old_root's file (a hard link, as Windows attaches make; a symbolic link
  * through the project's link follows by itself) is replaced by one to the project's file
  * of that name. Each file is replaced by a rename over it, so the environment holds the
- * old link or the new one at any time; a crash may leave a '<name>.cdm-follow' file beside
+ * old link or the new one at any time; a kill may leave a '<name>.cdm-<pid>.tmp' file beside
  * it. On Windows each environment's DLL folders hook (dll_hook.h) is made to name the
  * link's bin_dir (relative to the link; NULL: left as it is). A failure is a warning: the
  * switch itself is done. */

@@ -105,6 +105,7 @@ static int restore_one(cdm_ctx *ctx, const struct db_attachment *a, const char *
 {
     char *path = path_join(a->folder, name), *kept = path_join(a->original, name);
     int rc = CDM_OK;
+    fs_clean_stale_temps(ctx, a->folder, name); /* a switch's link a kill left beside it */
     if (attach_file_is_ours(ctx, a->folder, a->target, name, windows)) {
         rc = fs_remove_file(ctx, path);
         fs_crash_point("detach-unlinked");

@@ -134,7 +134,7 @@ static int follow_one(cdm_ctx *ctx, const struct db_attachment *a, const char *p
     char *path = path_join(a->folder, name), *want = path_join(a->target, name);
     char *link_path = NULL, *new_root = NULL;
     char *old = file_under(a, project, old_root, name, &link_path);
-    char *tmp = xasprintf("%s.cdm-follow", path);
+    char *tmp = xasprintf("%s.cdm-%llu.tmp", path, (unsigned long long)fs_process_id());
     int rc = CDM_OK;
     if (old && fs_kind(path) == FS_FILE && link_same_file(path, old) &&
         !link_same_file(path, want)) {
@@ -144,7 +144,7 @@ static int follow_one(cdm_ctx *ctx, const struct db_attachment *a, const char *p
             new_root = NULL;
         }
         char *real = file_under(a, project, new_root, name, NULL);
-        fs_remove_file(ctx, tmp); /* one left by a crash */
+        fs_clean_stale_temps(ctx, a->folder, name); /* one a kill left */
         rc = link_view_entry(ctx, real ? real : want, tmp, false);
         if (!rc && (rc = fs_rename(ctx, tmp, path)))
             fs_remove_file(ctx, tmp);

@@ -264,5 +264,10 @@ int cdm_gc(cdm_ctx *ctx, unsigned *removed)
     if (rc ||
         (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)))
         return rc;
+    /* the user's state files (the default, persist's record, the machine's) are replaced
+     * through temporary files too: a killed writer's go */
+    char *state = path_dirname(ctx->state_path);
+    *removed += fs_clean_stale_temps(ctx, state, NULL);
+    free(state);
     return views_gc(ctx, removed);
 }

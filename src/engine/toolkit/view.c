@@ -185,7 +185,8 @@ int view_place(cdm_ctx *ctx, const char *name, view_build_fn build, void *arg)
     fs_crash_point("view-built");
     if (there && ((rc = fs_remove_tree(ctx, old)) || (rc = fs_rename(ctx, final, old))))
         goto fail;
-    if ((rc = fs_mkdir_p(ctx, views)) || (rc = fs_rename(ctx, tmp, final)))
+    /* views/ is cdm's own folder: a link there is refused, never written through */
+    if ((rc = store_own_dir(ctx, views, true)) || (rc = fs_rename(ctx, tmp, final)))
         goto fail;
     fs_sync_dir(views);
     if (there)
@@ -353,7 +354,9 @@ int views_gc(cdm_ctx *ctx, unsigned *removed)
 {
     char *dir = store_views_dir(ctx);
     char **names = NULL, **used = NULL;
-    int rc = fs_list_dir(ctx, dir, &names);
+    int rc = store_own_dir(ctx, dir, false); /* a link there: refused, nothing below deleted */
+    if (!rc)
+        rc = fs_list_dir(ctx, dir, &names);
     if (rc == CDM_ENOTFOUND) {
         free(dir);
         return CDM_OK;
