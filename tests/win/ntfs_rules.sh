@@ -74,7 +74,7 @@ for at in attach-moved attach-linked attach-recorded attach-done; do
   expect_rc 0 "after a kill at $at, attach again and detach"
   check "and the environment is as before ($at)" test "$(now)" = "$before"
 done
-for at in link-recorded link-switched; do
+for at in link-recorded link-switched link-followed; do
   run_cdm attach "$(wpath "$D")" "$(wpath "$P")"
   CDM_CRASH_AT=$at run_cdm link "$(wpath "$P")" "$B"
   check "switch killed at $at (status 137)" test "$RC" = 137

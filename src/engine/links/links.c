@@ -57,8 +57,17 @@ static bool pin_keeps(const struct cdm_project *p, const struct cdm_install_info
  * (pin_keeps). When the project's link had another name (old_name, from its history),
  * that old link is removed once the new one stands.
  */
+/* The attached environments' follow of a switch (attach.h), done while the change is still
+ * pending: a kill before it is done leaves a pending change, which recovery settles and
+ * follows (recover.c). old_root: where the link led; bin: the new target's DLL folder. */
+struct follow {
+    const char *old_root;
+    const char *bin;
+};
+
 static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name,
-                 const char *link_name, const struct dest *d, const char *action, bool pin_exact)
+                 const char *link_name, const struct dest *d, const char *action, bool pin_exact,
+                 const struct follow *follow)
 {
     const struct cdm_install_info *in = d->in;
     long long number = 0;
@@ -102,6 +111,10 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
             cdm_warn(ctx, "%s", cdm_error_message(ctx));
         free(target);
         free(old_path);
+    }
+    if (in && follow) {
+        attach_follow_switch(ctx, p->path, follow->old_root, follow->bin);
+        fs_crash_point("link-followed");
     }
     return db_generation_settle(ctx, p->path, number, "ok");
 }
@@ -444,10 +457,9 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     /* The old name is only ours to remove when the history says cdm made it. */
     char bin[16];
     dest_bin_dir(&d, bin, sizeof(bin));
-    rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact);
+    rc = apply(ctx, &p, has_cur ? cur.link_name : NULL, name, &d, "link", req->pin_exact,
+               &(struct follow){old_root, bin});
     dest_free(&d);
-    if (!rc)
-        attach_follow_switch(ctx, p.path, old_root, bin);
     free(old_root);
     if (rc)
         return rc;
@@ -481,7 +493,7 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
     if (p.has_link || (has_cur && cur.install_id[0])) {
         if ((rc = attach_check_switch(ctx, p.path, NULL, NULL, false)))
             return rc;
-        if ((rc = apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false)))
+        if ((rc = apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false, NULL)))
             return rc;
         changed = true;
     }
@@ -564,10 +576,9 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     /* Generation `number` without a link was an unlink: rolling back to it unlinks. */
     char bin[16];
     dest_bin_dir(&d, bin, sizeof(bin));
-    rc = apply(ctx, &p, NULL, p.link_name, &d, "rollback", false);
+    rc = apply(ctx, &p, NULL, p.link_name, &d, "rollback", false,
+               &(struct follow){old_root, bin});
     dest_free(&d);
-    if (!rc && back.install_id[0])
-        attach_follow_switch(ctx, p.path, old_root, bin);
     free(old_root);
     if (rc)
         return rc;
@@ -591,5 +602,5 @@ int project_unlink_for_remove(cdm_ctx *ctx, const char *project)
         return rc;
     if (p.link_foreign)
         return refuse_unlink(ctx, &p, "move it away, then remove again");
-    return apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false);
+    return apply(ctx, &p, NULL, p.link_name, &(struct dest){0}, "unlink", false, NULL);
 }
