@@ -1,8 +1,10 @@
 /* Where a link change points, and the one install per cuDNN major a project keeps. */
 #include "links_dest.h"
+#include "compat.h"
 #include "db.h"
 #include "sources.h"
 #include "store_paths.h"
+#include "version.h"
 #include "view.h"
 #include "platform/fs.h"
 
@@ -142,4 +144,47 @@ int generation_also(cdm_ctx *ctx, const char *project, long long number,
     int rc = link_installed(ctx, second, why, also);
     free(why);
     return rc;
+}
+
+/* The toolkit a link is to use: given (--toolkit: a version or a folder; "none": none),
+ * else the one the project's current generation recorded. tk->version "" for none. */
+int choose_toolkit(cdm_ctx *ctx, const char *project, const char *given,
+                   const struct cdm_generation *cur, struct cdm_toolkit *tk)
+{
+    memset(tk, 0, sizeof(*tk));
+    if (given && !strcmp(given, "none"))
+        return CDM_OK;
+    const char *spec = given ? given : cur && *cur->toolkit_path ? cur->toolkit_path : NULL;
+    if (!spec)
+        return CDM_OK;
+    int rc = toolkit_resolve(ctx, spec, tk);
+    if (rc && !given) {
+        cdm_error_wrap(ctx, rc, "the CUDA toolkit recorded with '%s' cannot be used", project);
+        rc = cdm_error_append(ctx, rc, "; pass --toolkit with another, or --toolkit none");
+    }
+    return rc;
+}
+
+/* The pair must be in the compatibility tables (compat.h), unless force: then a warning. */
+int check_pair(cdm_ctx *ctx, const char *project, const struct cdm_install_info *in,
+               const struct cdm_toolkit *tk, bool force)
+{
+    struct version v, t;
+    if (!version_parse(in->version, &v) || !version_parse(tk->version, &t) || t.count < 2)
+        return CDM_OK;
+    char why[256];
+    enum compat_verdict verdict = compat_toolkit(v.part[0], v.part[1], v.count > 2 ? v.part[2] : 0,
+                                                 in->cuda, t.part[0], t.part[1], why, sizeof(why));
+    if (verdict == COMPAT_WARN)
+        cdm_warn(ctx, "%s", why);
+    if (verdict != COMPAT_FAIL)
+        return CDM_OK;
+    if (force) {
+        cdm_warn(ctx, "linking anyway (--force): %s", why);
+        return CDM_OK;
+    }
+    return cdm_error_set(ctx, CDM_EMISMATCH,
+                         "cannot link '%s' to %s with the CUDA %s toolkit '%s': %s; link a "
+                         "version built for it, give another --toolkit, or pass --force",
+                         project, in->id, tk->version, tk->path, why);
 }

@@ -1,7 +1,7 @@
 /*
  * Where a link change points (links.c): an install, a view of it over a CUDA toolkit, or a
- * pair view that holds a second cuDNN major beside it (cdm link --also); and which installs
- * a change leaves the project with, one per cuDNN major.
+ * pair view that holds a second cuDNN major beside it (cdm link --also); which installs a
+ * change leaves the project with, one per cuDNN major; and the toolkit a change uses.
  */
 #ifndef CDM_LINKS_DEST_H
 #define CDM_LINKS_DEST_H
@@ -45,5 +45,13 @@ int pair_settle(cdm_ctx *ctx, const char *project, const struct cdm_generation *
  * rollback to it. */
 int generation_also(cdm_ctx *ctx, const char *project, long long number,
                     const struct cdm_generation *g, struct cdm_install_info *also);
+
+/* The toolkit a link is to use: given (--toolkit: a version or a folder; "none": none),
+ * else the one the project's current generation recorded. tk->version "" for none. */
+int choose_toolkit(cdm_ctx *ctx, const char *project, const char *given,
+                   const struct cdm_generation *cur, struct cdm_toolkit *tk);
+/* The pair must be in the compatibility tables (compat.h), unless force: then a warning. */
+int check_pair(cdm_ctx *ctx, const char *project, const struct cdm_install_info *in,
+               const struct cdm_toolkit *tk, bool force);
 
 #endif
