@@ -7,7 +7,8 @@
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 . "$TESTS_DIR/cli/lib_toolkit.sh" || exit 1
 
-sql() { # DB STATEMENT: run one statement on an SQLite file (write bits given for it)
+sql() { # DB STATEMENT: run one statement on an SQLite file (the index and the state are the
+  # owner's to write, unlike the store's installs)
   python3 -c 'import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute(sys.argv[2]); db.commit()' "$1" "$2"
 }
 run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
@@ -19,7 +20,7 @@ echo precious >"$VICTIM/notes.txt"
 intact() { [ "$(cat "$VICTIM/notes.txt" 2>/dev/null)" = precious ] && [ "$(ls -A "$VICTIM")" = notes.txt ]; }
 
 # ---- names from the index and the state ---------------------------------------------------------
-by_hand "$CDM_ROOT" sql "$CDM_ROOT/cdm.db" "UPDATE installs SET id = '../../victim/x' WHERE id = '$A'"
+sql "$CDM_ROOT/cdm.db" "UPDATE installs SET id = '../../victim/x' WHERE id = '$A'"
 run_cdm list
 check "an install record whose id is a path is refused (status 1)" test "$RC" -eq 1
 expect_err "records an install '../../victim/x', which is no plain name" "naming it"
@@ -27,12 +28,12 @@ run_cdm modulefiles --into "$SCRATCH/modules"
 check "modulefiles for that index: refused, nothing written outside" \
   sh -c '[ "$1" -ne 0 ] && [ ! -e "$2/x" ] && [ ! -e "$2/x.lua" ]' _ "$RC" "$VICTIM"
 check "and the folder it leads to is intact" intact
-by_hand "$CDM_ROOT" sql "$CDM_ROOT/cdm.db" "UPDATE installs SET id = '$A' WHERE id = '../../victim/x'"
-by_hand "$CDM_ROOT" sql "$CDM_ROOT/cdm.db" "UPDATE installs SET bin_dir = '../../../victim' WHERE id = '$A'"
+sql "$CDM_ROOT/cdm.db" "UPDATE installs SET id = '$A' WHERE id = '../../victim/x'"
+sql "$CDM_ROOT/cdm.db" "UPDATE installs SET bin_dir = '../../../victim' WHERE id = '$A'"
 run_cdm list --json
 check "a recorded folder that leaves the install is kept inside it (the install's own)" \
   test "$RC" -eq 0 -a "$(json 'd[0]["bin_dir"]')" = ""
-by_hand "$CDM_ROOT" sql "$CDM_ROOT/cdm.db" "UPDATE installs SET bin_dir = 'bin' WHERE id = '$A'"
+sql "$CDM_ROOT/cdm.db" "UPDATE installs SET bin_dir = 'bin' WHERE id = '$A'"
 run_cdm list
 expect_rc 0 "the index as cdm wrote it reads again"
 
@@ -73,24 +74,25 @@ expect_rc 0 "persist once the link is gone"
 run_cdm default --unset
 run_cdm default 9.1
 run_cdm default --persist
-by_hand "$state_dir" sh -c "sed -i 's|^envd=.*|envd=$VICTIM/notes.txt|' '$state_dir/persisted'"
+sed -i "s|^envd=.*|envd=$VICTIM/notes.txt|" "$state_dir/persisted"
 run_cdm default --unpersist
 check "a persist record naming another file: unpersist refuses" test "$RC" -ne 0
 expect_err "names '$VICTIM/notes.txt' as its environment.d file, but persist writes" "naming both"
 check "and removes nothing" intact
-by_hand "$state_dir" sh -c "sed -i 's|^envd=.*|envd=$envd|' '$state_dir/persisted'"
+sed -i "s|^envd=.*|envd=$envd|" "$state_dir/persisted"
 run_cdm default --unpersist
 expect_rc 0 "unpersist with the record as cdm wrote it"
 run_cdm default --unset
 
 TK=$SCRATCH/cuda-12.4
 make_toolkit "$TK" 12.4.1 json
-by_hand "$CDM_ROOT" sh -c "rm -rf '$CDM_ROOT/views' && ln -s '$VICTIM' '$CDM_ROOT/views'"
+# (no view was made yet: the store's root is its owner's to write, as cdm makes entries there)
+ln -s "$VICTIM" "$CDM_ROOT/views"
 run_cdm link "$P" 9.1 --toolkit "$TK"
 check "the store's views/ as a link: no view is built through it" intact
 run_cdm gc
 check "and gc deletes nothing through it" intact
-by_hand "$CDM_ROOT" rm "$CDM_ROOT/views"
+rm "$CDM_ROOT/views"
 
 # ---- what a kill leaves -------------------------------------------------------------------------------
 echo half >"$state_dir/default.cdm-$DEAD.tmp"
