@@ -7,8 +7,12 @@ ALLOWED_UP. The engine is in rooms of its own, one folder each, ordered by the l
 engine_rooms in src/engine/meson.build (lowest first), which the same rule holds for: every
 engine file is in one of them, and they call each other without a cycle. No files call
 each other in a circle, in any room or across rooms. The front end includes nothing of the
-engine but include/cdm.h (base/, the strings and allocation below everything, it may use). No source file is above 600 lines, and no `#ifdef _WIN32`
-stands outside src/platform/.
+engine but include/cdm.h (base/, the strings and allocation below everything, it may use). No function is above 80 lines unless
+LONG_FUNCTIONS names it with its reason (a file above 600 lines is only a warning), no two
+files of src/ share a base name, and no `#ifdef _WIN32` stands outside src/platform/. A few
+"one owner" rules hold: containment of one path in another is decided only by path_below
+(base/util.c), and a cuDNN library's full name is written only in its table
+(engine/toolkit/cudnn_lib.c; the front end's help may name them in its prose).
 
 The call graph comes from the compiled objects (nm: the symbols each object defines and
 the ones it needs), so it is the graph the linker sees, not a guess from the text; it runs
@@ -27,6 +31,13 @@ import sys
 
 ROOMS = ["base", "platform", "engine", "cli"]
 MAX_LINES = 600
+MAX_FUNCTION_LINES = 80
+# Functions allowed above MAX_FUNCTION_LINES, each with the reason it reads better whole:
+# (file relative to src/, function name): reason.
+LONG_FUNCTIONS = {
+}
+# The file that owns the names of cuDNN's libraries (the table of majors and platforms).
+LIBRARY_NAMES_OWNER = "engine/toolkit/cudnn_lib.c"
 # Calls from a lower room into a higher one that the design accepts (at most two):
 # (caller file, callee file) relative to src/.
 ALLOWED_UP = set()
@@ -163,6 +174,56 @@ def layer_table(src, doctor):
     return re.findall(r"&(\w+)", m.group(1)) if m else []
 
 
+def functions(text):
+    """(name, first line, lines) of each function definition of a clang-formatted C file:
+    its body opens with '{' alone at the start of a line and closes with '}' there."""
+    lines = text.split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        if lines[i] == "{" and i > 0:
+            j = i - 1
+            while j > 0 and "(" not in lines[j]:
+                j -= 1
+            m = re.search(r"(\w+)\s*\(", lines[j])
+            k = i + 1
+            while k < len(lines) and lines[k] != "}":
+                k += 1
+            out.append((m.group(1) if m else "?", j + 1, k - j + 1))
+            i = k
+        i += 1
+    return out
+
+
+def code_only(text):
+    """text without its comments (strings kept), for rules about what the code says."""
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+
+
+# Containment decided by hand: strncmp(a, b, n) and then a[n] against a separator, or
+# str_starts_with(a, b) with a longer than b.
+HAND_CONTAINMENT = [
+    re.compile(r"strncmp\((\w+(?:->\w+)?),[^;{]*?,\s*(\w+)\)[^;{]*?\b\1\[\2\]\s*[!=]=\s*'[/\\\\]'"),
+    re.compile(r"str_starts_with\((\w+),\s*(\w+)\)\s*&&\s*strlen\(\1\)\s*>\s*strlen\(\2\)"),
+]
+LIBRARY_NAME = re.compile(r'"[^"\n]*(?:cudnn\w*64_\d+\.dll|libcudnn\w*\.so\.\d)[^"\n]*"', re.I)
+
+
+def check_owners(src, files):
+    """The one-owner rules, over the code without its comments."""
+    hand, names = [], []
+    for rel in files:
+        with open(os.path.join(src, rel), encoding="utf-8") as f:
+            code = code_only(f.read())
+        if rel != "base/util.c":
+            hand += [f"src/{rel}: {m.group(0)[:60]}" for r in HAND_CONTAINMENT
+                     for m in r.finditer(code)]
+        if rel != LIBRARY_NAMES_OWNER and room_of(rel) != "cli":  # the help's prose may name them
+            names += [f"src/{rel}: {m.group(0)}" for m in LIBRARY_NAME.finditer(code)]
+    check(not hand, "no path containment by hand (path_below decides it)", "; ".join(hand))
+    check(not names, f"no cuDNN library name written outside src/{LIBRARY_NAMES_OWNER}",
+          "; ".join(names))
+
+
 def main():
     root, build = sys.argv[1], sys.argv[2]
     nm = sys.argv[3] if len(sys.argv) > 3 else "nm"
@@ -174,7 +235,15 @@ def main():
         with open(os.path.join(src, rel), encoding="utf-8") as f:
             text = f.read()
         n = text.count("\n")
-        check(n <= MAX_LINES, f"src/{rel} has at most {MAX_LINES} lines", f"{n} lines")
+        if n > MAX_LINES:
+            print(f"# warning: src/{rel} has {n} lines (more than {MAX_LINES}): split it by purpose")
+        if rel.endswith(".c"):
+            for name, line, length in functions(text):
+                listed = (rel, name) in LONG_FUNCTIONS
+                check(length <= MAX_FUNCTION_LINES or listed,
+                      f"src/{rel}: {name} has at most {MAX_FUNCTION_LINES} lines",
+                      f"{length} lines from line {line}; split it into named steps, or list it "
+                      "in LONG_FUNCTIONS with its reason")
         if room_of(rel) != "platform":
             bad = re.findall(r"^\s*#\s*(?:if|ifdef|ifndef|elif).*\b_WIN32\b.*$", text, re.M)
             check(not bad, f"src/{rel} has no _WIN32 conditional", "; ".join(bad))
@@ -197,6 +266,17 @@ def main():
             seen_h.setdefault(os.path.basename(f), []).append(f)
     twice = [" and ".join(v) for v in seen_h.values() if len(v) > 1]
     check(not twice, "no two rooms of the engine hold a header of one name", "; ".join(twice))
+
+    # Base names: a file is known by its name alone (in messages, includes, reviews).
+    by_base = {}
+    for f in files:
+        by_base.setdefault(os.path.basename(f), []).append(f)
+    twice = [" and ".join(v) for v in by_base.values() if len(v) > 1]
+    check(not twice, "no two files of src/ share a base name", "; ".join(twice))
+    stale = [f"{r} ({n})" for (r, n) in LONG_FUNCTIONS
+             if r not in files or n not in [x[0] for x in functions(open(os.path.join(src, r)).read())]]
+    check(not stale, "every function LONG_FUNCTIONS names exists", "; ".join(stale))
+    check_owners(src, files)
 
     # Includes: own room or lower; the front end only cdm.h of the engine.
     for rel in files:

@@ -305,12 +305,19 @@ char *text_key_value(const char *text, const char *key, bool spaced)
 
 bool path_within(const char *path, const char *dir)
 {
+    return path_below(path, dir) != NULL;
+}
+
+const char *path_below(const char *path, const char *dir)
+{
     size_t n = strlen(dir);
     while (n > 1 && (dir[n - 1] == '/' || dir[n - 1] == '\\'))
         n--;
     if (n == 1 && (dir[0] == '/' || dir[0] == '\\')) /* the root holds every absolute path */
-        return path[0] == dir[0];
-    return !strncmp(path, dir, n) && (!path[n] || path[n] == '/' || path[n] == '\\');
+        return path[0] == dir[0] ? path + 1 : NULL;
+    if (strncmp(path, dir, n) || (path[n] && path[n] != '/' && path[n] != '\\'))
+        return NULL;
+    return path[n] ? path + n + 1 : path + n;
 }
 
 char *path_dirname(const char *path)

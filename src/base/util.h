@@ -125,6 +125,9 @@ char *path_dirname(const char *path);
 char *path_slashes_to(char *path, char sep);
 /* path is dir itself or below it, by their text (give both canonical, or both as given). */
 bool path_within(const char *path, const char *dir);
+/* The rest of path below dir (after the separator; "" for dir itself), or NULL when path is
+ * not within dir: the one place that decides containment by text. */
+const char *path_below(const char *path, const char *dir);
 
 /* Lowercase hex of n bytes into out (2n + 1 chars, NUL-terminated). */
 void hex_encode(const unsigned char *bytes, size_t n, char *out);

@@ -239,8 +239,8 @@ static enum http_failure read_body(HINTERNET request, const struct http_request 
     enum http_failure kind = HTTP_OK;
     struct http_speed speed = {0};
     /* each read returns what came, so a trickle passes here often enough to be judged */
-    while (!http_speed_check(&speed, req, (double)GetTickCount64() / 1000.0, got, &kind,
-                             r->detail, sizeof(r->detail))) {
+    while (!http_speed_check(&speed, req, (double)GetTickCount64() / 1000.0, got, &kind, r->detail,
+                             sizeof(r->detail))) {
         DWORD n = 0;
         if (!WinHttpReadData(request, buf, READ_SIZE, &n)) {
             DWORD e = GetLastError();
@@ -267,48 +267,9 @@ static enum http_failure read_body(HINTERNET request, const struct http_request 
     return kind;
 }
 
-enum http_failure http_get(struct http_session *s, const struct http_request *req,
-                           struct http_result *r)
+/* The request's own headers: the range a resumed download starts at, what it accepts. */
+static void add_headers(HINTERNET request, const struct http_request *req)
 {
-    memset(r, 0, sizeof(*r));
-    wchar_t *url = win_wide(req->url);
-    HINTERNET connect = NULL, request = NULL;
-    HCERTSTORE extra = NULL;
-    enum http_failure kind = HTTP_OK;
-    wchar_t host[256], path[4096];
-    URL_COMPONENTS uc;
-    memset(&uc, 0, sizeof(uc));
-    uc.dwStructSize = sizeof(uc);
-    uc.lpszHostName = host;
-    uc.dwHostNameLength = CDM_ARRAY_LEN(host);
-    uc.lpszUrlPath = path;
-    uc.dwUrlPathLength = CDM_ARRAY_LEN(path);
-    if (!WinHttpCrackUrl(url, 0, 0, &uc) ||
-        (uc.nScheme != INTERNET_SCHEME_HTTP && uc.nScheme != INTERNET_SCHEME_HTTPS)) {
-        kind = r->failure = HTTP_BAD_URL;
-        COPY_STR_ARRAY(r->detail, "not an http:// or https:// URL");
-        goto out;
-    }
-    bool https = uc.nScheme == INTERNET_SCHEME_HTTPS;
-    if (https && req->ca_file &&
-        !(extra = load_ca_file(req->ca_file, r->detail, sizeof(r->detail)))) {
-        kind = r->failure = HTTP_TLS;
-        goto out;
-    }
-    int ms = (int)(req->timeout ? req->timeout : 30) * 1000;
-    if (!(connect = WinHttpConnect(s->h, host, uc.nPort, 0)) ||
-        !(request =
-              WinHttpOpenRequest(connect, L"GET", path, NULL, WINHTTP_NO_REFERER,
-                                 WINHTTP_DEFAULT_ACCEPT_TYPES, https ? WINHTTP_FLAG_SECURE : 0)) ||
-        !WinHttpSetTimeouts(request, ms, ms, ms, ms)) {
-        DWORD e = GetLastError();
-        kind = fail(r, classify(e), e);
-        goto out;
-    }
-    if (extra) {
-        DWORD flags = SECURITY_FLAG_IGNORE_UNKNOWN_CA;
-        WinHttpSetOption(request, WINHTTP_OPTION_SECURITY_FLAGS, &flags, sizeof(flags));
-    }
     if (req->from) {
         wchar_t range[64];
         swprintf(range, CDM_ARRAY_LEN(range), L"Range: bytes=%llu-", (unsigned long long)req->from);
@@ -322,46 +283,107 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
         free(accept);
         free(line);
     }
-    if (!WinHttpSendRequest(request, WINHTTP_NO_ADDITIONAL_HEADERS, 0, WINHTTP_NO_REQUEST_DATA, 0,
-                            0, 0) ||
-        !WinHttpReceiveResponse(request, NULL)) {
-        DWORD e = GetLastError();
-        kind = fail(r, classify(e), e);
-        goto out;
+}
+
+/* With [fetch] ca_file: the chain of the host that answered last (after any redirect) is
+ * trusted by Windows or by one of the file's certificates. */
+static enum http_failure check_extra_trust(HINTERNET request, const char *url, HCERTSTORE extra,
+                                           struct http_result *r)
+{
+    wchar_t host[256], final_url[4096];
+    DWORD size = sizeof(final_url);
+    URL_COMPONENTS fc;
+    memset(&fc, 0, sizeof(fc));
+    fc.dwStructSize = sizeof(fc);
+    fc.lpszHostName = host;
+    fc.dwHostNameLength = CDM_ARRAY_LEN(host);
+    host[0] = L'\0';
+    wchar_t *asked = win_wide(url);
+    WinHttpCrackUrl(WinHttpQueryOption(request, WINHTTP_OPTION_URL, final_url, &size) ? final_url
+                                                                                      : asked,
+                    0, 0, &fc);
+    free(asked);
+    DWORD status = 0;
+    if (chain_trusted(request, extra, host, &status))
+        return HTTP_OK;
+    snprintf(r->detail, sizeof(r->detail),
+             "the server's certificate is trusted neither by Windows nor by a certificate of "
+             "[fetch] ca_file; chain status 0x%lx",
+             (unsigned long)status);
+    return r->failure = HTTP_TLS;
+}
+
+/* Open the request to the URL's host and path, its timeouts set; the extra trust of
+ * [fetch] ca_file loaded into *extra for https. */
+static enum http_failure open_request(struct http_session *s, const struct http_request *req,
+                                      HINTERNET *connect, HINTERNET *request, HCERTSTORE *extra,
+                                      struct http_result *r)
+{
+    wchar_t *url = win_wide(req->url);
+    wchar_t host[256], path[4096];
+    URL_COMPONENTS uc;
+    memset(&uc, 0, sizeof(uc));
+    uc.dwStructSize = sizeof(uc);
+    uc.lpszHostName = host;
+    uc.dwHostNameLength = CDM_ARRAY_LEN(host);
+    uc.lpszUrlPath = path;
+    uc.dwUrlPathLength = CDM_ARRAY_LEN(path);
+    bool cracked = WinHttpCrackUrl(url, 0, 0, &uc);
+    free(url);
+    if (!cracked || (uc.nScheme != INTERNET_SCHEME_HTTP && uc.nScheme != INTERNET_SCHEME_HTTPS)) {
+        COPY_STR_ARRAY(r->detail, "not an http:// or https:// URL");
+        return r->failure = HTTP_BAD_URL;
     }
-    if (extra) {
-        /* the host that answered last, after any redirect */
-        wchar_t final_url[4096];
-        DWORD size = sizeof(final_url);
-        URL_COMPONENTS fc;
-        memset(&fc, 0, sizeof(fc));
-        fc.dwStructSize = sizeof(fc);
-        fc.lpszHostName = host;
-        fc.dwHostNameLength = CDM_ARRAY_LEN(host);
-        if (WinHttpQueryOption(request, WINHTTP_OPTION_URL, final_url, &size))
-            WinHttpCrackUrl(final_url, 0, 0, &fc);
-        DWORD status = 0;
-        if (!chain_trusted(request, extra, host, &status)) {
-            kind = r->failure = HTTP_TLS;
-            snprintf(r->detail, sizeof(r->detail),
-                     "the server's certificate is trusted neither by Windows nor by a "
-                     "certificate of [fetch] ca_file; chain status 0x%lx",
-                     (unsigned long)status);
-            goto out;
+    bool https = uc.nScheme == INTERNET_SCHEME_HTTPS;
+    if (https && req->ca_file &&
+        !(*extra = load_ca_file(req->ca_file, r->detail, sizeof(r->detail))))
+        return r->failure = HTTP_TLS;
+    int ms = (int)(req->timeout ? req->timeout : 30) * 1000;
+    if (!(*connect = WinHttpConnect(s->h, host, uc.nPort, 0)) ||
+        !(*request =
+              WinHttpOpenRequest(*connect, L"GET", path, NULL, WINHTTP_NO_REFERER,
+                                 WINHTTP_DEFAULT_ACCEPT_TYPES, https ? WINHTTP_FLAG_SECURE : 0)) ||
+        !WinHttpSetTimeouts(*request, ms, ms, ms, ms)) {
+        DWORD e = GetLastError();
+        return fail(r, classify(e), e);
+    }
+    if (*extra) {
+        DWORD flags = SECURITY_FLAG_IGNORE_UNKNOWN_CA;
+        WinHttpSetOption(*request, WINHTTP_OPTION_SECURITY_FLAGS, &flags, sizeof(flags));
+    }
+    return HTTP_OK;
+}
+
+enum http_failure http_get(struct http_session *s, const struct http_request *req,
+                           struct http_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    HINTERNET connect = NULL, request = NULL;
+    HCERTSTORE extra = NULL;
+    enum http_failure kind = open_request(s, req, &connect, &request, &extra, r);
+    if (kind == HTTP_OK) {
+        add_headers(request, req);
+        if (!WinHttpSendRequest(request, WINHTTP_NO_ADDITIONAL_HEADERS, 0, WINHTTP_NO_REQUEST_DATA,
+                                0, 0, 0) ||
+            !WinHttpReceiveResponse(request, NULL)) {
+            DWORD e = GetLastError();
+            kind = fail(r, classify(e), e);
         }
     }
-    struct http_head head;
-    read_head(request, &head);
-    r->status = head.status;
-    kind = read_body(request, req, &head, r);
-out:
+    if (kind == HTTP_OK && extra)
+        kind = check_extra_trust(request, req->url, extra, r);
+    if (kind == HTTP_OK) {
+        struct http_head head;
+        read_head(request, &head);
+        r->status = head.status;
+        kind = read_body(request, req, &head, r);
+    }
     if (request)
         WinHttpCloseHandle(request);
     if (connect)
         WinHttpCloseHandle(connect);
     if (extra)
         CertCloseStore(extra, 0);
-    free(url);
     return kind;
 }
 

@@ -16,8 +16,8 @@
 /* liblzma's threads for a .tar.xz of many blocks each hold a block decoded and its
  * dictionary (about 44 MiB for xz -T0's 24 MiB blocks at level 6); past the bound they are
  * fewer. 224 MiB keeps an install under 256 MiB in all. */
-#define DEFAULT_THREAD_MEMORY  (224ULL << 20)
-#define DEFAULT_FETCH_TIMEOUT  30
+#define DEFAULT_THREAD_MEMORY (224ULL << 20)
+#define DEFAULT_FETCH_TIMEOUT 30
 /* 1 KiB a second over a minute: a line that slow would take days for one archive */
 #define DEFAULT_LOW_SPEED      1024
 #define DEFAULT_LOW_SPEED_TIME 60
@@ -89,7 +89,8 @@ static bool parse_count(const char *s, unsigned min, unsigned max, unsigned *out
 /* A yes or no: the words INI files commonly use for either. */
 static bool parse_bool(const char *s, bool *out)
 {
-    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no", "off", "0"};
+    static const char *const yes[] = {"true", "yes", "on", "1"}, *const no[] = {"false", "no",
+                                                                                "off", "0"};
     for (size_t i = 0; i < CDM_ARRAY_LEN(yes); i++) {
         if (!strcmp(s, yes[i]) || !strcmp(s, no[i])) {
             *out = !strcmp(s, yes[i]);
@@ -197,45 +198,65 @@ static bool parse_fetch_sources(const char *value, struct cdm_config *c)
     return true;
 }
 
-static int on_entry(void *user, const char *section, const char *name, const char *value, int line)
+#define UNKNOWN_SETTING (-1)
+
+/* A setting that lists folders, one per line (repeat the key, or indent continuation
+ * lines): value's folder added to the NULL-terminated *list. */
+static int add_folder(struct parse_state *ps, int line, const char *section, const char *name,
+                      const char *value, char ***list, size_t *count)
 {
-    struct parse_state *ps = user;
+    if (!*value)
+        return 0;
+    char *dir = expand_path(ps, line, section, name, value);
+    if (!dir)
+        return 1;
+    *list = xrealloc(*list, (*count + 2) * sizeof(char *));
+    (*list)[(*count)++] = dir;
+    (*list)[*count] = NULL;
+    return 0;
+}
+
+/* A setting of [fetch]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
+static int on_fetch(struct parse_state *ps, const char *name, const char *value, int line)
+{
     struct cdm_config *c = ps->config;
-    if (!strcmp(section, "fetch") && !strcmp(name, "base")) {
+    const char *section = "fetch";
+    if (!strcmp(name, "base")) {
         free(c->fetch_base);
         c->fetch_base = xstrdup(value);
-    } else if (!strcmp(section, "fetch") && !strcmp(name, "index_url")) {
+    } else if (!strcmp(name, "index_url")) {
         free(c->index_url);
         c->index_url = xstrdup(value);
-    } else if (!strcmp(section, "fetch") && !strcmp(name, "sources")) {
+    } else if (!strcmp(name, "sources")) {
         if (!parse_fetch_sources(value, c))
             return bad_value(ps, line, section, name, value,
                              "give nvidia, pypi or both, in the order to try them "
                              "(nvidia, pypi)");
-    } else if (!strcmp(section, "fetch") && !strcmp(name, "legacy_sums")) {
+    } else if (!strcmp(name, "legacy_sums")) {
         char *file = expand_path(ps, line, section, name, value);
         if (!file)
             return 1;
         free(c->legacy_sums);
         c->legacy_sums = file;
-    } else if (!strcmp(section, "fetch") && !strcmp(name, "ca_file")) {
+    } else if (!strcmp(name, "ca_file")) {
         char *file = *value ? expand_path(ps, line, section, name, value) : NULL;
         if (*value && !file)
             return 1;
         free(c->ca_file);
         c->ca_file = file;
-    } else if (!strcmp(section, "fetch") &&
-               (!strcmp(name, "low_speed") || !strcmp(name, "low_speed_time") ||
-                !strcmp(name, "max_time"))) {
-        bool good = !strcmp(name, "low_speed")        ? parse_count(value, 0, 1u << 30, &c->fetch_low_speed)
-                    : !strcmp(name, "low_speed_time") ? parse_count(value, 1, 3600, &c->fetch_low_speed_time)
-                                                      : parse_count(value, 0, 7 * 24 * 3600, &c->fetch_max_time);
+    } else if (!strcmp(name, "low_speed") || !strcmp(name, "low_speed_time") ||
+               !strcmp(name, "max_time")) {
+        bool good = !strcmp(name, "low_speed")
+                        ? parse_count(value, 0, 1u << 30, &c->fetch_low_speed)
+                    : !strcmp(name, "low_speed_time")
+                        ? parse_count(value, 1, 3600, &c->fetch_low_speed_time)
+                        : parse_count(value, 0, 7 * 24 * 3600, &c->fetch_max_time);
         if (!good)
             return bad_value(ps, line, section, name, value,
                              "give a whole number of bytes a second (low_speed, 0 for no limit) "
                              "or of seconds (low_speed_time; max_time, 0 for no limit)");
-    } else if (!strcmp(section, "fetch") && (!strcmp(name, "timeout") || !strcmp(name, "retries") ||
-                                             !strcmp(name, "retry_wait"))) {
+    } else if (!strcmp(name, "timeout") || !strcmp(name, "retries") ||
+               !strcmp(name, "retry_wait")) {
         bool good = !strcmp(name, "timeout")   ? parse_count(value, 1, 3600, &c->fetch_timeout)
                     : !strcmp(name, "retries") ? parse_count(value, 0, 20, &c->fetch_retries)
                                                : parse_count(value, 0, 600, &c->fetch_retry_wait);
@@ -243,7 +264,18 @@ static int on_entry(void *user, const char *section, const char *name, const cha
             return bad_value(ps, line, section, name, value,
                              "give a whole number of seconds (timeout, retry_wait) or of tries "
                              "(retries)");
-    } else if (!strcmp(section, "store") && !strcmp(name, "root")) {
+    } else {
+        return UNKNOWN_SETTING;
+    }
+    return 0;
+}
+
+/* A setting of [store]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
+static int on_store(struct parse_state *ps, const char *name, const char *value, int line)
+{
+    struct cdm_config *c = ps->config;
+    const char *section = "store";
+    if (!strcmp(name, "root")) {
         char *root = expand_path(ps, line, section, name, value);
         if (!root)
             return 1;
@@ -251,12 +283,12 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         c->root = *root ? root : NULL;
         if (!*root)
             free(root);
-    } else if (!strcmp(section, "store") && !strcmp(name, "shared")) {
+    } else if (!strcmp(name, "shared")) {
         if (strcmp(value, "read-only") && strcmp(value, "no"))
             return bad_value(ps, line, section, name, value,
                              "give read-only (a store others write, opened immutable) or no");
         c->shared_read_only = !strcmp(value, "read-only");
-    } else if (!strcmp(section, "store") && !strcmp(name, "journal")) {
+    } else if (!strcmp(name, "journal")) {
         if (!strcmp(value, "auto"))
             c->journal = JOURNAL_AUTO;
         else if (!strcmp(value, "wal"))
@@ -267,32 +299,25 @@ static int on_entry(void *user, const char *section, const char *name, const cha
             return bad_value(ps, line, section, name, value,
                              "give auto (a write-ahead log, a rollback journal on a network file "
                              "system), wal or rollback");
-    } else if (!strcmp(section, "install") && !strcmp(name, "sources")) {
-        /* one folder per line: repeat the key, or indent continuation lines */
-        if (!*value)
-            return 0;
-        char *dir = expand_path(ps, line, section, name, value);
-        if (!dir)
-            return 1;
-        c->sources = xrealloc(c->sources, (c->source_count + 2) * sizeof(char *));
-        c->sources[c->source_count++] = dir;
-        c->sources[c->source_count] = NULL;
-    } else if (!strcmp(section, "scan") && !strcmp(name, "paths")) {
-        if (!*value)
-            return 0;
-        char *dir = expand_path(ps, line, section, name, value);
-        if (!dir)
-            return 1;
-        c->scan_paths = xrealloc(c->scan_paths, (c->scan_path_count + 2) * sizeof(char *));
-        c->scan_paths[c->scan_path_count++] = dir;
-        c->scan_paths[c->scan_path_count] = NULL;
-    } else if (!strcmp(section, "install") && !strcmp(name, "threads")) {
+    } else {
+        return UNKNOWN_SETTING;
+    }
+    return 0;
+}
+
+/* A setting of [install]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
+static int on_install(struct parse_state *ps, const char *name, const char *value, int line)
+{
+    struct cdm_config *c = ps->config;
+    const char *section = "install";
+    if (!strcmp(name, "sources")) {
+        return add_folder(ps, line, section, name, value, &c->sources, &c->source_count);
+    } else if (!strcmp(name, "threads")) {
         if (!parse_count(value, 0, 1024, &c->threads))
             return bad_value(ps, line, section, name, value,
                              "give a whole number of threads up to 1024 (0: one per core)");
-    } else if (!strcmp(section, "install") &&
-               (!strcmp(name, "max_size") || !strcmp(name, "max_entries") ||
-                !strcmp(name, "thread_memory"))) {
+    } else if (!strcmp(name, "max_size") || !strcmp(name, "max_entries") ||
+               !strcmp(name, "thread_memory")) {
         unsigned long long v;
         const char *why = parse_size(value, &v);
         if (why && !strcmp(name, "thread_memory") && !strncmp(why, "zero", 4))
@@ -305,21 +330,66 @@ static int on_entry(void *user, const char *section, const char *name, const cha
             c->thread_memory = v;
         else
             c->max_entries = v;
-    } else if (!strcmp(section, "activate") &&
-               (!strcmp(name, "build_paths") || !strcmp(name, "redirect"))) {
+    } else {
+        return UNKNOWN_SETTING;
+    }
+    return 0;
+}
+
+/* A setting of [scan]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
+static int on_scan(struct parse_state *ps, const char *name, const char *value, int line)
+{
+    struct cdm_config *c = ps->config;
+    const char *section = "scan";
+    if (!strcmp(name, "paths")) {
+        return add_folder(ps, line, section, name, value, &c->scan_paths, &c->scan_path_count);
+    } else {
+        return UNKNOWN_SETTING;
+    }
+    return 0;
+}
+
+/* A setting of [activate]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
+static int on_activate(struct parse_state *ps, const char *name, const char *value, int line)
+{
+    struct cdm_config *c = ps->config;
+    const char *section = "activate";
+    if (!strcmp(name, "build_paths") || !strcmp(name, "redirect")) {
         if (!parse_bool(value, !strcmp(name, "redirect") ? &c->activate_redirect
                                                          : &c->activate_build_paths))
             return bad_value(ps, line, section, name, value, "give true or false");
-    } else if (!strcmp(section, "activate") && !strcmp(name, "find_toolkit")) {
+    } else if (!strcmp(name, "find_toolkit")) {
         bool find;
         if (!parse_bool(value, &find))
             return bad_value(ps, line, section, name, value, "give true or false");
         c->activate_named_toolkit_only = !find;
-    } else if (!strcmp(section, "windows") && !strcmp(name, "retry_seconds")) {
+    } else {
+        return UNKNOWN_SETTING;
+    }
+    return 0;
+}
+
+/* A setting of [windows]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
+static int on_windows(struct parse_state *ps, const char *name, const char *value, int line)
+{
+    struct cdm_config *c = ps->config;
+    const char *section = "windows";
+    if (!strcmp(name, "retry_seconds")) {
         if (!parse_count(value, 0, 3600, &c->windows_retry_seconds))
             return bad_value(ps, line, section, name, value,
                              "give a whole number of seconds up to 3600 (0: fail at once)");
-    } else if (!strcmp(section, "link") && !strcmp(name, "name")) {
+    } else {
+        return UNKNOWN_SETTING;
+    }
+    return 0;
+}
+
+/* A setting of [link]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
+static int on_link(struct parse_state *ps, const char *name, const char *value, int line)
+{
+    struct cdm_config *c = ps->config;
+    const char *section = "link";
+    if (!strcmp(name, "name")) {
         const char *why = config_link_name_problem(value);
         if (why) {
             char *msg = xasprintf("%s; give a plain file name such as cuda_link", why);
@@ -330,10 +400,33 @@ static int on_entry(void *user, const char *section, const char *name, const cha
         free(c->link_name);
         c->link_name = xstrdup(value);
     } else {
-        cdm_warn(ps->ctx, "%s:%d: unknown setting '%s' in section [%s], ignored", ps->path, line,
-                 name, section);
+        return UNKNOWN_SETTING;
     }
     return 0;
+}
+
+/* inih's handler: each section's own function, a warning for a setting none knows. */
+static int on_entry(void *user, const char *section, const char *name, const char *value, int line)
+{
+    static const struct {
+        const char *section;
+        int (*on)(struct parse_state *, const char *, const char *, int);
+    } sections[] = {
+        {"fetch", on_fetch}, {"store", on_store},       {"install", on_install},
+        {"scan", on_scan},   {"activate", on_activate}, {"windows", on_windows},
+        {"link", on_link},
+    };
+    struct parse_state *ps = user;
+    int rc = UNKNOWN_SETTING;
+    for (size_t i = 0; i < CDM_ARRAY_LEN(sections) && rc == UNKNOWN_SETTING; i++)
+        if (!strcmp(section, sections[i].section))
+            rc = sections[i].on(ps, name, value, line);
+    if (rc == UNKNOWN_SETTING) {
+        cdm_warn(ps->ctx, "%s:%d: unknown setting '%s' in section [%s], ignored", ps->path, line,
+                 name, section);
+        rc = 0;
+    }
+    return rc;
 }
 
 const char *config_link_name_problem(const char *name)

@@ -82,10 +82,8 @@ static char *not_a_library_fix(struct doctor *d, const char *path)
 {
     char *real = fs_realpath(path);
     char *root = store_install_path(d->ctx, d->install.id);
-    size_t n = strlen(root);
     struct recorded_file r = {.rel = NULL, .sha256 = ""};
-    if (real && !strncmp(real, root, n) && real[n] == '/') {
-        r.rel = real + n + 1;
+    if (real && (r.rel = path_below(real, root)) && *r.rel) {
         db_files_each(d->ctx, d->install.id, find_recorded, &r);
     }
     struct file_hash h = {.path = real, .expected = 0};

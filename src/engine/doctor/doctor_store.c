@@ -92,15 +92,9 @@ static void check_installs(struct doctor *d)
     free(all);
 }
 
-static void check_project(struct doctor *d)
+/* The project's link: a link cdm made, into the store, to an install it holds. */
+static void check_project_link(struct doctor *d, const struct cdm_project *p)
 {
-    if (!d->have_project) {
-        doctor_add(d, "project", CDM_CHECK_SKIP, NULL,
-                   "no project here (no '%s' link or %s pin file in this folder or above)",
-                   cdm_link_name(d->ctx), CDM_PIN_FILE);
-        return;
-    }
-    const struct cdm_project *p = &d->project;
     char *fix = NULL;
     if (p->link_foreign) {
         fix = xasprintf("move '%s' away, then run 'cdm link %s'", p->link_path, p->path);
@@ -134,8 +128,12 @@ static void check_project(struct doctor *d)
                    p->linked_id);
     }
     free(fix);
-    fix = NULL;
+}
 
+/* The pin file: there, the same as the link, installed. */
+static void check_project_pin(struct doctor *d, const struct cdm_project *p)
+{
+    char *fix = NULL;
     if (!p->has_pin) {
         fix = xasprintf("run 'cdm link %s %s' to write it, and commit it", p->path,
                         *p->linked_id ? p->linked_id : "VERSION");
@@ -155,9 +153,12 @@ static void check_project(struct doctor *d)
         doctor_add(d, "project.pin", CDM_CHECK_OK, NULL, "the pin says %s", p->pinned_id);
     }
     free(fix);
-    fix = NULL;
+}
 
-    /* The newest generation cdm recorded, in any state, must be what the link shows. */
+/* The newest generation cdm recorded, in any state, must be what the link shows. */
+static void check_project_history(struct doctor *d, const struct cdm_project *p)
+{
+    char *fix = NULL;
     struct cdm_generation newest;
     bool recorded = d->store_exists && db_generation_newest(d->ctx, p->path, &newest) == CDM_OK;
     long long gen = recorded ? newest.number : -1;
@@ -177,7 +178,11 @@ static void check_project(struct doctor *d)
                    gen_id);
     }
     free(fix);
-    /* Said only where it applies: POSIX knows no such folder, and its report stays as it was */
+}
+
+/* Said only where it applies: POSIX knows no such folder, and its report stays as it was. */
+static void check_project_sync(struct doctor *d, const struct cdm_project *p)
+{
     char *sync = fs_cloud_sync(p->path);
     if (sync)
         doctor_add(d, "project.sync", CDM_CHECK_WARN,
@@ -187,6 +192,21 @@ static void check_project(struct doctor *d)
                    "delete through them, and cloud placeholders make files vanish offline",
                    sync);
     free(sync);
+}
+
+/* The project here: its link, its pin, its history, its folder. */
+static void check_project(struct doctor *d)
+{
+    if (!d->have_project) {
+        doctor_add(d, "project", CDM_CHECK_SKIP, NULL,
+                   "no project here (no '%s' link or %s pin file in this folder or above)",
+                   cdm_link_name(d->ctx), CDM_PIN_FILE);
+        return;
+    }
+    check_project_link(d, &d->project);
+    check_project_pin(d, &d->project);
+    check_project_history(d, &d->project);
+    check_project_sync(d, &d->project);
 }
 
 static const doctor_check_fn checks[] = {check_index, check_leftovers, check_installs,

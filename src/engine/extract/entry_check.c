@@ -155,13 +155,13 @@ static const char *check_hardlink(struct entry_checker *c, const char *stored,
     if (why)
         return why;
     char target[sizeof(v->path)];
-    size_t top = strlen(c->top);
+    const char *below = NULL;
     size_t folder = folder_len(v->rel);
-    if (entry_path_check(stored, target, sizeof(target)) || strncmp(target, c->top, top) ||
-        target[top] != '/' || folder_len(target + top + 1) != folder ||
-        strncmp(target + top + 1, v->rel, folder))
+    if (entry_path_check(stored, target, sizeof(target)) ||
+        !(below = path_below(target, c->top)) || !*below || below[-1] != '/' ||
+        folder_len(below) != folder || strncmp(below, v->rel, folder))
         return "does not point to a name beside it";
-    hold_link(c, v->rel, stored, target + top + 1, true);
+    hold_link(c, v->rel, stored, below, true);
     return NULL;
 }
 

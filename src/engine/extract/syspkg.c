@@ -39,10 +39,9 @@ static const char *syspkg_map(const char *path, bool link, char *out, size_t siz
 {
     for (size_t i = 0; i < CDM_ARRAY_LEN(system_dirs); i++) {
         const char *dir = system_dirs[i][0], *to = system_dirs[i][1];
-        size_t n = strlen(dir);
-        if (strncmp(path, dir, n) || path[n] != '/' || strchr(path + n + 1, '/'))
+        const char *base = path_below(path, dir);
+        if (!base || !*base || base[-1] != '/' || strchr(base, '/'))
             continue;
-        const char *base = path + n + 1;
         if (!strcmp(to, "lib")) {
             if (!str_starts_with(base, "libcudnn"))
                 return NULL;

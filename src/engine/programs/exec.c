@@ -8,12 +8,14 @@
  * loads its own torch\lib\cudnn*.dll by path, which only cdm attach reaches, and cdm says so.
  */
 #include "attach_files.h"
+#include "cudnn_lib.h"
 #include "exec_python.h"
 #include "internal.h"
 #include "platform/fs.h"
 #include "platform/trace.h"
 #include "pyenv.h"
 #include "ran_on_gpu.h"
+#include "version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +30,18 @@ static void warn_torch_own_dlls(cdm_ctx *ctx, const struct cdm_activation *act)
     size_t n = 0;
     py_envs_find(act->project, &envs, &n);
     char *bin = path_join(act->link_path, act->bin_dir);
+    char version[32];
+    struct version v = {{9}, 1};
+    if (install_id_version(act->id, version, sizeof(version)))
+        version_parse(version, &v);
+    char *dll = cudnn_lib_name(true, v.part[0]);
     for (size_t i = 0; i < n; i++) {
         size_t own = 0;
         char **sites = py_site_packages(envs[i].prefix, &own);
         struct py_cudnn_place place;
         if (py_cudnn_place(envs[i].prefix, sites, own, true, &place)) {
             if ((place.origin == PY_CUDNN_TORCH_LIB || place.origin == PY_CUDNN_FRAMEWORK_DLLS) &&
-                !attach_file_is_ours(ctx, place.folder, bin, "cudnn64_9.dll", true))
+                !attach_file_is_ours(ctx, place.folder, bin, dll, true))
                 cdm_warn(ctx,
                          "'%s' (%s) holds %s's own cuDNN DLLs in '%s', which it loads before "
                          "any other folder whatever PATH says: 'cdm attach %s %s' makes them "
@@ -45,6 +52,7 @@ static void warn_torch_own_dlls(cdm_ctx *ctx, const struct cdm_activation *act)
         }
         strv_free(sites);
     }
+    free(dll);
     free(bin);
     free(envs);
 }

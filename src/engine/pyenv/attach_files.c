@@ -293,7 +293,8 @@ size_t attach_missing_names(char *const *names, const char *dir, struct strbuf *
 void attach_prune_empty(const char *folder, const char *venv)
 {
     char *dir = xstrdup(folder);
-    while (str_starts_with(dir, venv) && strlen(dir) > strlen(venv) &&
+    const char *rest;
+    while ((rest = path_below(dir, venv)) && *rest &&
            strcmp(path_basename(dir), "site-packages") != 0 && fs_remove_if_empty_dir(dir)) {
         char *up = path_dirname(dir);
         free(dir);
