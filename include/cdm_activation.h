@@ -6,6 +6,8 @@
 #ifndef CDM_ACTIVATION_H
 #define CDM_ACTIVATION_H
 
+#include "cdm.h" /* its types; cdm.h includes this file in turn, past them */
+
 /* ---- activation ------------------------------------------------------------------------ */
 
 /*

@@ -7,6 +7,8 @@
 #ifndef CDM_CHOOSE_H
 #define CDM_CHOOSE_H
 
+#include "cdm.h" /* its types; cdm.h includes this file in turn, past them */
+
 #define CDM_MAX_GPUS 64
 
 struct cdm_gpu {

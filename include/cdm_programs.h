@@ -6,6 +6,8 @@
 #ifndef CDM_PROGRAMS_H
 #define CDM_PROGRAMS_H
 
+#include "cdm.h" /* its types; cdm.h includes this file in turn, past them */
+
 /* cdm exec: run argv with exactly what cdm activate sets for the project (NULL: the nearest
  * from the current folder, else the user's default), no shell in between. On Linux every
  * cuDNN library its processes load, by name or by path, comes from the project's install

@@ -1,7 +1,7 @@
 /*
  * Facts about the operating system that activation works from: how its environment names
  * the loader's path list and separates entries, and which shell started cdm where the
- * system can tell. Facts only: the engine decides what to set (engine/activation/shell.h).
+ * system can tell. Facts only: the engine decides what to set (engine/activation/env_plan.h).
  */
 #ifndef CDM_SHELL_HOST_H
 #define CDM_SHELL_HOST_H

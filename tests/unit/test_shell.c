@@ -1,4 +1,5 @@
 /* Shell emitters and activation plans: golden text per shell and case. */
+#include "engine/activation/env_plan.h"
 #include "engine/activation/shell.h"
 #include "tap.h"
 

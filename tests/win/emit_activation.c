@@ -13,6 +13,7 @@
  *
  * Windows only: wmain takes the arguments in UTF-16, as cdm.exe does.
  */
+#include "engine/activation/env_plan.h"
 #include "engine/activation/shell.h"
 #include "base/util.h"
 #include "platform/win32_util.h"

@@ -1,12 +1,12 @@
 /*
  * Activation over this process's environment and this system (cdm.h's cdm_activation_*):
- * the plans of activation.c, read from a snapshot of the environment, with the audit
+ * the plans of env_plan.c, read from a snapshot of the environment, with the audit
  * library found for a redirect.
  */
 #include "base/error.h"
 #include "platform/fs.h"
 #include "platform/trace.h"
-#include "shell.h"
+#include "env_plan.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* Shell syntax: one row per shell, and rendering a plan with it. */
 #include "shell.h"
+#include "env_plan.h"
 
 #include <ctype.h>
 #include <stdlib.h>

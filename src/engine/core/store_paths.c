@@ -91,7 +91,7 @@ char *state_lock_path(const cdm_ctx *ctx)
     return xasprintf("%s.lock", ctx->state_path);
 }
 
-char *store_attached_dir(const cdm_ctx *ctx, long long n)
+char *state_attached_dir(const cdm_ctx *ctx, long long n)
 {
     char *state_dir = path_dirname(ctx->state_path);
     char *base = path_join(state_dir, ".attached");

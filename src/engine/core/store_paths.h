@@ -53,7 +53,7 @@ char *store_install_path(const cdm_ctx *ctx, const char *id);
 char *store_downloads_dir(const cdm_ctx *ctx);
 char *state_lock_path(const cdm_ctx *ctx);
 /* <state's folder>/.attached/<n>: where attachment n keeps the wheel folder it replaced */
-char *store_attached_dir(const cdm_ctx *ctx, long long n);
+char *state_attached_dir(const cdm_ctx *ctx, long long n);
 /* .deployed/ and .deployed/<sha256>: the files cdm deploy replaced, kept for its undo */
 char *store_deployed_dir(const cdm_ctx *ctx);
 char *store_deployed_object(const cdm_ctx *ctx, const char *sha256);

@@ -2,7 +2,7 @@
  * cdm doctor -- CMD: exactly the changes `cdm activate` would make here. */
 #include "doctor.h"
 #include "platform/fs.h"
-#include "shell.h"
+#include "env_plan.h"
 
 #include <stdlib.h>
 #include <string.h>

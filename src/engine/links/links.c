@@ -16,7 +16,7 @@
  */
 #include "links.h"
 #include "links_dest.h"
-#include "attach.h"
+#include "attach_switch.h"
 #include "db.h"
 #include "gitignore.h"
 #include "project.h"
@@ -56,7 +56,7 @@ static bool pin_keeps(const struct cdm_project *p, const struct cdm_install_info
  * (pin_keeps). When the project's link had another name (old_name, from its history),
  * that old link is removed once the new one stands.
  */
-/* The attached environments' follow of a switch (attach.h), done while the change is still
+/* The attached environments' follow of a switch (attach_switch.h), done while the change is still
  * pending: a kill before it is done leaves a pending change, which recovery settles and
  * follows (recover.c). old_root: where the link led; bin: the new target's DLL folder. */
 struct follow {

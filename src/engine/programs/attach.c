@@ -16,7 +16,7 @@
  * come back byte for byte. The record is checked against the disk, not trusted: a wheel
  * that pip or uv reinstalled since is seen, and attach and detach say what they found.
  */
-#include "attach.h"
+#include "attach_switch.h"
 #include "attach_files.h"
 #include "attach_hook.h"
 #include "db.h"
@@ -410,7 +410,7 @@ static int record_and_link(cdm_ctx *ctx, struct attach_job *j, struct cdm_attach
     if (rc)
         goto out;
     if (!j->hook_only) { /* a hook alone keeps no files: its record has no kept folder */
-        char *kept_dir = store_attached_dir(ctx, a->id);
+        char *kept_dir = state_attached_dir(ctx, a->id);
         rc = copy_path(ctx, a->original, sizeof(a->original), kept_dir);
         free(kept_dir);
         if (!rc)

@@ -1,9 +1,9 @@
 /*
  * A project's link changes, as the Python environments attached to it see them: each is
  * checked before a switch (its framework's rule, the files it links) and, on Windows, where
- * its links are hard links to the install's files, made to follow after it (attach.h).
+ * its links are hard links to the install's files, made to follow after it (attach_switch.h).
  */
-#include "attach.h"
+#include "attach_switch.h"
 #include "dll_hook.h"
 #include "attach_files.h"
 #include "db_attach.h"

@@ -26,7 +26,7 @@
 #include "recover.h"
 #include "deploy_files.h"
 #include "db.h"
-#include "attach.h"
+#include "attach_switch.h"
 #include "attach_files.h"
 #include "dll_hook.h"
 #include "db_attach.h"
@@ -182,7 +182,7 @@ static int clean_staging_entry(cdm_ctx *ctx, const char *staging, const char *na
  * else). */
 void recover_attached_dir_drop(cdm_ctx *ctx, long long id, const char *original)
 {
-    char *dir = store_attached_dir(ctx, id);
+    char *dir = state_attached_dir(ctx, id);
     char *kept = path_dirname(original);
     if (!strcmp(dir, kept) && fs_kind(original) == FS_NONE)
         fs_remove_tree(ctx, dir);

@@ -1,10 +1,8 @@
-/* Opening the store (readers, and writers under its lock, after recovery), and cdm gc. */
+/* Opening the store: readers, and writers under its lock, after recovery. */
 #include "store.h"
-#include "project.h"
 #include "db.h"
 #include "recover.h"
 #include "store_paths.h"
-#include "view.h"
 #include "platform/fs.h"
 
 #include <stdio.h>
@@ -233,41 +231,4 @@ void store_install_state(cdm_ctx *ctx, struct cdm_install_info *in)
     char *aside = store_staging_path(ctx, in->id, "removing");
     in->state = fs_kind(aside) == FS_DIR ? CDM_INSTALL_REMOVING : CDM_INSTALL_MISSING;
     free(aside);
-}
-
-/* The record of a project folder that no longer exists: the history stays, and a "gone"
- * generation says the project no longer uses anything. One that exists: the temporary files
- * killed writers left in it. */
-static int drop_if_gone(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
-{
-    unsigned *dropped = arg;
-    if (!cdm_project_gone(g->project)) {
-        *dropped += project_clean_stale_temps(ctx, g->project);
-        return CDM_OK;
-    }
-    int rc = db_generation_add(ctx, g->project, NULL, "gone", g->link_name, "ok", NULL);
-    if (!rc)
-        (*dropped)++;
-    if (!rc && ctx->options.verbose)
-        cdm_note(ctx, "project folder '%s' is gone: it no longer counts as using its version",
-                 g->project);
-    return rc;
-}
-
-int cdm_gc(cdm_ctx *ctx, unsigned *removed)
-{
-    *removed = 0;
-    /* gc runs every recovery itself, to count what it did */
-    int rc = store_open_write(ctx, 0);
-    if (!rc && !(rc = recover_run(ctx, RECOVER_ALL, removed)))
-        ctx->recovered = RECOVER_ALL;
-    if (rc ||
-        (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)))
-        return rc;
-    /* the user's state files (the default, persist's record, the machine's) are replaced
-     * through temporary files too: a killed writer's go */
-    char *state = path_dirname(ctx->state_path);
-    *removed += fs_clean_stale_temps(ctx, state, NULL);
-    free(state);
-    return views_gc(ctx, removed);
 }

@@ -1,6 +1,6 @@
-/* The Python environments attached to a project, as its link changes see them (attach.c). */
-#ifndef CDM_ATTACH_H
-#define CDM_ATTACH_H
+/* The Python environments attached to a project, as its link changes see them (attach_switch.c). */
+#ifndef CDM_ATTACH_SWITCH_H
+#define CDM_ATTACH_SWITCH_H
 
 #include "internal.h"
 

@@ -6,7 +6,7 @@
  */
 #include "base/error.h"
 #include "platform/fs.h"
-#include "shell.h"
+#include "env_plan.h"
 
 #include <ctype.h>
 #include <stdlib.h>
