@@ -1,15 +1,15 @@
 /*
  * cdm deploy VERSION --into TOOLKIT and cdm deploy --undo TOOLKIT: the manual recipe's
- * merge of cuDNN into a CUDA toolkit, done with a record. In order: check the pair; plan
- * every file (the install's include, lib and bin files, each to the toolkit's own folder
- * for it); before touching anything, make sure every folder can be written (a toolkit
- * under Program Files needs an elevated shell) and that no running program holds a file
- * to be replaced (Windows); keep each file to be replaced in the store; record the deploy
- * with all its files; then place the files, each by a rename.
+ * merge of cuDNN into a CUDA toolkit, done with a record. Here: check the pair; plan every
+ * file (the install's include, lib and bin files, each to the toolkit's own folder for it);
+ * before touching anything, make sure every folder can be written (a toolkit under Program
+ * Files needs an elevated shell) and that no running program holds a file to be replaced
+ * (Windows). The deploy itself, and its undo, are the deploy protocol (journal_deploy.c).
  */
 #include "compat.h"
 #include "db_deploy.h"
 #include "deploy_files.h"
+#include "journal_deploy.h"
 #include "store.h"
 #include "toolkit.h"
 #include "platform/fs.h"
@@ -19,21 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One file to place: from the install, to a path relative to the toolkit. */
-struct plan {
-    struct db_deploy_file *files;
-    char **from; /* absolute, in the install */
-    size_t n;
-};
-
-static void plan_free(struct plan *p)
-{
-    for (size_t i = 0; i < p->n; i++)
-        free(p->from[i]);
-    free(p->from);
-    free(p->files);
-}
 
 /* The toolkit's folder for a kind of file: the first of the candidates it has. */
 static const char *toolkit_sub(const char *toolkit, const char *const *candidates)
@@ -49,7 +34,7 @@ static const char *toolkit_sub(const char *toolkit, const char *const *candidate
 }
 
 /* Every file and link below src (rel: its path below src) planned to dest/rel. */
-static int plan_tree(cdm_ctx *ctx, struct plan *p, const char *src, const char *dest,
+static int plan_tree(cdm_ctx *ctx, struct deploy_plan *p, const char *src, const char *dest,
                      const char *rel)
 {
     char *dir = *rel ? path_join(src, rel) : xstrdup(src);
@@ -88,7 +73,7 @@ static const char *const lib_dirs[] = {"lib64", "lib/x64", "lib", NULL};
 static const char *const bin_dirs[] = {"bin/x64", "bin", NULL};
 
 static int make_plan(cdm_ctx *ctx, const struct cdm_install_info *in, const char *toolkit,
-                     struct plan *p)
+                     struct deploy_plan *p)
 {
     const struct {
         const char *from;
@@ -118,7 +103,7 @@ static int make_plan(cdm_ctx *ctx, const struct cdm_install_info *in, const char
 
 /* Before anything is touched: each target folder takes a new file, nothing in the way is
  * a folder, and (Windows) no program holds a file to be replaced. */
-static int preflight(cdm_ctx *ctx, const char *toolkit, struct plan *p)
+static int preflight(cdm_ctx *ctx, const char *toolkit, struct deploy_plan *p)
 {
     int rc = CDM_OK;
     char **dests = xcalloc(p->n + 1, sizeof(*dests));
@@ -165,63 +150,6 @@ static int preflight(cdm_ctx *ctx, const char *toolkit, struct plan *p)
     return rc;
 }
 
-/* What is at each target now: kept in the store when a file, remembered when a link. */
-static int keep_before(cdm_ctx *ctx, const char *toolkit, struct plan *p, size_t *replaced)
-{
-    int rc = CDM_OK;
-    for (size_t i = 0; !rc && i < p->n; i++) {
-        struct db_deploy_file *f = &p->files[i];
-        char *dest = path_join(toolkit, f->path);
-        enum fs_kind k = fs_kind(dest);
-        char *target = NULL;
-        enum link_kind lk;
-        if (k == FS_NONE) {
-            COPY_STR_ARRAY(f->before_kind, "none");
-        } else if (k == FS_LINK) {
-            COPY_STR_ARRAY(f->before_kind, "link");
-            if (!(rc = link_read(ctx, dest, &lk, &target)) &&
-                (lk != LINK_OURS || !copy_str(f->before_link, sizeof(f->before_link), target)))
-                rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
-                                   "cannot deploy: '%s' is a link cdm cannot read back or "
-                                   "remake; move it away (nothing was changed)",
-                                   dest);
-            (*replaced)++;
-        } else {
-            COPY_STR_ARRAY(f->before_kind, "file");
-            f->before_mode = fs_file_mode(dest);
-            if (!(rc = deploy_hash(ctx, dest, f->before_sha256)))
-                rc = deploy_keep(ctx, dest, f->before_sha256);
-            (*replaced)++;
-        }
-        free(target);
-        free(dest);
-    }
-    return rc;
-}
-
-/* Place each file; what each now holds goes into the plan's record first. */
-static int place(cdm_ctx *ctx, const char *toolkit, struct plan *p)
-{
-    int rc = CDM_OK;
-    for (size_t i = 0; !rc && i < p->n; i++) {
-        char *dest = path_join(toolkit, p->files[i].path);
-        char *target = NULL;
-        enum link_kind lk;
-        if (fs_kind(p->from[i]) == FS_LINK) {
-            if (!(rc = link_read(ctx, p->from[i], &lk, &target)))
-                rc = deploy_link(ctx, target, dest);
-        } else {
-            int mode = fs_file_mode(p->from[i]);
-            rc = deploy_copy(ctx, p->from[i], dest, mode > 0 && (mode & 0111), NULL);
-        }
-        if (!rc && i == 0)
-            fs_crash_point("deploy-file");
-        free(target);
-        free(dest);
-    }
-    return rc;
-}
-
 /* The version the install is, and the pair checked against the tables. */
 static int check_pair(cdm_ctx *ctx, const struct cdm_install_info *in,
                       const struct toolkit_info *tk, const char *toolkit, bool force)
@@ -249,8 +177,10 @@ static int fill(cdm_ctx *ctx, struct cdm_deploy_result *out, const char *id, con
 {
     if (!copy_str(out->install_id, sizeof(out->install_id), id) ||
         !copy_str(out->toolkit_version, sizeof(out->toolkit_version), version))
-        return cdm_error_set(ctx, CDM_EINVAL, "the install id '%s' or the toolkit version '%s' "
-                             "is longer than cdm keeps", id, version);
+        return cdm_error_set(ctx, CDM_EINVAL,
+                             "the install id '%s' or the toolkit version '%s' "
+                             "is longer than cdm keeps",
+                             id, version);
     return copy_path(ctx, out->toolkit, sizeof(out->toolkit), toolkit);
 }
 
@@ -259,7 +189,7 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
     memset(out, 0, sizeof(*out));
     struct cdm_install_info in;
     struct toolkit_info tk = {0};
-    struct plan p = {0};
+    struct deploy_plan p = {0};
     struct db_deploy d = {0}, old;
     char *toolkit = fs_realpath(req->into);
     int rc;
@@ -296,31 +226,17 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
                                toolkit, old.install_id, toolkit);
         goto out; /* the same install: nothing to do */
     }
-    if ((rc = check_pair(ctx, &in, &tk, toolkit, req->force)) ||
-        (rc = make_plan(ctx, &in, toolkit, &p)) || (rc = preflight(ctx, toolkit, &p)) ||
-        (rc = keep_before(ctx, toolkit, &p, &out->replaced)))
-        goto out;
-    fs_crash_point("deploy-kept");
     COPY_STR_ARRAY(d.toolkit, out->toolkit);
     COPY_STR_ARRAY(d.install_id, in.id);
     COPY_STR_ARRAY(d.toolkit_version, tk.version);
-    COPY_STR_ARRAY(d.state, "deploying");
-    if ((rc = db_deploy_insert(ctx, &d, p.files, p.n)))
+    if ((rc = check_pair(ctx, &in, &tk, toolkit, req->force)) ||
+        (rc = make_plan(ctx, &in, toolkit, &p)) || (rc = preflight(ctx, toolkit, &p)) ||
+        (rc = journal_deploy(ctx, &d, &p, &out->replaced)))
         goto out;
-    fs_crash_point("deploy-recorded");
-    if (!(rc = place(ctx, toolkit, &p))) {
-        fs_sync_dir(toolkit);
-        rc = db_deploy_set_state(ctx, d.id, "deployed");
-    } else {
-        /* Put back what was placed; the message says what failed. */
-        struct saved_error saved = error_save(ctx);
-        deploy_restore(ctx, &d);
-        rc = error_restore(ctx, &saved);
-    }
     out->files = p.n;
     out->changed = !rc;
 out:
-    plan_free(&p);
+    deploy_plan_free(&p);
     toolkit_free(&tk);
     free(toolkit);
     return rc;
@@ -332,7 +248,7 @@ out:
 static int check_unchanged(cdm_ctx *ctx, const struct db_deploy *d, const char *toolkit)
 {
     struct cdm_install_info in;
-    struct plan p = {0};
+    struct deploy_plan p = {0};
     if (cdm_resolve(ctx, d->install_id, 0, &in) != CDM_OK)
         return CDM_OK; /* the install is gone: nothing to compare with */
     int rc = make_plan(ctx, &in, toolkit, &p);
@@ -352,7 +268,7 @@ static int check_unchanged(cdm_ctx *ctx, const struct db_deploy *d, const char *
                                toolkit, dest, toolkit);
         free(dest);
     }
-    plan_free(&p);
+    deploy_plan_free(&p);
     return rc;
 }
 
@@ -383,7 +299,7 @@ int cdm_deploy_undo(cdm_ctx *ctx, const char *dir, bool force, struct cdm_deploy
     out->files = n;
     if (!force && (rc = check_unchanged(ctx, &d, toolkit)))
         goto out;
-    if (!(rc = deploy_restore(ctx, &d)))
+    if (!(rc = journal_deploy_undo(ctx, &d)))
         out->changed = true;
 out:
     free(files);

@@ -160,7 +160,7 @@ static int commit_new(cdm_ctx *ctx, const char *tmp, const struct source *src,
     copy_text(in->source, sizeof(in->source), src->kind->name);
     COPY_STR_ARRAY(result->unpacked_by, x->unpacked_by);
     in->official = in->official || official;
-    int rc = install_commit(ctx, tmp, in, x->files, x->file_count);
+    int rc = journal_install_commit(ctx, tmp, in, x->files, x->file_count);
     if (rc)
         return rc;
     result->install = *in;

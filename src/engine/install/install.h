@@ -4,13 +4,7 @@
 #define CDM_INSTALL_H
 
 #include "cdm_archive.h"
-
-/* Under the store lock: the checked tree in tmp (a .staging/ folder, its files written
- * with fs_file_create) becomes install in, recorded with its files: made durable, renamed
- * .ready, recorded "pending", moved into place (an old folder of the same id aside, then
- * deleted), marked "ok". A crash anywhere is finished or undone by the next writer. */
-int install_commit(cdm_ctx *ctx, const char *tmp, const struct cdm_install_info *in,
-                   const struct db_file *files, size_t file_count);
+#include "journal_install.h"
 
 /* One id, one set of bytes: the install from the file at from (of kind source), checked
  * and unpacked (x), against the install of the same id recorded from another file. CDM_OK

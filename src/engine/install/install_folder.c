@@ -1,7 +1,7 @@
 /*
  * cdm install DIR: a cuDNN already on the disk becomes an install. The folder stays the
  * user's: its cuDNN files are copied (hashed on the way) into staging, checked, and
- * committed as an archive's content is (install_commit). Folders as users have them:
+ * committed as an archive's content is (journal_install_commit). Folders as users have them:
  *
  *   a Python environment's wheel: the venv, its site-packages, or the wheel's nvidia/cudnn
  *     itself; the dist-info beside it gives the version, the CUDA major and the platform,
@@ -339,7 +339,7 @@ int install_folder(cdm_ctx *ctx, const struct cdm_install_request *req,
     }
     if ((rc = against_recorded(ctx, req, &in, &c, result, &done)) || done)
         goto out;
-    if (!(rc = install_commit(ctx, tmp, &in, c.rows, c.rows_n))) {
+    if (!(rc = journal_install_commit(ctx, tmp, &in, c.rows, c.rows_n))) {
         result->install = in;
         result->changed = true;
     }

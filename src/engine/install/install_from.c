@@ -8,7 +8,7 @@
  * copied and checked against that store's record, so a damaged or altered copy there never
  * becomes an install here. What is recorded here is what was written here: the hash of
  * the bytes copied, the modes and the layout found on disk, the version its headers say.
- * The copy then goes in as an archive's content does (install_commit).
+ * The copy then goes in as an archive's content does (journal_install_commit).
  */
 #include "archive_walk.h"
 #include "header.h"
@@ -321,7 +321,7 @@ int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int
     free(final);
     in.installed_at = (int64_t)time(NULL);
     in.size = c.bytes;
-    if (!rc && !(rc = install_commit(ctx, tmp, &in, c.files, c.n))) {
+    if (!rc && !(rc = journal_install_commit(ctx, tmp, &in, c.files, c.n))) {
         result->install = in;
         result->changed = true;
     }

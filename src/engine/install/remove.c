@@ -1,9 +1,7 @@
-/*
- * cdm remove: the folder moves to .staging/<id>.removing, the record goes, the folder is
- * deleted. A crash before the record goes puts the folder back (recover.c); after, the
- * leftover is deleted.
- */
+/* cdm remove: the projects that use the install are refused or unlinked, then the install
+ * goes (journal_install.h: its steps and their recovery). */
 #include "db.h"
+#include "journal_install.h"
 #include "links.h"
 #include "store.h"
 #include "store_paths.h"
@@ -64,18 +62,5 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_in
     strv_free(users);
     if (rc)
         return rc;
-    fs_crash_point("remove-unlinked");
-    char *final = store_install_path(ctx, removed->id);
-    char *aside = store_staging_path(ctx, removed->id, "removing");
-    bool present = fs_kind(final) == FS_DIR;
-    if (present)
-        rc = store_move_install(ctx, final, aside);
-    fs_crash_point("remove-moved");
-    if (!rc && !(rc = db_install_delete(ctx, removed->id)) && present) {
-        fs_crash_point("remove-recorded");
-        rc = fs_remove_tree(ctx, aside);
-    }
-    free(aside);
-    free(final);
-    return rc;
+    return journal_install_remove(ctx, removed->id);
 }

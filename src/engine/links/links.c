@@ -1,24 +1,15 @@
 /*
- * Changing a project's link: link, unlink, rollback. Every change is a generation in the
- * user's state, written in three steps under the state's lock:
- *
- *   record the generation as "pending", switch the link (atomically where the platform
- *   allows), write the pin file, mark the generation "ok".
- *
- * A kill at any point leaves the old link or the new one, and the next writer settles the
- * pending generation by what it finds on disk (recover.c).
- *
- * Where no kind of link can be made in the project's folder (Windows: a FAT or exFAT
- * volume, a share, no right to make symbolic links; platform/link.h), the project goes on
- * without one: the generation records why, the pin is written as always, and activation
- * points at the store's folder itself. Switching, rolling back and unlinking such a project
- * change only its record and its pin; a link of the old name cdm made is still removed.
+ * Changing a project's link: link, unlink, rollback. Each command decides where the link
+ * goes (the install, a view of it with a toolkit or a second major) and checks the attached
+ * environments; the change itself is a generation written by the link protocol
+ * (journal_link.c: its steps, and the recovery of one a kill interrupted).
  */
 #include "links.h"
 #include "links_dest.h"
 #include "attach_switch.h"
 #include "db.h"
 #include "gitignore.h"
+#include "journal_link.h"
 #include "project.h"
 #include "sources.h"
 #include "store.h"
@@ -52,13 +43,12 @@ static bool pin_keeps(const struct cdm_project *p, const struct cdm_install_info
 
 /*
  * Point p's link, named link_name, at d (d->in NULL: remove the link), recorded as a
- * generation with action; the pin file is written unless it names the install already
- * (pin_keeps). When the project's link had another name (old_name, from its history),
- * that old link is removed once the new one stands.
+ * generation with action (journal_link.h); the pin file is written unless it names the
+ * install already (pin_keeps). When the project's link had another name (old_name, from its
+ * history), that old link is removed once the new one stands.
  */
-/* The attached environments' follow of a switch (attach_switch.h), done while the change is still
- * pending: a kill before it is done leaves a pending change, which recovery settles and
- * follows (recover.c). old_root: where the link led; bin: the new target's DLL folder. */
+/* The attached environments' follow of a switch (attach_switch.h): old_root, where the link
+ * led; bin, the new target's DLL folder. */
 struct follow {
     const char *old_root;
     const char *bin;
@@ -69,53 +59,20 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
                  const struct follow *follow)
 {
     const struct cdm_install_info *in = d->in;
-    long long number = 0;
-    int rc =
-        db_generation_add(ctx, p->path, in ? in->id : NULL, action, link_name, "pending", &number);
-    if (!rc && in && (*d->tk.version || d->view))
-        rc = db_generation_set_view(ctx, p->path, number,
-                                    &(struct db_view_ref){d->tk.version, d->tk.real, d->view});
-    if (rc)
-        return rc;
-    fs_crash_point("link-recorded");
-    char *link_path = path_join(p->path, link_name);
-    bool none = false;
-    rc = in ? link_set_or_none(ctx, link_path, d->path, &none) : link_remove(ctx, link_path);
-    free(link_path);
-    if (rc && none) {
-        /* kept: the index's call may set an error of its own */
-        struct saved_error why = error_save(ctx);
-        rc = db_generation_set_no_link(ctx, p->path, number, why.message);
-        if (!rc)
-            cdm_warn(ctx, "%s: the project has no link; activation points at the store directly "
-                          "('%s')",
-                     why.message, d->path);
-        free(why.message);
-    }
-    if (rc) {
-        struct saved_error saved = error_save(ctx);
-        db_generation_settle(ctx, p->path, number, NULL);
-        return error_restore(ctx, &saved);
-    }
-    fs_crash_point("link-switched");
-    if (in && !pin_keeps(p, in, pin_exact) && project_pin_write(ctx, p, in->id) != CDM_OK)
-        cdm_warn(ctx, "the link was switched but the pin file was not written: %s",
-                 cdm_error_message(ctx));
-    if (old_name && strcmp(old_name, link_name)) {
-        char *old_path = path_join(p->path, old_name);
-        enum link_kind kind;
-        char *target = NULL;
-        if (link_read(ctx, old_path, &kind, &target) == CDM_OK && kind == LINK_OURS &&
-            link_remove(ctx, old_path) != CDM_OK)
-            cdm_warn(ctx, "%s", cdm_error_message(ctx));
-        free(target);
-        free(old_path);
-    }
-    if (in && follow) {
-        attach_follow_switch(ctx, p->path, follow->old_root, follow->bin);
-        fs_crash_point("link-followed");
-    }
-    return db_generation_settle(ctx, p->path, number, "ok");
+    struct link_change change = {
+        .project = p,
+        .old_name = old_name,
+        .link_name = link_name,
+        .install_id = in ? in->id : NULL,
+        .target = d->path,
+        .view = {d->tk.version, d->tk.real, d->view},
+        .action = action,
+        .pin = in && !pin_keeps(p, in, pin_exact) ? in->id : NULL,
+        .follow = in && follow,
+        .follow_old_root = follow ? follow->old_root : NULL,
+        .follow_bin = follow ? follow->bin : NULL,
+    };
+    return journal_link_change(ctx, &change);
 }
 
 /* How a change opens the store: to read (a dry run, or a first look), with the user's
@@ -250,9 +207,10 @@ static void warn_cloud(cdm_ctx *ctx, const char *project)
 {
     char *why = fs_cloud_sync(project);
     if (why)
-        cdm_warn(ctx, "'%s' is %s: sync clients do not follow junctions and may upload or "
-                      "delete the store's files through the link, and cloud placeholders make "
-                      "files vanish offline; move the project out of the synced folder",
+        cdm_warn(ctx,
+                 "'%s' is %s: sync clients do not follow junctions and may upload or "
+                 "delete the store's files through the link, and cloud placeholders make "
+                 "files vanish offline; move the project out of the synced folder",
                  project, why);
     free(why);
 }
@@ -273,8 +231,8 @@ static int finish_unchanged(cdm_ctx *ctx, const struct cdm_link_request *req,
 /* Open the store and the project for a link change: a first look, then again in the mode
  * the change needs (the store's lock too when a view is to be built: a toolkit's, or a
  * pair's for a second cuDNN major). */
-static int open_link_change(cdm_ctx *ctx, const struct cdm_link_request *req,
-                            struct cdm_project *p, struct cdm_generation *cur, bool *has_cur)
+static int open_link_change(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_project *p,
+                            struct cdm_generation *cur, bool *has_cur)
 {
     int rc = open_for_change(ctx, req->project, p, cur, has_cur, OPEN_READ);
     if (!rc)
@@ -387,9 +345,10 @@ int cdm_link(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_link_r
     bool same_record = !rc && has_cur && !strcmp(cur.install_id, in.id) &&
                        !strcmp(cur.link_name, name) && !strcmp(cur.view, d.view ? d.view : "") &&
                        !strcmp(cur.toolkit_path, tk.real);
-    bool same = same_record && ((kind == LINK_OURS && fs_same_path(target, d.path)) ||
-                                (kind == LINK_NONE && *cur.no_link &&
-                                 still_no_link(ctx, &p, name, &d, req->dry_run)));
+    bool same =
+        same_record &&
+        ((kind == LINK_OURS && fs_same_path(target, d.path)) ||
+         (kind == LINK_NONE && *cur.no_link && still_no_link(ctx, &p, name, &d, req->dry_run)));
     bool created = !rc && kind == LINK_NONE;
     /* where the link led: the attached environments' hard links name its files */
     char *old_root = !rc && kind == LINK_OURS ? target : NULL;
@@ -475,7 +434,8 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
         if (found && back.install_id[0])
             settle_target(ctx, back.install_id, 0);
         char second[64];
-        bool view = found && (*back.toolkit_path || pair_view_also(back.view, second, sizeof(second)));
+        bool view =
+            found && (*back.toolkit_path || pair_view_also(back.view, second, sizeof(second)));
         rc = open_for_change(ctx, project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
     }
     if (rc)
@@ -510,8 +470,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     }
     struct cdm_install_info also;
     if ((rc = generation_also(ctx, p.path, number, &back, &also)) ||
-        (rc = attach_check_switch(ctx, p.path, back.install_id[0] ? &in : NULL, &also,
-                                        force)))
+        (rc = attach_check_switch(ctx, p.path, back.install_id[0] ? &in : NULL, &also, force)))
         return rc;
     if (p.link_foreign)
         return refuse_foreign(ctx, p.link_path);
@@ -532,8 +491,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     /* Generation `number` without a link was an unlink: rolling back to it unlinks. */
     char bin[16];
     dest_bin_dir(&d, bin, sizeof(bin));
-    rc = apply(ctx, &p, NULL, p.link_name, &d, "rollback", false,
-               &(struct follow){old_root, bin});
+    rc = apply(ctx, &p, NULL, p.link_name, &d, "rollback", false, &(struct follow){old_root, bin});
     dest_free(&d);
     free(old_root);
     if (rc)

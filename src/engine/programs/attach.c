@@ -7,27 +7,22 @@
  * rollback of the project applies too, and so that pip and uv, which unlink each file they
  * replace or remove, replace cdm's links and never write into the store.
  *
- * Attach, under the store lock: record the attachment "attaching" (naming the kept
- * folder), then for each file move it aside and put its link in place, then mark the
- * record "attached". Detach marks it "detaching", puts each kept file back where cdm's link
- * (or nothing) is, then "detached". A kill at any step leaves a record that recovery
- * (recover.c) settles by putting the files back (attach_files.c): the environment ends
- * attached or exactly as it was. A rename is the only way the wheel's files move, so they
- * come back byte for byte. The record is checked against the disk, not trusted: a wheel
- * that pip or uv reinstalled since is seen, and attach and detach say what they found.
+ * This file finds the environment's cuDNN, the project's install, and checks the files and
+ * the frameworks' rules; the attach and the detach themselves, and their recovery after a
+ * kill, are the attach protocol (journal_attach.c). The record is checked against the disk,
+ * not trusted: a wheel that pip or uv reinstalled since is seen, and attach and detach say
+ * what they found.
  */
 #include "attach_switch.h"
 #include "attach_files.h"
 #include "attach_hook.h"
+#include "journal_attach.h"
 #include "db.h"
 #include "db_attach.h"
 #include "frameworks.h"
 #include "platform/fs.h"
-#include "platform/link.h"
 #include "pyenv.h"
-#include "recover.h"
 #include "store.h"
-#include "store_paths.h"
 #include "version.h"
 
 #include <stdlib.h>
@@ -95,59 +90,13 @@ static char *project_target(const struct cdm_activation *act)
     return fs_host_is_windows() ? path_slashes_to(target, '\\') : target;
 }
 
-/* Undo an attachment made before files were linked one by one: the whole folder was a
- * link and the wheel's folder was kept in one piece. */
-static int detach_folder_link(cdm_ctx *ctx, struct db_attachment *a)
-{
-    if (fs_kind(a->original) != FS_DIR)
-        return cdm_error_set(ctx, CDM_ENOTFOUND,
-                             "cannot detach '%s': the wheel's own folder '%s' is gone; reinstall "
-                             "the nvidia-cudnn wheel (pip install --force-reinstall) after "
-                             "removing the link '%s'",
-                             a->venv, a->original, a->folder);
-    int rc = db_attach_set_state(ctx, a->id, "detaching");
-    if (rc)
-        return rc;
-    if ((rc = link_remove(ctx, a->folder))) {
-        db_attach_set_state(ctx, a->id, "attached");
-        return rc;
-    }
-    if ((rc = fs_rename(ctx, a->original, a->folder)))
-        return rc; /* recovery moves it back: the record says detaching */
-    fs_sync_dir(a->folder);
-    if ((rc = db_attach_set_state(ctx, a->id, "detached")))
-        return rc;
-    recover_attached_dir_drop(ctx, a->id, a->original);
-    return CDM_OK;
-}
-
-/* Settle a recorded attachment by giving the environment its files back (or, where pip or
- * uv replaced them, leaving the environment's own): the record ends "detached". */
-static int settle_detach(cdm_ctx *ctx, struct db_attachment *a, bool wheel_changed,
-                         struct cdm_attach_result *out)
-{
-    if (attach_is_folder_link(ctx, a))
-        return detach_folder_link(ctx, a);
-    int rc = attach_kept_check(ctx, a, fs_host_is_windows());
-    if (rc || (rc = db_attach_set_state(ctx, a->id, "detaching")))
-        return rc;
-    fs_crash_point("detach-recorded");
-    if ((rc = attach_remove_hook(ctx, a)))
-        return rc; /* recovery finishes it: the record says detaching */
-    rc = attach_restore(ctx, a, wheel_changed, fs_host_is_windows(), &out->restored, &out->dropped);
-    if (rc)
-        return rc; /* recovery finishes it: the record says detaching */
-    fs_crash_point("detach-moved");
-    return db_attach_set_state(ctx, a->id, "detached");
-}
-
 /* The wheel's folder is the environment's own: a real folder inside it, not a link that
  * leads elsewhere (whose files cdm would move). */
 static int check_wheel_folder(cdm_ctx *ctx, const char *venv, const char *folder)
 {
     enum fs_kind kind = fs_kind(folder);
     char *real = fs_realpath(folder);
-    char *inside = xasprintf("%s%s", venv, fs_host_is_windows() ? "\\" : "/");
+    const char *below = real ? path_below(real, venv) : NULL;
     int rc = CDM_OK;
     if (kind == FS_LINK)
         rc = cdm_error_set(ctx, CDM_EEXISTS,
@@ -160,12 +109,11 @@ static int check_wheel_folder(cdm_ctx *ctx, const char *venv, const char *folder
                            "cannot attach '%s': '%s' is not a folder; reinstall the nvidia-cudnn "
                            "wheel (pip install --force-reinstall), then attach",
                            venv, folder);
-    else if (!real || !str_starts_with(real, inside))
+    else if (!below || !*below)
         rc = cdm_error_set(ctx, CDM_EEXISTS,
                            "cannot attach '%s': '%s' leads out of the environment (to '%s'); "
                            "cdm moves only files the environment holds itself",
                            venv, folder, real ? real : "nowhere");
-    free(inside);
     free(real);
     return rc;
 }
@@ -182,82 +130,6 @@ static int check_target_has(cdm_ctx *ctx, const char *venv, char *const *names, 
                            "holds; link the project to a cuDNN with the wheel's libraries",
                            venv, install_id, sb_str(&missing));
     sb_free(&missing);
-    return rc;
-}
-
-/* A new folder of cdm's own, refused when something else (a link) stands there. */
-static int make_kept_dir(cdm_ctx *ctx, const char *dir)
-{
-    int rc = fs_mkdir(ctx, dir);
-    if (!rc && fs_kind(dir) != FS_DIR)
-        rc = cdm_error_set(ctx, CDM_EEXISTS,
-                           "cannot keep the wheel's files in '%s': it is not a folder (a link?); "
-                           "remove it and try again",
-                           dir);
-    return rc;
-}
-
-/* The folder that keeps the wheel's own files while attached: under the user's state, or,
- * when that is on another file system than the environment, beside the wheel's folder. */
-static int keep_first(cdm_ctx *ctx, struct db_attachment *a, const char *name)
-{
-    char *from = path_join(a->folder, name);
-    char *to = path_join(a->original, name);
-    char *parent = path_dirname(a->original);
-    int rc = fs_mkdir_p(ctx, parent);
-    if (!rc)
-        rc = make_kept_dir(ctx, parent); /* .attached itself must not be a link either */
-    if (!rc)
-        rc = make_kept_dir(ctx, a->original);
-    if (rc || !(rc = fs_rename(ctx, from, to)))
-        goto out;
-    /* another file system (or no room under the state): beside the wheel's folder */
-    struct saved_error first = error_save(ctx);
-    fs_remove_tree(ctx, a->original);
-    char *wheel_parent = path_dirname(a->folder);
-    char *kept_name = xasprintf(".%s.cdm-original-%lld", path_basename(a->folder), a->id);
-    char *beside = path_join(wheel_parent, kept_name);
-    rc = copy_path(ctx, a->original, sizeof(a->original), beside);
-    free(to);
-    to = path_join(a->original, name);
-    if (!rc)
-        rc = db_attach_set_original(ctx, a->id, a->original);
-    if (!rc && !(rc = make_kept_dir(ctx, a->original)) && (rc = fs_rename(ctx, from, to)))
-        cdm_error_set(ctx, rc, "cannot keep the wheel's files: %s; and %s",
-                      first.message ? first.message : "unknown error", cdm_error_message(ctx));
-    free(first.message);
-    free(beside);
-    free(kept_name);
-    free(wheel_parent);
-out:
-    free(parent);
-    free(to);
-    free(from);
-    return rc;
-}
-
-/* Move each wheel file aside and put cdm's link in its place, in the order recovery
- * expects: a name holds the wheel's file, or nothing, or cdm's link once its file is kept. */
-static int link_files(cdm_ctx *ctx, struct db_attachment *a, char *const *names)
-{
-    int rc = CDM_OK;
-    for (size_t i = 0; names[i] && !rc; i++) {
-        char *path = path_join(a->folder, names[i]);
-        char *kept = path_join(a->original, names[i]);
-        char *want = path_join(a->target, names[i]);
-        rc = i == 0 ? keep_first(ctx, a, names[i]) : fs_rename(ctx, path, kept);
-        if (!rc)
-            fs_crash_point("attach-moved");
-        if (!rc)
-            rc = link_view_entry(ctx, want, path, false);
-        if (!rc)
-            fs_crash_point("attach-linked");
-        free(want);
-        free(kept);
-        free(path);
-    }
-    if (!rc)
-        fs_sync_dir(a->folder);
     return rc;
 }
 
@@ -333,7 +205,7 @@ static int settle_earlier(cdm_ctx *ctx, struct attach_job *j, struct cdm_attach_
         if (!folder_link)
             attach_drift(ctx, cur, &j->dist, &wheel_changed, out->drift, sizeof(out->drift));
         if (folder_link || out->drift[0]) {
-            rc = settle_detach(ctx, cur, wheel_changed, out);
+            rc = journal_detach(ctx, cur, wheel_changed, out);
         } else if (strcmp(cur->project, j->proj.path)) {
             rc = cdm_error_set(ctx, CDM_EBUSY,
                                "'%s' is attached to the project '%s'; run 'cdm detach %s' first",
@@ -405,37 +277,13 @@ static int record_and_link(cdm_ctx *ctx, struct attach_job *j, struct cdm_attach
     COPY_STR_ARRAY(a->target, out->target);
     COPY_STR_ARRAY(a->install_id, j->in.id);
     COPY_STR_ARRAY(a->wheel, out->wheel);
-    COPY_STR_ARRAY(a->state, "attaching");
-    int rc = db_attach_insert(ctx, a);
-    if (rc)
-        goto out;
-    if (!j->hook_only) { /* a hook alone keeps no files: its record has no kept folder */
-        char *kept_dir = state_attached_dir(ctx, a->id);
-        rc = copy_path(ctx, a->original, sizeof(a->original), kept_dir);
-        free(kept_dir);
-        if (!rc)
-            rc = db_attach_set_original(ctx, a->id, a->original);
+    int rc = journal_attach(ctx, a, j->hook_only ? NULL : j->names, out);
+    if (!rc) {
+        fill_result(out, a);
+        for (; j->names[out->files]; out->files++)
+            ;
+        out->changed = true;
     }
-    fs_crash_point("attach-recorded");
-    if (rc || (rc = link_files(ctx, a, j->names)) || (rc = attach_write_hook(ctx, a, false, out))) {
-        /* put back what moved; the record goes once nothing is kept */
-        struct saved_error why_failed = error_save(ctx);
-        unsigned restored, dropped;
-        attach_remove_hook(ctx, a);
-        if (attach_restore(ctx, a, false, fs_host_is_windows(), &restored, &dropped) == CDM_OK)
-            db_attach_delete(ctx, a->id);
-        why_failed.code = CDM_EIO;
-        rc = error_restore(ctx, &why_failed);
-        goto out;
-    }
-    fs_crash_point("attach-done");
-    if ((rc = db_attach_set_state(ctx, a->id, "attached")))
-        goto out;
-    fill_result(out, a);
-    for (; j->names[out->files]; out->files++)
-        ;
-    out->changed = true;
-out:
     free(a);
     return rc;
 }
@@ -505,7 +353,7 @@ static int detach_others(cdm_ctx *ctx, const char *venv, long long done,
     int rc;
     while ((rc = db_attach_current_of_venv(ctx, venv, a)) == CDM_OK && a->id != done) {
         bool wheel_changed = fs_kind(a->folder) != FS_DIR;
-        if ((rc = settle_detach(ctx, a, wheel_changed, r)))
+        if ((rc = journal_detach(ctx, a, wheel_changed, r)))
             break;
         out->restored += r->restored;
         out->dropped += r->dropped;
@@ -572,7 +420,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     } else if (!attach_is_folder_link(ctx, a)) {
         attach_drift(ctx, a, &dist, &wheel_changed, out->drift, sizeof(out->drift));
     }
-    if ((rc = settle_detach(ctx, a, wheel_changed, out)))
+    if ((rc = journal_detach(ctx, a, wheel_changed, out)))
         goto out;
     if (uninstalled)
         attach_prune_empty(folder, venv);

@@ -1,4 +1,5 @@
-/* Finishing or undoing work a crash or kill interrupted: installs, link changes, attaches. */
+/* Finishing or undoing work a crash or kill interrupted, for every crash-safe protocol of
+ * journal/ (recover.c holds their table). */
 #ifndef CDM_RECOVER_H
 #define CDM_RECOVER_H
 
@@ -10,8 +11,8 @@
  * *done counts what was dealt with. */
 int recover_run(cdm_ctx *ctx, unsigned protocols, unsigned *done);
 
-/* Remove <state's folder>/.attached/<id> once the wheel's folder kept there (original) has
- * left it. */
-void recover_attached_dir_drop(cdm_ctx *ctx, long long id, const char *original);
+/* The locks the recoveries of protocols run under: RECOVER_STATE (the user's state's) and
+ * RECOVER_STORE (the store's) bits. */
+unsigned recover_locks(unsigned protocols);
 
 #endif

@@ -21,7 +21,7 @@ static int recover_once(cdm_ctx *ctx, unsigned protocols)
         ctx->recovered |= todo;
     if (done)
         cdm_warn(ctx, "cleaned up %u leftover(s) of interrupted work in '%s' (as 'cdm gc' does)",
-                 done, todo & RECOVER_STORE ? ctx->root : ctx->state_path);
+                 done, recover_locks(todo) & RECOVER_STORE ? ctx->root : ctx->state_path);
     return rc;
 }
 
@@ -59,8 +59,7 @@ static int lock_store(cdm_ctx *ctx)
     if (rc == CDM_EBUSY) {
         struct strbuf holder = STRBUF_INIT;
         if (fs_kind(holder_path) == FS_FILE && fs_read_file(holder_path, 1024, &holder) &&
-            holder.len &&
-            holder.buf[holder.len - 1] == '\n')
+            holder.len && holder.buf[holder.len - 1] == '\n')
             holder.buf[--holder.len] = '\0';
         cdm_warn(ctx, "waiting for the store's lock '%s', held by %s", lock_path,
                  holder.len ? sb_str(&holder) : "another cdm process");
@@ -201,9 +200,10 @@ int store_open_settled(cdm_ctx *ctx, unsigned touches)
     /* The locks the recoveries need, in the writers' order: the store's, then the state's. */
     char *lock_path = store_lock_path(ctx);
     char *state_lock = state_lock_path(ctx);
-    if (todo & RECOVER_STORE)
+    unsigned locks = recover_locks(todo);
+    if (locks & RECOVER_STORE)
         rc = fs_lock_try(ctx, lock_path, &ctx->lock);
-    if (!rc && (todo & RECOVER_STATE) && fs_kind(ctx->state_path) == FS_FILE)
+    if (!rc && (locks & RECOVER_STATE) && fs_kind(ctx->state_path) == FS_FILE)
         rc = fs_lock_try(ctx, state_lock, &ctx->state_lock);
     free(state_lock);
     free(lock_path);

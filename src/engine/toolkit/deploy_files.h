@@ -1,7 +1,7 @@
 /*
- * The files of a deploy (cdm deploy): placing one in a toolkit all at once, keeping the one
- * it replaces in the store by content, and putting a deploy's files back as they were,
- * which both cdm deploy --undo and the recovery of a deploy a kill interrupted do.
+ * The files of a deploy (cdm deploy): placing one in a toolkit all at once, and keeping
+ * the one it replaces in the store by content (the deploy protocol, journal_deploy.c, puts
+ * them back).
  */
 #ifndef CDM_DEPLOY_FILES_H
 #define CDM_DEPLOY_FILES_H
@@ -17,11 +17,5 @@ int deploy_copy(cdm_ctx *ctx, const char *from, const char *to, bool executable,
 int deploy_link(cdm_ctx *ctx, const char *target, const char *path);
 /* Keep the file at path in <root>/.deployed/<sha256> (once per content). */
 int deploy_keep(cdm_ctx *ctx, const char *path, const char *sha256);
-
-/* Put every file of deploy d back as it was before, then forget the deploy and the kept
- * files no other deploy needs. Safe to run again after a kill at any point. */
-int deploy_restore(cdm_ctx *ctx, const struct db_deploy *d);
-/* Undo every deploy a kill interrupted (recover.c); *done counts them. */
-int deploy_recover(cdm_ctx *ctx, unsigned *done);
 
 #endif
