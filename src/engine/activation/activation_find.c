@@ -39,7 +39,8 @@ static int installed(cdm_ctx *ctx, const struct cdm_project *p, struct cdm_insta
     int rc = db_install_get(ctx, p->linked_id, in);
     if (!rc)
         store_install_state(ctx, in);
-    if (!rc && in->state != CDM_INSTALL_OK && !(rc = store_open_settled(ctx, RECOVER_INSTALLS)) &&
+    if (!rc && in->state != CDM_INSTALL_OK &&
+        !(rc = store_open(ctx, STORE_SETTLED, RECOVER_INSTALLS)) &&
         !(rc = db_install_get(ctx, p->linked_id, in)))
         store_install_state(ctx, in);
     if (rc == CDM_ENOTFOUND)
@@ -80,7 +81,7 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
                              "'%s'; pass --root %s, or run 'cdm default VERSION'",
                              c->id, c->root, cdm_root(ctx), c->root);
     struct cdm_install_info in;
-    rc = store_open_read(ctx);
+    rc = store_open(ctx, STORE_READ, 0);
     if (!rc && db_install_get(ctx, c->id, &in) == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot activate the default %s: it is not installed any more; run "
@@ -140,8 +141,7 @@ int cdm_activation_find(cdm_ctx *ctx, const char *dir, bool search, struct cdm_a
     return rc ? rc : project_activation(ctx, &p, out);
 }
 
-static int project_activation(cdm_ctx *ctx, const struct cdm_project *p,
-                              struct cdm_activation *out)
+static int project_activation(cdm_ctx *ctx, const struct cdm_project *p, struct cdm_activation *out)
 {
     /* Without a link because none can be made there, activation points at the store's
      * folder itself, as the default's does (link_path the folder). */
@@ -154,7 +154,7 @@ static int project_activation(cdm_ctx *ctx, const struct cdm_project *p,
                              p->path, p->target, cdm_root(ctx), p->path);
     struct cdm_install_info in;
     int rc;
-    if ((rc = store_open_read(ctx)) || (rc = installed(ctx, p, &in)))
+    if ((rc = store_open(ctx, STORE_READ, 0)) || (rc = installed(ctx, p, &in)))
         return rc;
     COPY_STR_ARRAY(out->project, p->path);
     if (*p->no_link)

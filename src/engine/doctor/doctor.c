@@ -17,9 +17,9 @@
 /* The layers, in the order a user reads the report: each one may use what the ones
  * before it found (the library layer's loaded library, the install's file list). */
 static const struct doctor_layer *const layers[] = {
-    &doctor_store_layer,  &doctor_library_layer, &doctor_deps_layer,
-    &doctor_shadow_layer, &doctor_driver_layer,  &doctor_machine_layer, &doctor_host_layer,
-    &doctor_same_layer,   &doctor_python_layer,  &doctor_run_layer,
+    &doctor_store_layer,  &doctor_library_layer, &doctor_deps_layer, &doctor_shadow_layer,
+    &doctor_driver_layer, &doctor_machine_layer, &doctor_host_layer, &doctor_same_layer,
+    &doctor_python_layer, &doctor_run_layer,
 };
 
 static int choose_install(struct doctor *d, const struct cdm_doctor_request *req)
@@ -59,7 +59,7 @@ int cdm_doctor(cdm_ctx *ctx, const struct cdm_doctor_request *req, struct cdm_do
     char *db = store_index_path(ctx);
     d->store_exists = fs_kind(db) == FS_FILE;
     free(db);
-    int rc = store_open_read(ctx);
+    int rc = store_open(ctx, STORE_READ, 0);
     if (!rc && req->project)
         rc = cdm_project_open(ctx, req->project, &d->project);
     if (!rc && req->project)

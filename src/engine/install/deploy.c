@@ -197,7 +197,7 @@ int cdm_deploy(cdm_ctx *ctx, const struct cdm_deploy_request *req, struct cdm_de
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "no toolkit folder '%s': no such folder", req->into);
         goto out;
     }
-    if ((rc = store_open_write(ctx, RECOVER_DEPLOYS | RECOVER_INSTALLS)) ||
+    if ((rc = store_open(ctx, STORE_WRITE, RECOVER_DEPLOYS | RECOVER_INSTALLS)) ||
         (rc = cdm_resolve(ctx, req->spec, req->cuda, &in)))
         goto out;
     char *root = fs_realpath(ctx->root);
@@ -284,7 +284,7 @@ int cdm_deploy_undo(cdm_ctx *ctx, const char *dir, bool force, struct cdm_deploy
         rc = cdm_error_set(ctx, CDM_ENOTFOUND, "no toolkit folder '%s': no such folder", dir);
         goto out;
     }
-    if ((rc = store_open_write(ctx, RECOVER_DEPLOYS | RECOVER_INSTALLS)))
+    if ((rc = store_open(ctx, STORE_WRITE, RECOVER_DEPLOYS | RECOVER_INSTALLS)))
         goto out;
     if ((rc = db_deploy_get(ctx, toolkit, &d)) == CDM_ENOTFOUND) {
         rc = fill(ctx, out, "", toolkit, ""); /* nothing deployed there: nothing to undo */

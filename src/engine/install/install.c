@@ -45,9 +45,8 @@ static int check_content(cdm_ctx *ctx, const char *archive, const struct source 
 static void describe_parts(const struct parts *parts, struct cdm_install_info *in);
 static void links_only(cdm_ctx *ctx, const char *archive, const struct cdm_install_info *existing);
 static int compare_other_file(cdm_ctx *ctx, const char *archive, const struct source *src,
-                              const struct checksums *sums,
-                              const struct cdm_install_info *existing, char **tmp,
-                              struct cdm_install_result *result);
+                              const struct checksums *sums, const struct cdm_install_info *existing,
+                              char **tmp, struct cdm_install_result *result);
 static int describe_name(cdm_ctx *ctx, const char *archive, const char *file_name,
                          const struct archive_name *name, struct cdm_install_info *in);
 static void describe_content(const struct archive_name *name, const struct extract_result *x,
@@ -91,7 +90,7 @@ int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
         result->by_version = true;
         goto out;
     }
-    if (rc || (rc = store_open_write(ctx, RECOVER_INSTALLS)))
+    if (rc || (rc = store_open(ctx, STORE_WRITE, RECOVER_INSTALLS)))
         goto out;
     result->downloaded = dl.path && dl.hold.file;
 
@@ -333,9 +332,8 @@ static void links_only(cdm_ctx *ctx, const char *archive, const struct cdm_insta
  * the same install; a Debian or RPM part without libraries (the headers) is compared file
  * by file, one of links only not at all. */
 static int compare_other_file(cdm_ctx *ctx, const char *archive, const struct source *src,
-                              const struct checksums *sums,
-                              const struct cdm_install_info *existing, char **tmp,
-                              struct cdm_install_result *result)
+                              const struct checksums *sums, const struct cdm_install_info *existing,
+                              char **tmp, struct cdm_install_result *result)
 {
     bool part = src->kind->parts, libraries = !part || src->pkg.libraries;
     int rc = CDM_OK;

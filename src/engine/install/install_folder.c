@@ -322,7 +322,7 @@ int install_folder(cdm_ctx *ctx, const struct cdm_install_request *req,
     bool done = false;
     const char *host = req->platform ? req->platform : fs_host_platform();
     int rc = folder_locate(ctx, req->what, req->cuda, &f);
-    if (rc || (rc = store_open_write(ctx, RECOVER_INSTALLS)))
+    if (rc || (rc = store_open(ctx, STORE_WRITE, RECOVER_INSTALLS)))
         goto out;
     folder_list(&f, &c.files, &c.n);
     tmp = store_staging_tmp(ctx, "folder");

@@ -207,8 +207,8 @@ static int check_record(struct copy *c, const struct cdm_install_info *in)
     struct version v;
     char id[sizeof(in->id)];
     if (!version_parse(in->version, &v) || in->cuda <= 0 ||
-        !install_id_format(in->version, in->cuda, id, sizeof(id)) ||
-        strcmp(id, in->id) || link_name_check(in->platform) || !in->platform[0])
+        !install_id_format(in->version, in->cuda, id, sizeof(id)) || strcmp(id, in->id) ||
+        link_name_check(in->platform) || !in->platform[0])
         return cdm_error_set(c->ctx, CDM_EARCHIVE,
                              "refusing the store '%s': its record of '%s' is not one cdm writes "
                              "(version '%s', CUDA %d, platform '%s'); nothing was installed",
@@ -287,7 +287,7 @@ int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int
     int rc = open_other(ctx, from, &other);
     if (!rc && (rc = cdm_resolve(other, spec, cuda, &in)))
         cdm_error_set(ctx, rc, "%s (in the store '%s')", cdm_error_message(other), from);
-    if (rc || (rc = check_record(&c, &in)) || (rc = store_open_write(ctx, RECOVER_INSTALLS)))
+    if (rc || (rc = check_record(&c, &in)) || (rc = store_open(ctx, STORE_WRITE, RECOVER_INSTALLS)))
         goto out;
     if (db_install_get(ctx, in.id, &existing) == CDM_OK && fs_kind(existing.path) == FS_DIR) {
         if (strcmp(existing.sha256, in.sha256)) {

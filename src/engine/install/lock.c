@@ -151,8 +151,7 @@ static char *lock_text(const struct lock *l)
 }
 
 /* The manifest's archive of version/cuda for platform. */
-static int offer_for(cdm_ctx *ctx, const struct lock *l, const char *platform,
-                     struct lock_entry *e)
+static int offer_for(cdm_ctx *ctx, const struct lock *l, const char *platform, struct lock_entry *e)
 {
     struct cdm_offer *v = NULL;
     size_t n = 0;
@@ -180,9 +179,9 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
 {
     memset(out, 0, sizeof(*out));
     struct cdm_project p;
-    int rc = req->project ? cdm_project_open(ctx, req->project, &p)
-                          : cdm_project_find(ctx, NULL, &p);
-    if (rc || (rc = store_open_read(ctx)))
+    int rc =
+        req->project ? cdm_project_open(ctx, req->project, &p) : cdm_project_find(ctx, NULL, &p);
+    if (rc || (rc = store_open(ctx, STORE_READ, 0)))
         return rc;
     COPY_STR_ARRAY(out->project, p.path);
     char *path = lock_path(p.path);
@@ -201,15 +200,16 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
     if (req->check) {
         struct lock l;
         if ((rc = lock_read(ctx, p.path, &l)) == CDM_ENOTFOUND)
-            rc = cdm_error_set(ctx, CDM_ENOTFOUND, "cannot check '%s': there is none; write it "
-                                                   "with 'cdm lock'",
-                                                   path);
+            rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                               "cannot check '%s': there is none; write it "
+                               "with 'cdm lock'",
+                               path);
         const struct lock_entry *e = rc ? NULL : entry_for(&l, in.platform, false);
         if (!rc && !e)
             rc = cdm_error_set(ctx, CDM_EMISMATCH, "'%s' names no archive for %s", path,
                                in.platform);
-        if (!rc && (strcmp(l.version, in.version) || l.cuda != in.cuda ||
-                    strcmp(e->sha256, in.sha256)))
+        if (!rc &&
+            (strcmp(l.version, in.version) || l.cuda != in.cuda || strcmp(e->sha256, in.sha256)))
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "'%s' names cuDNN %s for CUDA %d (sha256 %.12s...), and the "
                                "project uses %s (sha256 %.12s...): run 'cdm link' to install "
@@ -232,8 +232,10 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
             rc = cdm_error_set(ctx, CDM_EINVAL, "cannot lock more than %zu platforms",
                                CDM_ARRAY_LEN(l.entries));
         else if (!other)
-            rc = cdm_error_set(ctx, CDM_EINVAL, "'%s' is no platform; see 'cdm available "
-                               "--platform all'", req->platforms[i]);
+            rc = cdm_error_set(ctx, CDM_EINVAL,
+                               "'%s' is no platform; see 'cdm available "
+                               "--platform all'",
+                               req->platforms[i]);
         else
             rc = offer_for(ctx, &l, req->platforms[i], other);
     }
@@ -282,7 +284,7 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
     install_id_format(l.version, l.cuda, id, sizeof(id)); /* a 32-byte version always fits */
     COPY_STR_ARRAY(out->install_id, id);
     struct cdm_install_info in;
-    if ((rc = store_open_read(ctx)) == CDM_OK && db_install_get(ctx, id, &in) == CDM_OK) {
+    if ((rc = store_open(ctx, STORE_READ, 0)) == CDM_OK && db_install_get(ctx, id, &in) == CDM_OK) {
         if (strcmp(in.sha256, e->sha256))
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot use %s for '%s': it was installed from another archive "
@@ -298,8 +300,8 @@ int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *o
     struct cdm_install_request req = {.what = l.version,
                                       .cuda = l.cuda,
                                       .sha256 = e->sha256,
-                                      .from = str_ends_with_icase(e->archive, ".whl") ? "pypi"
-                                                                                      : NULL};
+                                      .from =
+                                          str_ends_with_icase(e->archive, ".whl") ? "pypi" : NULL};
     struct cdm_install_result r;
     rc = cdm_install(ctx, &req, &r);
     if (rc) {

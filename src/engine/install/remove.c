@@ -36,7 +36,7 @@ static int refuse_in_use(cdm_ctx *ctx, const char *id, char **users)
 
 int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_install_info *removed)
 {
-    int rc = store_open_write(ctx, RECOVER_ALL);
+    int rc = store_open(ctx, STORE_WRITE, RECOVER_ALL);
     if (rc)
         return rc;
     if ((rc = cdm_resolve(ctx, req->spec, req->cuda, removed))) {

@@ -224,9 +224,9 @@ int cdm_store_delete(cdm_ctx *ctx, bool force, struct cdm_store_delete_result *o
     /* looked at as it is first (a refusal leaves even the lock file unmade), then again
      * under the store's lock, after its interrupted work is settled */
     struct cdm_install_info *in = NULL;
-    int rc = store_open_read(ctx);
-    if (rc || (rc = check_deletable(ctx, root)) || (rc = store_open_write(ctx, RECOVER_ALL)) ||
-        (rc = check_deletable(ctx, root)))
+    int rc = store_open(ctx, STORE_READ, 0);
+    if (rc || (rc = check_deletable(ctx, root)) ||
+        (rc = store_open(ctx, STORE_WRITE, RECOVER_ALL)) || (rc = check_deletable(ctx, root)))
         return rc;
     if (!(rc = db_install_list(ctx, &in, &out->installs)))
         free(in);

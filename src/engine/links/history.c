@@ -39,7 +39,7 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
 int cdm_which(cdm_ctx *ctx, const char *project, struct cdm_which_info *out)
 {
     memset(out, 0, sizeof(*out));
-    int rc = store_open_settled(ctx, RECOVER_LINKS | RECOVER_INSTALLS);
+    int rc = store_open(ctx, STORE_SETTLED, RECOVER_LINKS | RECOVER_INSTALLS);
     if (rc)
         return rc;
     if (!project) {
@@ -74,7 +74,7 @@ int cdm_history(cdm_ctx *ctx, const char *project, char *path, struct cdm_genera
 {
     *out = NULL;
     *count = 0;
-    int rc = store_open_settled(ctx, RECOVER_LINKS);
+    int rc = store_open(ctx, STORE_SETTLED, RECOVER_LINKS);
     if (rc)
         return rc;
     char *key = project_key(project);

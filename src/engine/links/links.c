@@ -75,27 +75,22 @@ static int apply(cdm_ctx *ctx, const struct cdm_project *p, const char *old_name
     return journal_link_change(ctx, &change);
 }
 
-/* How a change opens the store: to read (a dry run, or a first look), with the user's
- * state for writing (the store only read: it may be a read-only shared one), or with the
- * store's lock too, for a change that builds a toolkit's view in the store. A change
- * settles the interrupted link changes and attaches (a switch follows the attached
- * environments), never an install: that is for the commands about installs. */
-enum open_mode { OPEN_READ, OPEN_STATE, OPEN_STORE };
-
 /*
- * Open the store in mode and read the project in dir (NULL: the nearest) and its current
- * generation. A change looks first (OPEN_READ) to learn whether it needs the store's lock,
- * then opens again in the mode it needs and reads the project again under the locks
- * (another cdm may have changed it since the look). The locks are taken in the writers'
- * order, the store's before the state's, since the look holds neither; the index the look
- * opened is kept (store_open_write), so a change opens the store once.
+ * Open the store with access and read the project in dir (NULL: the nearest) and its
+ * current generation. A change looks first (STORE_SETTLED: a dry run stops there) to learn
+ * whether it needs the store's lock (a change that builds a toolkit's view in the store:
+ * STORE_WRITE) or only the user's state's (STORE_STATE: the store only read, it may be a
+ * read-only shared one), then opens again that way and reads the project again under the
+ * locks (another cdm may have changed it since the look). The look holds no lock, so the
+ * locks are taken in the writers' order; the index it opened is kept (store_open), so a
+ * change opens the store once. A change settles the interrupted link changes and attaches
+ * (a switch follows the attached environments), never an install: that is for the
+ * commands about installs.
  */
 static int open_for_change(cdm_ctx *ctx, const char *dir, struct cdm_project *p,
-                           struct cdm_generation *cur, bool *has_cur, enum open_mode mode)
+                           struct cdm_generation *cur, bool *has_cur, enum store_access access)
 {
-    int rc = mode == OPEN_READ    ? store_open_settled(ctx, RECOVER_STATE)
-             : mode == OPEN_STATE ? store_open_state(ctx, RECOVER_STATE)
-                                  : store_open_write(ctx, RECOVER_STATE);
+    int rc = store_open(ctx, access, RECOVER_STATE);
     if (rc || (rc = dir ? cdm_project_open(ctx, dir, p) : cdm_project_find(ctx, NULL, p)))
         return rc;
     rc = db_generation_get(ctx, p->path, 0, cur);
@@ -110,7 +105,7 @@ static void settle_target(cdm_ctx *ctx, const char *spec, int cuda)
 {
     struct saved_error saved = error_save(ctx); /* the change resolves again and tells */
     if (spec && store_spec_interrupted(ctx, spec, cuda))
-        store_open_settled(ctx, RECOVER_INSTALLS);
+        store_open(ctx, STORE_SETTLED, RECOVER_INSTALLS);
     error_restore(ctx, &saved);
 }
 
@@ -234,7 +229,7 @@ static int finish_unchanged(cdm_ctx *ctx, const struct cdm_link_request *req,
 static int open_link_change(cdm_ctx *ctx, const struct cdm_link_request *req, struct cdm_project *p,
                             struct cdm_generation *cur, bool *has_cur)
 {
-    int rc = open_for_change(ctx, req->project, p, cur, has_cur, OPEN_READ);
+    int rc = open_for_change(ctx, req->project, p, cur, has_cur, STORE_SETTLED);
     if (!rc)
         settle_target(ctx, req->spec ? req->spec : p->has_pin ? p->pinned_id : NULL, req->cuda);
     if (rc || req->dry_run)
@@ -242,7 +237,7 @@ static int open_link_change(cdm_ctx *ctx, const struct cdm_link_request *req, st
     char second[64];
     bool view = req->toolkit ? strcmp(req->toolkit, "none") != 0 : *has_cur && *cur->toolkit_path;
     view = view || req->also || (*has_cur && pair_view_also(cur->view, second, sizeof(second)));
-    return open_for_change(ctx, req->project, p, cur, has_cur, view ? OPEN_STORE : OPEN_STATE);
+    return open_for_change(ctx, req->project, p, cur, has_cur, view ? STORE_WRITE : STORE_STATE);
 }
 
 /* The version a link is asked for: the request's, else the project's pin file (which must
@@ -393,7 +388,8 @@ int cdm_unlink(cdm_ctx *ctx, const char *project, bool forget, bool dry_run,
     struct cdm_project p;
     struct cdm_generation cur;
     bool has_cur = false;
-    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, dry_run ? OPEN_READ : OPEN_STATE);
+    int rc =
+        open_for_change(ctx, project, &p, &cur, &has_cur, dry_run ? STORE_SETTLED : STORE_STATE);
     if (rc)
         return rc;
     if (p.link_foreign)
@@ -427,7 +423,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
     struct cdm_project p;
     struct cdm_generation cur, back;
     bool has_cur = false;
-    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, OPEN_READ);
+    int rc = open_for_change(ctx, project, &p, &cur, &has_cur, STORE_SETTLED);
     if (!rc && has_cur) {
         /* the store's lock too when the generation rolled back to has a toolkit's view */
         bool found = db_generation_get(ctx, p.path, to ? to : cur.number - 1, &back) == CDM_OK;
@@ -436,7 +432,7 @@ int cdm_rollback(cdm_ctx *ctx, const char *project, long long to, bool force,
         char second[64];
         bool view =
             found && (*back.toolkit_path || pair_view_also(back.view, second, sizeof(second)));
-        rc = open_for_change(ctx, project, &p, &cur, &has_cur, view ? OPEN_STORE : OPEN_STATE);
+        rc = open_for_change(ctx, project, &p, &cur, &has_cur, view ? STORE_WRITE : STORE_STATE);
     }
     if (rc)
         return rc;

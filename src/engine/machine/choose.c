@@ -210,7 +210,7 @@ int cdm_choose(cdm_ctx *ctx, const struct cdm_choose_request *req, struct cdm_ch
     struct cdm_install_info *installs = NULL;
     size_t n = 0;
     /* as it is, nothing settled: the doctor asks this too, and changes nothing */
-    int rc = store_open_read(ctx);
+    int rc = store_open(ctx, STORE_READ, 0);
     if (!rc)
         rc = db_install_list(ctx, &installs, &n);
     for (size_t i = 0; i < n && !rc; i++)

@@ -298,7 +298,7 @@ static int attach_nth(cdm_ctx *ctx, const struct cdm_attach_request *req, size_t
     j->req = req;
     j->origin = PY_CUDNN_WHEEL;
     bool done = false;
-    int rc = store_open_state(ctx, RECOVER_STATE);
+    int rc = store_open(ctx, STORE_STATE, RECOVER_STATE);
     if (rc)
         goto out;
     j->venv = fs_realpath(req->venv);
@@ -372,7 +372,7 @@ int cdm_detach(cdm_ctx *ctx, const char *venv_arg, struct cdm_attach_result *out
     struct db_attachment *a = xcalloc(1, sizeof(*a));
     struct py_dist dist;
     bool uninstalled = false;
-    int rc = store_open_state(ctx, RECOVER_STATE);
+    int rc = store_open(ctx, STORE_STATE, RECOVER_STATE);
     if (rc)
         goto out;
     venv = fs_realpath(venv_arg);

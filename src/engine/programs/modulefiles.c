@@ -50,8 +50,8 @@ static char *modulefile(const struct cdm_install_info *in, bool tcl)
     const char *comment = tcl ? "#" : "--";
     if (tcl)
         sb_add(&sb, "#%Module1.0\n");
-    sb_addf(&sb, "%s " MARK ": cuDNN %s for CUDA %d, in the store at '%s'\n", comment,
-            in->version, in->cuda, in->path);
+    sb_addf(&sb, "%s " MARK ": cuDNN %s for CUDA %d, in the store at '%s'\n", comment, in->version,
+            in->cuda, in->path);
     struct {
         const char *verb_lua, *verb_tcl, *name, *value;
     } lines[] = {
@@ -126,7 +126,7 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
     struct cdm_install_info *v = NULL;
     size_t n = 0;
     char *dir = path_join(into, "cudnn");
-    int rc = store_open_read(ctx);
+    int rc = store_open(ctx, STORE_READ, 0);
     if (!rc)
         rc = db_install_list(ctx, &v, &n);
     /* cdm writes into a folder it finds or makes, never through a link put there */

@@ -35,11 +35,10 @@ int cdm_gc(cdm_ctx *ctx, unsigned *removed)
 {
     *removed = 0;
     /* gc runs every recovery itself, to count what it did */
-    int rc = store_open_write(ctx, 0);
+    int rc = store_open(ctx, STORE_WRITE, 0);
     if (!rc && !(rc = recover_run(ctx, RECOVER_ALL, removed)))
         ctx->recovered = RECOVER_ALL;
-    if (rc ||
-        (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)))
+    if (rc || (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)))
         return rc;
     /* the user's state files (the default, persist's record, the machine's) are replaced
      * through temporary files too: a killed writer's go */

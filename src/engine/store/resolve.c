@@ -20,7 +20,7 @@ const char *cdm_install_state_name(enum cdm_install_state state)
 
 int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
 {
-    int rc = store_open_settled(ctx, RECOVER_INSTALLS);
+    int rc = store_open(ctx, STORE_SETTLED, RECOVER_INSTALLS);
     if (rc || (rc = db_install_list(ctx, out, count)))
         return rc;
     /* Which folders are there, asked of all at once (one read of the store's folder). */
@@ -62,13 +62,13 @@ bool store_spec_interrupted(cdm_ctx *ctx, const char *spec_text, int cuda)
 
 int cdm_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
 {
-    int rc = store_open_read(ctx);
+    int rc = store_open(ctx, STORE_READ, 0);
     return rc ? rc : db_projects_using(ctx, install_id, projects);
 }
 
 int cdm_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count)
 {
-    int rc = store_open_read(ctx);
+    int rc = store_open(ctx, STORE_READ, 0);
     return rc ? rc : db_usage_list(ctx, out, count);
 }
 
@@ -118,7 +118,7 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
         char version[32], id[64];
         version_format(v, version, sizeof(version));
         install_id_format(version, spec.cuda, id, sizeof(id));
-        int rc = store_open_read(ctx);
+        int rc = store_open(ctx, STORE_READ, 0);
         if (!rc)
             rc = db_install_get(ctx, id, out);
         if (rc != CDM_ENOTFOUND)

@@ -25,6 +25,8 @@ static int recover_once(cdm_ctx *ctx, unsigned protocols)
     return rc;
 }
 
+static int open_settled(cdm_ctx *ctx, unsigned touches);
+
 /* A store this cdm may not write: say whose it is. */
 static int refuse_shared(cdm_ctx *ctx)
 {
@@ -99,12 +101,12 @@ static int lock_state(cdm_ctx *ctx)
     return rc;
 }
 
-int store_open_read(cdm_ctx *ctx)
+static int open_read(cdm_ctx *ctx)
 {
     return ctx->db ? CDM_OK : db_open_read(ctx);
 }
 
-int store_open_write(cdm_ctx *ctx, unsigned touches)
+static int open_write(cdm_ctx *ctx, unsigned touches)
 {
     if (ctx->db && ctx->lock)
         return recover_once(ctx, touches);
@@ -146,18 +148,20 @@ int store_open_write(cdm_ctx *ctx, unsigned touches)
 int cdm_store_open(cdm_ctx *ctx, enum cdm_store_mode mode)
 {
     /* Nothing recovered here: each call recovers what it touches when it opens. */
-    return mode == CDM_STORE_WRITE   ? store_open_write(ctx, 0)
-           : mode == CDM_STORE_STATE ? store_open_state(ctx, 0)
-                                     : store_open_read(ctx);
+    return store_open(ctx,
+                      mode == CDM_STORE_WRITE   ? STORE_WRITE
+                      : mode == CDM_STORE_STATE ? STORE_STATE
+                                                : STORE_READ,
+                      0);
 }
 
-int store_open_state(cdm_ctx *ctx, unsigned touches)
+static int open_state(cdm_ctx *ctx, unsigned touches)
 {
     if (ctx->state_lock)
         return recover_once(ctx, touches & RECOVER_STATE);
     /* The store as a reader does (finishing a kill's leftovers where it may), then the
      * state for writing under its own lock: a link needs no write to the store. */
-    int rc = store_open_settled(ctx, touches);
+    int rc = open_settled(ctx, touches);
     if (!rc && !(rc = lock_state(ctx)) && !(rc = db_state_open(ctx)))
         rc = recover_once(ctx, touches & RECOVER_STATE);
     return rc;
@@ -185,15 +189,15 @@ static int work_visible(cdm_ctx *ctx, unsigned protocols, bool *visible)
 bool store_installs_interrupted(cdm_ctx *ctx)
 {
     bool visible = false;
-    return store_open_read(ctx) == CDM_OK &&
-           work_visible(ctx, RECOVER_INSTALLS, &visible) == CDM_OK && visible;
+    return open_read(ctx) == CDM_OK && work_visible(ctx, RECOVER_INSTALLS, &visible) == CDM_OK &&
+           visible;
 }
 
-int store_open_settled(cdm_ctx *ctx, unsigned touches)
+static int open_settled(cdm_ctx *ctx, unsigned touches)
 {
     bool visible = false;
     unsigned todo = touches & ~ctx->recovered;
-    int rc = store_open_read(ctx);
+    int rc = open_read(ctx);
     if (rc || ctx->lock || ctx->state_lock || !todo || (rc = work_visible(ctx, todo, &visible)) ||
         !visible)
         return rc;
@@ -231,4 +235,19 @@ void store_install_state(cdm_ctx *ctx, struct cdm_install_info *in)
     char *aside = store_staging_path(ctx, in->id, "removing");
     in->state = fs_kind(aside) == FS_DIR ? CDM_INSTALL_REMOVING : CDM_INSTALL_MISSING;
     free(aside);
+}
+
+int store_open(cdm_ctx *ctx, enum store_access access, unsigned touches)
+{
+    switch (access) {
+    case STORE_READ:
+        return open_read(ctx);
+    case STORE_SETTLED:
+        return open_settled(ctx, touches);
+    case STORE_STATE:
+        return open_state(ctx, touches);
+    case STORE_WRITE:
+        return open_write(ctx, touches);
+    }
+    return cdm_error_set(ctx, CDM_EINVAL, "no such way to open the store");
 }

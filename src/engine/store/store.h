@@ -5,31 +5,32 @@
 #include "internal.h"
 
 /*
- * Each opener takes touches, the recover_protocol bits of the work its caller reads or
- * changes: interrupted work of those protocols is finished or undone first (once per
- * process; what was done is reported as a warning), and only of those.
+ * The one way the engine opens the store. access says what the caller reads and writes;
+ * touches, the recover_protocol bits of the work it reads or changes: interrupted work of
+ * those protocols is finished or undone first (once per process; what was done is reported
+ * as a warning), and only of those. An opener that already holds what access needs returns
+ * at once, so a command opens the store once however many of its parts ask:
+ *
+ *   STORE_READ     the index, as it is.
+ *   STORE_SETTLED  the index, after finishing the work of touches a kill interrupted when
+ *                  there is any (a pending record; for installs, anything in .staging/),
+ *                  under the locks those need, taken without waiting and released after.
+ *                  When a writer holds them, its work is left to it: readers then see its
+ *                  installs as CDM_INSTALL_INSTALLING or _REMOVING (store_install_state).
+ *   STORE_STATE    the store as STORE_SETTLED, and the user's state for writing: its lock
+ *                  held until the context is freed. For link, unlink, rollback, attach,
+ *                  detach: they work on a read-only store.
+ *   STORE_WRITE    the store for writing: its folders made, its lock and then the state's
+ *                  held until the context is freed, the index and the state open. An index
+ *                  opened for reading before is kept (the same file: SQLite reads it afresh
+ *                  in each transaction), so a command that looked first opens it once.
+ *
+ * The locks are always taken in that order, the store's before the state's, so a change
+ * that does not know yet whether it needs the store's lock (a link that may build a view)
+ * looks first (STORE_SETTLED, no lock held) and then opens in the mode it needs.
  */
-
-/* Open the store for reading, as it is. */
-int store_open_read(cdm_ctx *ctx);
-
-/* Open the store for writing: make its folders, take its lock and then the user's state's
- * (both held until the context is freed), open the index and the state, and recover
- * touches. An index opened for reading before is kept (the same file: SQLite reads it
- * afresh in each transaction), so a command that looked first opens it once. */
-int store_open_write(cdm_ctx *ctx, unsigned touches);
-
-/* The store for reading (as store_open_settled) and the user's state for writing: its lock
- * held until the context is freed, its interrupted work of touches settled first. For
- * link, unlink, rollback, attach, detach: they work on a read-only store. */
-int store_open_state(cdm_ctx *ctx, unsigned touches);
-
-/* Open the store for reading, and first finish work of touches a kill interrupted when
- * there is any (a pending record; for installs, anything in .staging/): under the locks
- * those need, taken without waiting and released after. When a writer holds them, its work
- * is left to it: readers then see its installs as CDM_INSTALL_INSTALLING or _REMOVING
- * (store_install_state). */
-int store_open_settled(cdm_ctx *ctx, unsigned touches);
+enum store_access { STORE_READ, STORE_SETTLED, STORE_STATE, STORE_WRITE };
+int store_open(cdm_ctx *ctx, enum store_access access, unsigned touches);
 
 /* Whether an install or a removal a kill interrupted (or a writer is doing now) leaves
  * anything to see: a folder in .staging/, a pending record. */
