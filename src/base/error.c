@@ -162,3 +162,32 @@ int copy_path(cdm_ctx *ctx, char *dst, size_t size, const char *path)
                          "folder for the store or the project",
                          path, strlen(path), size - 1);
 }
+
+void error_sink_init(struct error_sink *s, const volatile sig_atomic_t *stop)
+{
+    memset(s, 0, sizeof(*s));
+    s->stop = stop;
+}
+
+cdm_ctx *error_sink_ctx(struct error_sink *s)
+{
+    return (cdm_ctx *)s; /* a pointer to a structure is a pointer to its first member */
+}
+
+bool error_sink_stopped(const struct error_sink *s)
+{
+    return s->stop && *s->stop;
+}
+
+int error_sink_pass(cdm_ctx *ctx, const struct error_sink *s, int fallback_code,
+                    const char *fallback)
+{
+    if (s->err.message)
+        return cdm_error_set(ctx, s->err.code ? s->err.code : fallback_code, "%s", s->err.message);
+    return cdm_error_set(ctx, fallback_code, "%s", fallback);
+}
+
+void error_sink_free(struct error_sink *s)
+{
+    error_state_free(&s->err);
+}

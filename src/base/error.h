@@ -14,6 +14,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 
 typedef struct cdm_ctx cdm_ctx;
 
@@ -65,6 +66,28 @@ struct saved_error error_save(const cdm_ctx *ctx);
 int error_restore(cdm_ctx *ctx, struct saved_error *saved);
 
 void error_state_free(struct error_state *state);
+
+/*
+ * A worker thread's context: an error state of its own and the command's stop flag,
+ * nothing else. A worker passes error_sink_ctx(&sink) where a call asks for a context; only
+ * this file's functions read it (the platform's calls and the extractors' workers do
+ * nothing else with one). A worker never gets a copy of the command's context, whose
+ * configuration, index, locks and callbacks are the command's alone (a warning callback
+ * is not the workers' to call), and the stop flag (Ctrl-C) reaches every worker through
+ * its sink. The command takes the first failure back with error_sink_pass.
+ */
+struct error_sink {
+    struct error_state err;            /* first: the context pointer reaches it */
+    const volatile sig_atomic_t *stop; /* the command's stop flag; NULL: none */
+};
+void error_sink_init(struct error_sink *s, const volatile sig_atomic_t *stop);
+cdm_ctx *error_sink_ctx(struct error_sink *s);
+/* Whether the command was stopped (Ctrl-C); a worker looks at every block. */
+bool error_sink_stopped(const struct error_sink *s);
+/* The sink's error set in ctx (fallback's message when the sink holds none); its code. */
+int error_sink_pass(cdm_ctx *ctx, const struct error_sink *s, int fallback_code,
+                    const char *fallback);
+void error_sink_free(struct error_sink *s);
 
 /* Copy path into a record's fixed buffer (cdm.h's paths have 4096 bytes); when it does
  * not fit, fail naming it: Windows paths can be longer than any such buffer. */

@@ -38,7 +38,7 @@ struct extract_writer {
     bool broken;               /* the writer's own copy of failed */
 
     /* the writer's own, touched only by the writer until xw_finish has joined it */
-    struct cdm_ctx wctx; /* its errors, copied into the caller's context at the end */
+    struct error_sink sink; /* its errors, passed to the caller's context at the end */
     struct sha256 *archive_hash, *file_hash;
     struct fs_file *file;
     char *file_path;
@@ -85,7 +85,7 @@ static void file_closed(struct extract_writer *w)
 /* One block's work; after a failure only the archive's hash goes on (it is not used). */
 static void process(struct extract_writer *w, struct block *b)
 {
-    cdm_ctx *ctx = &w->wctx;
+    cdm_ctx *ctx = error_sink_ctx(&w->sink);
     bool failed = w->broken;
     switch (b->kind) {
     case B_ARCHIVE:
@@ -262,8 +262,7 @@ int xw_finish(struct extract_writer *w, cdm_ctx *ctx, struct xw_file **files, si
     w->files = NULL;
     w->file_count = w->file_cap = 0;
     if (w->broken)
-        return cdm_error_set(ctx, w->wctx.err.code, "%s",
-                             w->wctx.err.message ? w->wctx.err.message : "cannot write a file");
+        return error_sink_pass(ctx, &w->sink, CDM_EIO, "cannot write a file");
     return CDM_OK;
 }
 
@@ -279,7 +278,7 @@ void xw_free(struct extract_writer *w)
     sha256_free(w->file_hash);
     free(w->file_path);
     free(w->files);
-    error_state_free(&w->wctx.err);
+    error_sink_free(&w->sink);
     monitor_free(w->mon);
     free(w);
 }

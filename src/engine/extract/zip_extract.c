@@ -56,9 +56,6 @@ struct shared {
     atomic_ullong extracted;
     atomic_size_t inflated_here; /* entries the workers inflated themselves */
     atomic_bool stop;            /* a worker failed: the others give up */
-    /* the command's Ctrl-C (the context's flag, set by the signal handler): the workers and
-     * the hasher look at it at every block, and stop */
-    const volatile sig_atomic_t *interrupted;
 };
 
 struct worker {
@@ -66,7 +63,9 @@ struct worker {
     struct job **mine;
     size_t count, cap;
     uint64_t load;
-    struct cdm_ctx wctx; /* the worker's errors */
+    /* the worker's errors, and the command's Ctrl-C (the context's flag, set by the signal
+     * handler), which it looks at every block */
+    struct error_sink sink;
     /* a worker's readers, opened at its first entry of each kind */
     struct fs_reader *reader;
     struct zip_pipe *pipe;
@@ -113,6 +112,7 @@ static int too_big(cdm_ctx *ctx, const char *path, const struct extract_limits *
 /* Where a job's bytes go: its file, its hash, the text of a version header. */
 struct job_output {
     struct shared *shared;
+    const struct error_sink *sink; /* the worker's: its stop flag */
     struct job *job;
     struct fs_file *file;
     struct sha256 *hash;
@@ -123,7 +123,7 @@ static int take_bytes(void *arg, cdm_ctx *ctx, const unsigned char *buf, size_t 
     struct job_output *o = arg;
     struct job *j = o->job;
     struct shared *sh = o->shared;
-    if (*sh->interrupted)
+    if (error_sink_stopped(o->sink))
         return cdm_error_set(ctx, CDM_EIO, "interrupted");
     j->size += (uint64_t)n;
     if (atomic_fetch_add(&sh->extracted, (unsigned long long)n) + (unsigned long long)n >
@@ -138,7 +138,7 @@ static int take_bytes(void *arg, cdm_ctx *ctx, const unsigned char *buf, size_t 
 /* The job's bytes through libarchive, from the entry its reader stands at. */
 static int copy_from_archive(struct worker *k, struct job_output *o)
 {
-    cdm_ctx *ctx = &k->wctx;
+    cdm_ctx *ctx = error_sink_ctx(&k->sink);
     struct shared *sh = k->shared;
     int rc = CDM_OK;
     while (!rc) {
@@ -168,7 +168,7 @@ static int copy_from_archive(struct worker *k, struct job_output *o)
 /* Move the worker's libarchive reader to the job's entry and check it is the same one. */
 static int archive_seek_job(struct worker *k, struct job *j)
 {
-    cdm_ctx *ctx = &k->wctx;
+    cdm_ctx *ctx = error_sink_ctx(&k->sink);
     const char *path = k->shared->path;
     if (!k->archive && !(k->archive = zip_open(ctx, path, &k->source)))
         return cdm_error_code(ctx);
@@ -202,7 +202,7 @@ static int archive_seek_job(struct worker *k, struct job *j)
 static int inflate_here(struct worker *k, struct job_output *o, int *rc)
 {
     struct shared *sh = k->shared;
-    cdm_ctx *ctx = &k->wctx;
+    cdm_ctx *ctx = error_sink_ctx(&k->sink);
     const struct zip_dir_entry *e =
         sh->directory ? zip_directory_find(sh->directory, o->job->raw, o->job->declared) : NULL;
     if (!e)
@@ -224,8 +224,8 @@ static int inflate_here(struct worker *k, struct job_output *o, int *rc)
 
 static int write_job(struct worker *k, struct job *j, struct sha256 *hash)
 {
-    cdm_ctx *ctx = &k->wctx;
-    struct job_output o = {k->shared, j, NULL, hash};
+    cdm_ctx *ctx = error_sink_ctx(&k->sink);
+    struct job_output o = {k->shared, &k->sink, j, NULL, hash};
     int rc = fs_file_create_read_only(ctx, j->full, j->executable, &o.file);
     sha256_reset(hash);
     if (!rc && !inflate_here(k, &o, &rc) && !(rc = archive_seek_job(k, j)))
@@ -269,8 +269,7 @@ static int worker_main(void *arg)
 
 struct hasher {
     const char *path;
-    const volatile sig_atomic_t *interrupted;
-    struct cdm_ctx wctx;
+    struct error_sink sink; /* its errors, and the command's stop flag */
     char sha256[65];
     uint64_t size;
     int rc;
@@ -282,12 +281,13 @@ static int hash_main(void *arg)
     struct hasher *h = arg;
     struct fs_reader *r;
     uint64_t total;
-    if ((h->rc = fs_reader_open(&h->wctx, h->path, &r, &total)))
+    if ((h->rc = fs_reader_open(error_sink_ctx(&h->sink), h->path, &r, &total)))
         return h->rc;
     struct sha256 *hash = sha256_new();
     unsigned char *buf = xmalloc(WORK_BLOCK);
     long long n = 0;
-    while (!*h->interrupted && (n = fs_reader_read(&h->wctx, r, buf, WORK_BLOCK)) > 0) {
+    while (!error_sink_stopped(&h->sink) &&
+           (n = fs_reader_read(error_sink_ctx(&h->sink), r, buf, WORK_BLOCK)) > 0) {
         sha256_update(hash, buf, (size_t)n);
         h->size += (uint64_t)n;
     }
@@ -359,11 +359,10 @@ static int run_all(cdm_ctx *ctx, struct worker *workers, size_t n, struct hasher
         hash_main(h);
     /* a worker's own failure, not one that only stopped because another had failed */
     for (size_t k = 0; k < n; k++)
-        if (workers[k].failed && workers[k].wctx.err.message)
-            return cdm_error_set(ctx, workers[k].wctx.err.code, "%s", workers[k].wctx.err.message);
+        if (workers[k].failed && workers[k].sink.err.message)
+            return error_sink_pass(ctx, &workers[k].sink, CDM_EIO, "");
     if (h->rc)
-        return cdm_error_set(ctx, h->rc, "%s",
-                             h->wctx.err.message ? h->wctx.err.message : "cannot read the archive");
+        return error_sink_pass(ctx, &h->sink, h->rc, "cannot read the archive");
     /* a Ctrl-C after the last block still stops the install: nothing is recorded */
     return ctx->interrupted ? cdm_error_set(ctx, CDM_EIO, "interrupted") : CDM_OK;
 }
@@ -403,19 +402,20 @@ static int walk_directory(struct walk *w, struct plan *p)
 static int read_directory(cdm_ctx *ctx, const char *path, const struct extract_limits *limits,
                           struct zip_directory *d)
 {
-    struct cdm_ctx quiet = {0}; /* a failure here is libarchive's to report */
+    struct error_sink quiet; /* a failure here is libarchive's to report */
+    error_sink_init(&quiet, NULL);
     struct fs_reader *r;
     uint64_t size;
     int ok = 0;
-    if (!fs_reader_open(&quiet, path, &r, &size)) {
-        ok = zip_directory_read(&quiet, r, size, (size_t)limits->max_entries, d);
+    if (!fs_reader_open(error_sink_ctx(&quiet), path, &r, &size)) {
+        ok = zip_directory_read(error_sink_ctx(&quiet), r, size, (size_t)limits->max_entries, d);
         if (ok && zip_directory_check_locals(ctx, r, d, path) < 0) {
             zip_directory_free(d);
             ok = -1;
         }
         fs_reader_close(r);
     }
-    error_state_free(&quiet.err);
+    error_sink_free(&quiet);
     inflate_choose();
     return ok;
 }
@@ -426,19 +426,21 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     struct plan plan = {0};
     struct walk w;
     walk_start(&w, ctx, path, dest, limits, result, plan_file, &plan);
-    struct shared shared = {.path = path, .limits = limits, .interrupted = &ctx->interrupted};
+    struct shared shared = {.path = path, .limits = limits};
     atomic_init(&shared.extracted, 0);
     atomic_init(&shared.stop, false);
     atomic_init(&shared.inflated_here, 0);
     struct hasher hasher;
     memset(&hasher, 0, sizeof(hasher));
     hasher.path = path;
-    hasher.interrupted = &ctx->interrupted;
+    error_sink_init(&hasher.sink, &ctx->interrupted);
     size_t made = limits->threads;
     made = made < 1 ? 1 : made > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : made;
     struct worker *workers = xcalloc(made, sizeof(*workers));
-    for (size_t k = 0; k < made; k++)
+    for (size_t k = 0; k < made; k++) {
         workers[k].shared = &shared;
+        error_sink_init(&workers[k].sink, &ctx->interrupted);
+    }
     struct zip_directory directory;
     int rc = walk_directory(&w, &plan);
     if (rc)
@@ -481,12 +483,12 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
 out:
     for (size_t k = 0; k < made; k++) {
         free(workers[k].mine);
-        error_state_free(&workers[k].wctx.err);
+        error_sink_free(&workers[k].sink);
     }
     free(workers);
     if (shared.directory)
         zip_directory_free(&directory);
-    error_state_free(&hasher.wctx.err);
+    error_sink_free(&hasher.sink);
     for (size_t i = 0; i < plan.count; i++) {
         free(plan.jobs[i].raw);
         free(plan.jobs[i].rel);

@@ -24,10 +24,10 @@ struct zip_pipe {
     /* between the two threads, under the monitor */
     struct monitor *monitor;
     size_t filled, taken;
-    bool done;        /* the inflating side has filled its last buffer */
+    bool done; /* the inflating side has filled its last buffer */
     bool taker_failed;
     const struct zip_taker *taker;
-    struct cdm_ctx taker_ctx; /* the taker's errors */
+    struct error_sink taker_sink; /* the taker's errors (its stop flag is its own) */
 };
 
 struct zip_pipe *zip_pipe_new(void)
@@ -50,7 +50,7 @@ void zip_pipe_free(struct zip_pipe *p)
         free(p->ring[i]);
     if (p->monitor)
         monitor_free(p->monitor);
-    error_state_free(&p->taker_ctx.err);
+    error_sink_free(&p->taker_sink);
     free(p);
 }
 
@@ -66,7 +66,8 @@ static int taker_main(void *arg)
             break;
         size_t slot = p->taken % RING;
         monitor_leave(p->monitor);
-        int rc = p->taker->take(p->taker->arg, &p->taker_ctx, p->ring[slot], p->len[slot]);
+        int rc = p->taker->take(p->taker->arg, error_sink_ctx(&p->taker_sink), p->ring[slot],
+                                p->len[slot]);
         monitor_enter(p->monitor);
         p->taken++;
         if (rc) {
@@ -172,7 +173,8 @@ static int inflate_entry(struct entry_run *x)
             return damaged(x->ctx, x->path, x->name, "its data ends too soon");
     }
     if (made_all < e->size)
-        return damaged(x->ctx, x->path, x->name, "it holds fewer bytes than the zip's directory says");
+        return damaged(x->ctx, x->path, x->name,
+                       "it holds fewer bytes than the zip's directory says");
     if (inflater_crc(p->inflater) != e->crc32)
         return damaged(x->ctx, x->path, x->name, "its CRC-32 does not match");
     return CDM_OK;
@@ -205,9 +207,7 @@ int zip_pipe_entry(cdm_ctx *ctx, struct zip_pipe *p, struct fs_reader *r, const 
     monitor_leave(p->monitor);
     thread_join(t);
     if (p->taker_failed) { /* its error is the cause, whatever the inflating side met after */
-        const char *m = p->taker_ctx.err.message;
-        rc = cdm_error_set(ctx, p->taker_ctx.err.code ? p->taker_ctx.err.code : CDM_EIO, "%s",
-                           m ? m : "cannot write the entry");
+        rc = error_sink_pass(ctx, &p->taker_sink, CDM_EIO, "cannot write the entry");
     }
     return rc;
 }
