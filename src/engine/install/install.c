@@ -14,7 +14,7 @@
 #include "install.h"
 #include "install_parts.h"
 #include "official.h"
-#include "source.h"
+#include "source_kinds.h"
 #include "sources.h"
 #include "store.h"
 #include "store_paths.h"

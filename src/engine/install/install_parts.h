@@ -10,7 +10,7 @@
 #define CDM_INSTALL_PARTS_H
 
 #include "checksum.h"
-#include "source.h"
+#include "source_kinds.h"
 
 struct kept_part {
     struct source src;

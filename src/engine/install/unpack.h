@@ -4,7 +4,7 @@
 #define CDM_UNPACK_H
 
 #include "checksum.h"
-#include "source.h"
+#include "source_kinds.h"
 
 /* Unpack the file at archive (of src's kind) into tmp (an empty folder), checking every
  * hash that applies on the way (sums: the whole file's), then the form's own list of its

@@ -1,11 +1,27 @@
 /*
- * The forms cuDNN comes in, one row each (source.c): how a file of that form is known,
+ * The forms cuDNN comes in, one row each (source_kinds.c): how a file of that form is known,
  * what it says of itself before it is unpacked (version, CUDA major, platform), which of
  * its entries make the install, and what the unpacked files must match. Every row then
- * goes through the same entry checks, staging and record (install.c).
+ * goes through the same entry checks, staging and record (install.c), and the same commit
+ * (journal_install.c).
+ *
+ * How to add one (docs/sources.md walks through the wheel as it was added):
+ *   1. A reader in this room (wheel.c, conda.c, deb.c, rpm.c are the models): its file
+ *      name rule (claims) and what the file says of itself (read), from its own metadata,
+ *      never from its name alone when it has metadata.
+ *   2. Its entry_select (archive_walk.h): the entries that make the install, mapped to the
+ *      store's layout (lib/, include/, bin/). Without one, every entry must lie below one
+ *      top folder, as in NVIDIA's archives.
+ *   3. Its check, when the form carries its own hashes (a wheel's RECORD, a conda
+ *      package's paths.json): the unpacked files against them, before anything is recorded.
+ *   4. One row in source_kinds[], before "archive", which takes every name the others
+ *      leave; payload or window when the tar to unpack is inside the file.
+ *   5. A generator for tests (tests/make_wheel.py, make_conda.py, make_deb.py, make_rpm.py)
+ *      and a scenario in tests/cli/ that installs it, refuses its hostile variants and is
+ *      seen failing first.
  */
-#ifndef CDM_SOURCE_H
-#define CDM_SOURCE_H
+#ifndef CDM_SOURCE_KINDS_H
+#define CDM_SOURCE_KINDS_H
 
 #include "cdm_archive.h"
 #include "version.h"

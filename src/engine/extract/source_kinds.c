@@ -1,5 +1,5 @@
-/* The forms cuDNN comes in, one row each (source.h). */
-#include "source.h"
+/* The forms cuDNN comes in, one row each (source_kinds.h). */
+#include "source_kinds.h"
 
 #include <string.h>
 
