@@ -102,14 +102,14 @@ enum cdm_install_state {
 };
 
 struct cdm_install_info {
-    char id[64];          /* 8.8.0.121-cuda11 */
-    char version[32];     /* 8.8.0.121 */
-    int cuda;             /* CUDA major of the build variant */
-    char platform[32];    /* linux-x86_64, windows-x86_64, linux-sbsa, ... */
-    char layout[8];       /* "A" (cuda/ top folder), "B" (8.3.1-8.4), "C" (8.5+) */
-    char bin_dir[16];     /* "bin", "bin/x64" or "" when the archive has none */
-    char lib_dir[32];     /* "lib", "lib/x64", "lib64", ... */
-    char include_dir[48]; /* "include" or targets/.../include */
+    char id[64];            /* 8.8.0.121-cuda11 */
+    char version[32];       /* 8.8.0.121 */
+    int cuda;               /* CUDA major of the build variant */
+    char platform[32];      /* linux-x86_64, windows-x86_64, linux-sbsa, ... */
+    char layout[8];         /* "A" (cuda/ top folder), "B" (8.3.1-8.4), "C" (8.5+) */
+    char bin_dir[16];       /* "bin", "bin/x64" or "" when the archive has none */
+    char lib_dir[32];       /* "lib", "lib/x64", "lib64", ... */
+    char include_dir[48];   /* "include" or targets/.../include */
     char archive_name[256]; /* the file it came from: NVIDIA's archive, a wheel, ... */
     char source[16];        /* that file's kind: "archive", "wheel" */
     uint64_t archive_size;
@@ -142,10 +142,10 @@ struct cdm_install_request {
 
 struct cdm_install_result {
     struct cdm_install_info install;
-    bool changed;    /* false: the same archive was installed already */
-    bool downloaded; /* the archive came from [fetch] base */
-    bool other_source; /* changed false: installed from another file with the same libraries */
-    bool by_version;   /* changed false: a version asked for, and installed (no file read) */
+    bool changed;         /* false: the same archive was installed already */
+    bool downloaded;      /* the archive came from [fetch] base */
+    bool other_source;    /* changed false: installed from another file with the same libraries */
+    bool by_version;      /* changed false: a version asked for, and installed (no file read) */
     char unpacked_by[96]; /* how the archive was unpacked (threads, inflater), for --verbose */
     /* changed false: a package of a version that comes as several (NVIDIA's Debian
      * packages) kept until the one that completes the install is given; install holds
@@ -171,14 +171,14 @@ struct cdm_scan_copy {
     int cuda;         /* 0 when the copy does not say */
     uint64_t size;    /* bytes of its cuDNN files */
     unsigned files;
-    bool attached;      /* its files are cdm attach's links into this store */
-    char same_as[64];   /* the install with the same library bytes, "" for none */
+    bool attached;    /* its files are cdm attach's links into this store */
+    char same_as[64]; /* the install with the same library bytes, "" for none */
 };
 /* Every copy in paths (each examined, and the environments below it), or, with none given,
  * in the Python environments below the home folder, [scan] paths, the CUDA toolkits and the
  * system's folders. *out malloc'd (free), *count may be 0. */
-int cdm_scan(cdm_ctx *ctx, const char *const *paths, size_t path_count,
-             struct cdm_scan_copy **out, size_t *count);
+int cdm_scan(cdm_ctx *ctx, const char *const *paths, size_t path_count, struct cdm_scan_copy **out,
+             size_t *count);
 
 /* Every install, ordered by version. *out is malloc'd (free it); *count may be 0. */
 int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count);
@@ -249,8 +249,8 @@ struct cdm_available_request {
     const char *platform; /* NULL: this machine's; "all": every platform */
     const char *from;     /* "pypi": NVIDIA's wheels on [fetch] index_url; NULL: [fetch] base */
 };
-/* What the base (or the package index) offers, oldest version first (*out malloc'd; *count may be 0). A local
- * base offers only the archives it holds. */
+/* What the base (or the package index) offers, oldest version first (*out malloc'd; *count may be
+ * 0). A local base offers only the archives it holds. */
 int cdm_available(cdm_ctx *ctx, const struct cdm_available_request *req, struct cdm_offer **out,
                   size_t *count);
 
@@ -278,7 +278,7 @@ int cdm_downloads_clean(cdm_ctx *ctx, cdm_partial_fn fn, void *arg, unsigned *re
 
 /* ---- projects ------------------------------------------------------------------------ */
 
-#define CDM_PIN_FILE ".cudnn-version"
+#define CDM_PIN_FILE  ".cudnn-version"
 #define CDM_LOCK_FILE "cudnn.lock"
 
 struct cdm_project {
@@ -520,13 +520,13 @@ struct cdm_attach_result {
                             * .pth file), "" when none */
     char hook_blocked[4096]; /* an embedded Python's ._pth file that keeps site, and so the
                               * hook, from running ("" when none does) */
-    unsigned more;         /* Windows: the environment's other folders attached (or detached)
-                            * with it: other frameworks' copies, the wheel's */
+    unsigned more;           /* Windows: the environment's other folders attached (or detached)
+                              * with it: other frameworks' copies, the wheel's */
     char more_folders[4096]; /* attach: those folders, quoted, ", " between them */
-    unsigned files;        /* the cuDNN files linked */
-    unsigned restored;     /* detach: the wheel's files put back */
-    unsigned dropped;      /* detach: kept files dropped, the environment having its own */
-    bool changed;          /* false: it was so already */
+    unsigned files;          /* the cuDNN files linked */
+    unsigned restored;       /* detach: the wheel's files put back */
+    unsigned dropped;        /* detach: kept files dropped, the environment having its own */
+    bool changed;            /* false: it was so already */
 };
 
 /* Attach the environment to the project. Refused, unless force, when the project's cuDNN has

@@ -66,7 +66,7 @@ struct cdm_activation {
     char cuda_bin[16]; /* cuda_path's folder of programs, relative ("bin", "bin/x64") */
     char target[4096]; /* where link_path led when it was read (absolute); for the default,
                         * the install's folder */
-    bool build_paths; /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH, LIBRARY_PATH */
+    bool build_paths;  /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH, LIBRARY_PATH */
     /* Every cuDNN library its programs load taken from the install (LD_AUDIT, Linux only):
      * from [activate] redirect (wanted: where it cannot be, a warning and no redirect), or
      * asked for (--redirect: where it cannot be, an error). */

@@ -367,7 +367,7 @@ size_t str_edit_distance(const char *a, const char *b, size_t limit)
             if (prev[j] + 1 < v)
                 v = prev[j] + 1;
             if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                    older[j - 2] + 1 < v)
+                older[j - 2] + 1 < v)
                 v = older[j - 2] + 1;
             cur[j] = v;
             if (v < best)

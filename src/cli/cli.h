@@ -177,7 +177,7 @@ enum cli_global {
 };
 /* The row of commands (struct cli's table) named name, NULL when none is (help.c). */
 const struct cli_command *cli_find_command(const struct cli_command *const *commands,
-                                          const char *name);
+                                           const char *name);
 
 /* options.c: the parser. Parse argv (after the command name) against cmd's rows into
  * *out. Returns EXIT_OK or a usage error already printed. */
@@ -256,7 +256,8 @@ void cli_print_choice_line(struct cli *cli, const struct cdm_choice *ch);
 extern const struct cli_command cli_cmd_install, cli_cmd_available, cli_cmd_fetch, cli_cmd_list,
     cli_cmd_remove, cli_cmd_link, cli_cmd_unlink, cli_cmd_which, cli_cmd_history, cli_cmd_rollback,
     cli_cmd_activate, cli_cmd_deactivate, cli_cmd_hook, cli_cmd_doctor, cli_cmd_verify, cli_cmd_gc,
-    cli_cmd_complete, cli_cmd_help, cli_cmd_attach, cli_cmd_detach, cli_cmd_exec, cli_cmd_kernel, cli_cmd_modulefiles, cli_cmd_lock;
+    cli_cmd_complete, cli_cmd_help, cli_cmd_attach, cli_cmd_detach, cli_cmd_exec, cli_cmd_kernel,
+    cli_cmd_modulefiles, cli_cmd_lock;
 extern const struct cli_command cli_cmd_toolkits;
 extern const struct cli_command cli_cmd_scan;
 extern const struct cli_command cli_cmd_resolve;

@@ -133,8 +133,9 @@ void cli_print_change(struct cli *cli, const struct cdm_link_result *r, const ch
                  w->project.link_path, *r->previous_id ? r->previous_id : "no link",
                  *w->project.linked_id ? w->project.linked_id : "no link");
     else if (*w->project.no_link && *w->project.linked_id)
-        cli_info(cli, "%s '%s' -> %s %swithout a link; activation points at '%s' (generation "
-                      "%lld)\n",
+        cli_info(cli,
+                 "%s '%s' -> %s %swithout a link; activation points at '%s' (generation "
+                 "%lld)\n",
                  r->changed ? "recorded" : "already", w->project.path, w->project.linked_id,
                  r->changed ? "" : "recorded ", w->project.target, w->generation);
     else if (!r->changed && *w->project.linked_id)

@@ -108,9 +108,12 @@ static int print_hook_state(const cdm_shell *sh, const struct cdm_hook_state *st
     const struct {
         const char *name, *value;
     } vars[] = {
-        {"_cdm_hook_dir", st->dir},       {"_cdm_hook_name", st->link_name},
-        {"_cdm_hook_link", st->link},     {"_cdm_hook_target", st->target},
-        {"_cdm_hook_default", st->default_file}, {"_cdm_hook_config", st->config},
+        {"_cdm_hook_dir", st->dir},
+        {"_cdm_hook_name", st->link_name},
+        {"_cdm_hook_link", st->link},
+        {"_cdm_hook_target", st->target},
+        {"_cdm_hook_default", st->default_file},
+        {"_cdm_hook_config", st->config},
     };
     struct strbuf sb = STRBUF_INIT;
     for (size_t i = 0; i < CDM_ARRAY_LEN(vars); i++) {

@@ -85,9 +85,12 @@ static int run_doctor(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args
         for (int i = 0; i < args->nrest; i++)
             command[i] = args->rest[i];
     }
-    struct cdm_doctor_request req = {args->pos[0],   args->value[OPT_CUDNN],
-                                     (int)args->number[OPT_CUDA], command,
-                                     cli->json,      args->given[OPT_EXEC],
+    struct cdm_doctor_request req = {args->pos[0],
+                                     args->value[OPT_CUDNN],
+                                     (int)args->number[OPT_CUDA],
+                                     command,
+                                     cli->json,
+                                     args->given[OPT_EXEC],
                                      (unsigned)args->number[OPT_TIMEOUT],
                                      args->given[OPT_ALLOW_CPU]};
     struct cdm_doctor_report r;
@@ -155,10 +158,10 @@ static const struct cli_option doctor_options[] = {
                                       "library it loads taken from the project's install "
                                       "(Linux)"),
     /* no limit unless asked: a training run may rightly take days */
-    [OPT_TIMEOUT] = CLI_OPT_INT("timeout", "SECONDS", CLI_COMPLETE_NONE, 1, 86400 * 366,
-                                "a number of seconds",
-                                "with -- CMD: kill it and its process group after SECONDS and "
-                                "report what it had loaded (Linux; default: no limit)"),
+    [OPT_TIMEOUT] =
+        CLI_OPT_INT("timeout", "SECONDS", CLI_COMPLETE_NONE, 1, 86400 * 366, "a number of seconds",
+                    "with -- CMD: kill it and its process group after SECONDS and "
+                    "report what it had loaded (Linux; default: no limit)"),
     [OPT_ALLOW_CPU] = CLI_OPT_FLAG("allow-cpu", "with -- CMD: a run without the GPU (no cuDNN "
                                                 "or no CUDA driver loaded) passes"),
     CLI_OPT_END,
@@ -176,7 +179,8 @@ const struct cli_command cli_cmd_doctor = {
         "Checks, in order: the store and the project's link and pin; loading the project's "
         "cuDNN and calling it; its libraries' imports; other cuDNN copies the loader finds "
         "first; the driver and the CUDA toolkit against the compatibility tables; the GPUs "
-        "and the project's cuDNN against them, and the version 'cdm resolve' would choose; that every "
+        "and the project's cuDNN against them, and the version 'cdm resolve' would choose; that "
+        "every "
         "cuDNN library the install needs (imported or opened by name) comes from the install; "
         "the cuDNN that the project's Python environments (.venv, venv, VIRTUAL_ENV, "
         "CONDA_PREFIX) load.\n"

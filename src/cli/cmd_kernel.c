@@ -26,8 +26,9 @@ static void print_result(struct cli *cli, const struct cdm_kernel_result *r, boo
         cli_info(cli, "%s the Jupyter kernel '%s' (\"%s\") in '%s': %s through cdm exec\n",
                  r->changed ? "wrote" : "kept", r->name, r->display_name, r->path, r->python);
     } else {
-        cli_info(cli, r->changed ? "removed the Jupyter kernel '%s' ('%s')\n"
-                                 : "no Jupyter kernel '%s' to remove ('%s')\n",
+        cli_info(cli,
+                 r->changed ? "removed the Jupyter kernel '%s' ('%s')\n"
+                            : "no Jupyter kernel '%s' to remove ('%s')\n",
                  r->name, r->path);
     }
 }

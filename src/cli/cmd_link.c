@@ -52,8 +52,7 @@ static int run_link(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
         if (*locked.install_id)
             req.spec = locked.install_id;
         if (locked.changed)
-            cli_info(cli, "installed %s, the archive '%s' names\n", locked.install_id,
-                     locked.path);
+            cli_info(cli, "installed %s, the archive '%s' names\n", locked.install_id, locked.path);
     }
     struct cdm_link_result result;
     int rc = cdm_link(ctx, &req, &result);

@@ -8,7 +8,8 @@ enum { OPT_TO, OPT_FORCE };
 static int run_rollback(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     struct cdm_link_result result;
-    if (cdm_rollback(ctx, args->pos[0], args->number[OPT_TO], args->given[OPT_FORCE], &result) != CDM_OK)
+    if (cdm_rollback(ctx, args->pos[0], args->number[OPT_TO], args->given[OPT_FORCE], &result) !=
+        CDM_OK)
         return cli_fail(cli);
     cli_print_change(cli, &result, "rolled back");
     return EXIT_OK;

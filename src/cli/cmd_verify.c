@@ -11,7 +11,7 @@ static const char *const kind_names[] = {"missing", "changed", "extra"};
 struct issues {
     struct cli *cli;
     cdm_ctx *ctx;
-    struct json *j; /* NULL for text */
+    struct json *j;               /* NULL for text */
     struct cdm_install_info from; /* the install of the last issue: where it came from */
 };
 

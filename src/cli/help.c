@@ -39,7 +39,6 @@ const struct cli_option cli_global_options[] = {
     CLI_OPT_END,
 };
 
-
 /* Text laid out in lines of at most WIDTH columns; a unit is never broken, and a
  * continuation line starts at indent. */
 struct wrap {
@@ -322,17 +321,16 @@ void cli_print_man(FILE *out, const struct cli_command *const *commands)
             man_description(&sb, (*c)->description);
         man_options(&sb, (*c)->options);
     }
-    sb_add(&sb,
-           "# EXIT STATUS\n\n0 success, 1 failure, 2 usage error, 130 interrupted "
-           "(Ctrl-C).\n\n# ENVIRONMENT\n\n"
-           "*CDM\\_ROOT* the store; *CDM\\_CONFIG* the configuration file; *CDM\\_SHELL* "
-           "the shell activation writes for.\n\n# SEE ALSO\n\n"
-           "docs/ in cdm's sources: the store, projects and links, shells, the doctor.\n");
+    sb_add(&sb, "# EXIT STATUS\n\n0 success, 1 failure, 2 usage error, 130 interrupted "
+                "(Ctrl-C).\n\n# ENVIRONMENT\n\n"
+                "*CDM\\_ROOT* the store; *CDM\\_CONFIG* the configuration file; *CDM\\_SHELL* "
+                "the shell activation writes for.\n\n# SEE ALSO\n\n"
+                "docs/ in cdm's sources: the store, projects and links, shells, the doctor.\n");
     print_text(out, &sb);
 }
 
 const struct cli_command *cli_find_command(const struct cli_command *const *commands,
-                                          const char *name)
+                                           const char *name)
 {
     for (const struct cli_command *const *c = commands; *c; c++)
         if (!strcmp((*c)->name, name))

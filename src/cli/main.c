@@ -83,7 +83,7 @@ static int run_main(struct cli *cli, int argc, char **argv)
         const char *near = str_closest(argv[0], names, n);
         if (near)
             cli_eprintf("cdm: '%s' is not a command; did you mean '%s'? (see 'cdm help')\n",
-                    argv[0], near);
+                        argv[0], near);
         else
             cli_eprintf("cdm: '%s' is not a command; see 'cdm help'\n", argv[0]);
         return EXIT_USAGE;

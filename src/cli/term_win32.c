@@ -82,10 +82,13 @@ static const char *first_unmapped(const char *text, UINT cp)
         wchar_t wide[4];
         char out[16];
         BOOL lost = FALSE;
-        int w = n > 1 ? MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text + i, (int)n, wide, 4)
-                      : 1;
-        if (n > 1 && (w <= 0 || WideCharToMultiByte(cp, WC_NO_BEST_FIT_CHARS, wide, w, out,
-                                                     sizeof(out), NULL, &lost) <= 0 || lost))
+        int w = n > 1
+                    ? MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text + i, (int)n, wide, 4)
+                    : 1;
+        if (n > 1 && (w <= 0 ||
+                      WideCharToMultiByte(cp, WC_NO_BEST_FIT_CHARS, wide, w, out, sizeof(out), NULL,
+                                          &lost) <= 0 ||
+                      lost))
             return text + i;
     }
     return NULL;

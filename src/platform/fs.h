@@ -72,8 +72,7 @@ int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_fi
 /* The same for a file of an install: it gets no write bits (POSIX 0444, or 0555 when
  * executable; the read-only attribute on Windows). The handle writes all the same; once
  * closed, whatever tries to write through a path into the store fails (root aside). */
-int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
-                             struct fs_file **out);
+int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out);
 int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n);
 /* Close; closes also after a failure. The data is durable once fs_sync_written has run on
  * a folder above it (Linux syncs the file system once, other systems flush each file here). */
@@ -181,8 +180,8 @@ FILE *fs_fopen(const char *path, const char *mode);
  * a library, a dist-info METADATA, a checksum file): NULL, with nothing opened that could
  * block, unless path is a regular file (a link to one is followed). */
 FILE *fs_fopen_read(const char *path);
-/* Append at most max bytes of the regular file at path (through fs_fopen_read) to out (binary-safe; out stays
- * NUL-terminated). False when it cannot be opened or read (fs_common.c). */
+/* Append at most max bytes of the regular file at path (through fs_fopen_read) to out (binary-safe;
+ * out stays NUL-terminated). False when it cannot be opened or read (fs_common.c). */
 bool fs_read_file(const char *path, size_t max, struct strbuf *out);
 /* Append a small regular file (a link to one is followed) to out, opening nothing that can
  * block: a fifo, a device, a folder, a link to nothing or to one of these, a file that

@@ -66,9 +66,7 @@ static int remove_tree_at(cdm_ctx *ctx, int parent, const char *name, const char
 {
     struct stat st;
     if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return errno == ENOENT
-                   ? CDM_OK
-                   : cdm_error_os(ctx, CDM_EIO, "cannot inspect '%s'", shown);
+        return errno == ENOENT ? CDM_OK : cdm_error_os(ctx, CDM_EIO, "cannot inspect '%s'", shown);
     if (!S_ISDIR(st.st_mode)) {
         if (unlinkat(parent, name, 0) != 0 && errno != ENOENT)
             return cdm_error_os(ctx, CDM_EIO, "cannot delete '%s'", shown);
@@ -282,8 +280,7 @@ int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_fi
     return create_with_mode(ctx, path, executable ? 0755 : 0644, out);
 }
 
-int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
-                             struct fs_file **out)
+int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
 {
     return create_with_mode(ctx, path, executable ? 0555 : 0444, out);
 }

@@ -100,10 +100,8 @@ int fs_reader_open(cdm_ctx *ctx, const char *path, struct fs_reader **out, uint6
     return CDM_OK;
 }
 
-
 /* rel's part that failed: "'lib' in 'lib/x.so'" reads better than the errno alone. */
-static int below_failed(cdm_ctx *ctx, int fd, const char *dir, const char *rel, size_t len,
-                        int e)
+static int below_failed(cdm_ctx *ctx, int fd, const char *dir, const char *rel, size_t len, int e)
 {
     const char *name = rel + len;
     while (name > rel && name[-1] != '/')

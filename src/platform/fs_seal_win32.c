@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <windows.h>
 
-int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable,
-                             struct fs_file **out)
+int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out)
 {
     int rc = fs_file_create(ctx, path, executable, out);
     if (rc)

@@ -17,18 +17,17 @@ static const struct {
     unsigned long magic;
     const char *name;
 } network_magics[] = {
-    {0x6969, "nfs"},        {0x517B, "smb"},        {0xFF534D42, "cifs"},
-    {0xFE534D42, "smb2"},   {0x0BD00BD0, "lustre"}, {0x00C36400, "ceph"},
-    {0x47504653, "gpfs"},   {0x5346414F, "afs"},    {0x6B414653, "afs"},
-    {0x73757245, "coda"},   {0x564C, "ncp"},        {0x01021997, "9p"},
+    {0x6969, "nfs"},        {0x517B, "smb"},        {0xFF534D42, "cifs"},     {0xFE534D42, "smb2"},
+    {0x0BD00BD0, "lustre"}, {0x00C36400, "ceph"},   {0x47504653, "gpfs"},     {0x5346414F, "afs"},
+    {0x6B414653, "afs"},    {0x73757245, "coda"},   {0x564C, "ncp"},          {0x01021997, "9p"},
     {0xAAD7AAEA, "panfs"},  {0x19830326, "beegfs"}, {0x20030528, "orangefs"},
 };
 #define FUSE_SUPER_MAGIC 0x65735546UL
 
 /* FUSE file systems that reach another machine. */
 static const char *const network_fuse[] = {
-    "sshfs", "s3fs", "gcsfuse", "rclone", "glusterfs", "ceph-fuse", "juicefs",
-    "curlftpfs", "davfs", "smbnetfs", "gvfsd-fuse", "beegfs", "lustre", "nfs", "goofys",
+    "sshfs", "s3fs",     "gcsfuse",    "rclone", "glusterfs", "ceph-fuse", "juicefs", "curlftpfs",
+    "davfs", "smbnetfs", "gvfsd-fuse", "beegfs", "lustre",    "nfs",       "goofys",
 };
 
 /* A mount table field with its \ooo escapes decoded in place. */

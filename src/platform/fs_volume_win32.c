@@ -16,7 +16,8 @@ static const char *const sync_vars[] = {"OneDrive", "OneDriveCommercial", "OneDr
 
 #define TAG_CLOUD_MASK 0xFFFF0FFFu /* IO_REPARSE_TAG_CLOUD_1 ... _F differ in those bits */
 #define TAG_CLOUD      0x9000001Au
-#define ATTR_RECALL    (0x00040000u | 0x00400000u) /* FILE_ATTRIBUTE_RECALL_ON_OPEN, _ON_DATA_ACCESS */
+/* FILE_ATTRIBUTE_RECALL_ON_OPEN, FILE_ATTRIBUTE_RECALL_ON_DATA_ACCESS */
+#define ATTR_RECALL (0x00040000u | 0x00400000u)
 
 /* Whether path is dir or below it, compared as Windows compares names (case ignored). */
 static bool within(const char *path, const char *dir)
@@ -77,8 +78,7 @@ char *fs_cloud_sync(const char *path)
             how = tag ? xasprintf("in a cloud-synced folder: '%s' is a cloud placeholder "
                                   "(reparse tag 0x%08lX)",
                                   dir, tag)
-                      : xasprintf("in a cloud-synced folder: '%s' is a cloud placeholder",
-                                  dir);
+                      : xasprintf("in a cloud-synced folder: '%s' is a cloud placeholder", dir);
             break;
         }
         char *parent = path_dirname(dir);
@@ -97,8 +97,8 @@ bool fs_volume_is_network(const char *path, char *kind, size_t kind_size)
     wchar_t *wide = win_wide(path);
     wchar_t volume[MAX_PATH + 1], fs[MAX_PATH + 1];
     /* GetVolumePathNameW needs no existing file: it walks the path's text to its root. */
-    bool remote = wide && GetVolumePathNameW(wide, volume, MAX_PATH) &&
-                  GetDriveTypeW(volume) == DRIVE_REMOTE;
+    bool remote =
+        wide && GetVolumePathNameW(wide, volume, MAX_PATH) && GetDriveTypeW(volume) == DRIVE_REMOTE;
     free(wide);
     if (!remote)
         return false;

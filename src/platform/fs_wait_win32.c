@@ -24,8 +24,8 @@ void fs_set_retry_ms(unsigned ms)
 bool win_held_error(DWORD e, bool denial_may_pass)
 {
     /* a folder's last file whose deletion is pending until its holder closes it */
-    return e == ERROR_SHARING_VIOLATION || e == ERROR_LOCK_VIOLATION ||
-           e == ERROR_DIR_NOT_EMPTY || (e == ERROR_ACCESS_DENIED && denial_may_pass);
+    return e == ERROR_SHARING_VIOLATION || e == ERROR_LOCK_VIOLATION || e == ERROR_DIR_NOT_EMPTY ||
+           (e == ERROR_ACCESS_DENIED && denial_may_pass);
 }
 
 bool win_read_only(const wchar_t *w)

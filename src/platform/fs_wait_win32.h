@@ -26,16 +26,19 @@
 #include <windows.h>
 
 struct win_wait {
-    cdm_ctx *ctx;       /* its warning says what is waited for */
-    const char *shown;  /* the path named there */
-    bool folder;        /* shown is a folder: a file inside it is what is held */
-    uint64_t start;     /* GetTickCount64 at the first failure, 0 before */
-    unsigned step_ms;   /* the next pause */
-    bool told;          /* the warning was given */
-    bool held;          /* the last error was judged one that a holder causes */
-    DWORD last;         /* the error win_wait_again last judged */
+    cdm_ctx *ctx;      /* its warning says what is waited for */
+    const char *shown; /* the path named there */
+    bool folder;       /* shown is a folder: a file inside it is what is held */
+    uint64_t start;    /* GetTickCount64 at the first failure, 0 before */
+    unsigned step_ms;  /* the next pause */
+    bool told;         /* the warning was given */
+    bool held;         /* the last error was judged one that a holder causes */
+    DWORD last;        /* the error win_wait_again last judged */
 };
-#define WIN_WAIT_INIT(ctx, shown, folder) {(ctx), (shown), (folder), 0, 10, false, false, 0}
+#define WIN_WAIT_INIT(ctx, shown, folder)                                                          \
+    {                                                                                              \
+        (ctx), (shown), (folder), 0, 10, false, false, 0                                           \
+    }
 
 /* Whether error e of a rename or delete is one that a program holding the file causes.
  * "Access denied" is also what a read-only file, a folder where a file should go or the

@@ -218,9 +218,7 @@ int fs_remove_file(cdm_ctx *ctx, const char *path)
 {
     wchar_t *w = win_path(path);
     DWORD attr = GetFileAttributesW(w);
-    int rc = attr == INVALID_FILE_ATTRIBUTES
-                 ? CDM_OK
-                 : delete_file_w(ctx, w, attr, "delete", path);
+    int rc = attr == INVALID_FILE_ATTRIBUTES ? CDM_OK : delete_file_w(ctx, w, attr, "delete", path);
     free(w);
     return rc;
 }
@@ -412,9 +410,9 @@ int fs_file_mode(const char *path)
 unsigned fs_link_count(const char *path)
 {
     wchar_t *w = win_path(path);
-    HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES,
-                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+    HANDLE h =
+        CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                    NULL, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, NULL);
     free(w);
     BY_HANDLE_FILE_INFORMATION info;
     unsigned n = 0;
@@ -465,7 +463,6 @@ int fs_hardlink(cdm_ctx *ctx, const char *existing, const char *path)
     free(wp);
     return ok ? CDM_OK : win_error(ctx, CDM_EIO, e, "cannot create hard link '%s'", path);
 }
-
 
 char *fs_default_root(void)
 {

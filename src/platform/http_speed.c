@@ -21,8 +21,9 @@ bool http_speed_check(struct http_speed *s, const struct http_request *req, doub
     double rate = (double)(bytes - s->window_bytes) / (now - s->window);
     if (rate < (double)req->low_speed) {
         *failure = HTTP_SLOW;
-        snprintf(why, size, "%.0f bytes a second over the last %u s, less than [fetch] low_speed %u",
-                 rate, req->low_speed_time, req->low_speed);
+        snprintf(why, size,
+                 "%.0f bytes a second over the last %u s, less than [fetch] low_speed %u", rate,
+                 req->low_speed_time, req->low_speed);
         return true;
     }
     s->window = now;

@@ -9,7 +9,7 @@
 #define HEADER_SIZE 8u  /* tag, data length, reserved */
 #define NAMES_AT    16u /* the four u16 name fields come first */
 /* A symbolic link's buffer has a u32 of flags after them; bit 0: a relative target. */
-#define SYMLINK_NAMES_AT         20u
+#define SYMLINK_NAMES_AT          20u
 #define SYMLINK_FLAG_RELATIVE_BIT 1u
 static const char substitute_prefix[] = "\\??\\";
 

@@ -89,8 +89,7 @@ int link_set(cdm_ctx *ctx, const char *path, const char *target)
     if (symlink(target, tmp) != 0) {
         rc = cdm_error_os(ctx, CDM_EIO, "cannot create link '%s'", tmp);
     } else if (rename(tmp, path) != 0) {
-        rc =
-            cdm_error_os(ctx, CDM_EIO, "cannot put link '%s' in place", path);
+        rc = cdm_error_os(ctx, CDM_EIO, "cannot put link '%s' in place", path);
         unlink(tmp);
     } else {
         char *dir = path_dirname(path);

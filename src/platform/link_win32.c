@@ -179,9 +179,8 @@ static int move_in(cdm_ctx *ctx, const wchar_t *from, const wchar_t *to, const c
 static char *make_symlink(cdm_ctx *ctx, const wchar_t *wtmp, const char *tmp, const char *norm)
 {
     wchar_t *wt = wide(norm);
-    BOOLEAN ok = CreateSymbolicLinkW(wtmp, wt,
-                                     SYMBOLIC_LINK_FLAG_DIRECTORY |
-                                         SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE);
+    BOOLEAN ok = CreateSymbolicLinkW(
+        wtmp, wt, SYMBOLIC_LINK_FLAG_DIRECTORY | SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE);
     DWORD e = GetLastError();
     if (!ok && e == ERROR_INVALID_PARAMETER) { /* Windows before 10 1703 knows no such flag */
         ok = CreateSymbolicLinkW(wtmp, wt, SYMBOLIC_LINK_FLAG_DIRECTORY);

@@ -86,8 +86,8 @@ bool loader_is_builtin(const char *name);
  * (a PATH-like list; set, it replaces the loader's search: tests use it). */
 #define DRIVER_MAX_GPUS 64
 struct driver_gpu {
-    char name[96];  /* "NVIDIA H200" */
-    char uuid[96];  /* "GPU-5f1c...", "" when the driver API answered (it gives bytes) */
+    char name[96];          /* "NVIDIA H200" */
+    char uuid[96];          /* "GPU-5f1c...", "" when the driver API answered (it gives bytes) */
     int cc_major, cc_minor; /* compute capability */
 };
 struct driver_info {
@@ -98,11 +98,11 @@ struct driver_info {
     char error[512];   /* why the driver could not be asked, "" when it was */
     /* The GPUs, from NVML in its (PCI bus) order, all of them whatever
      * CUDA_VISIBLE_DEVICES says; else from the CUDA driver, which has applied it already. */
-    bool gpus_asked;        /* some library answered how many GPUs there are */
-    bool gpus_filtered;     /* the list is the CUDA driver's: CUDA_VISIBLE_DEVICES applied */
+    bool gpus_asked;    /* some library answered how many GPUs there are */
+    bool gpus_filtered; /* the list is the CUDA driver's: CUDA_VISIBLE_DEVICES applied */
     size_t gpu_count;
     struct driver_gpu gpus[DRIVER_MAX_GPUS];
-    char gpu_error[256];    /* why the GPUs could not be listed, "" when they were */
+    char gpu_error[256]; /* why the GPUs could not be listed, "" when they were */
 };
 void loader_driver(struct driver_info *out);
 /* The GPU list asked again of the CUDA driver alone, which numbers GPUs as CUDA does for

@@ -39,7 +39,8 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
             close(fd);
             return cdm_error_errno(ctx, CDM_EIO, e, "cannot read '%s'", path);
         }
-        if (lstat(path, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev) {
+        if (lstat(path, &named) != 0 || held.st_ino != named.st_ino ||
+            held.st_dev != named.st_dev) {
             close(fd); /* renamed or deleted by the holder we waited for */
             continue;
         }
@@ -47,11 +48,11 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
          * truncated and written as the download goes */
         if (!S_ISREG(held.st_mode) || held.st_nlink != 1) {
             close(fd);
-            return cdm_error_set(ctx, CDM_EIO,
-                                 "cannot use '%s': it is %s, not a download of cdm's own; move "
-                                 "it away, then run the command again",
-                                 path, S_ISREG(held.st_mode) ? "a hard link to another file"
-                                                             : "no regular file");
+            return cdm_error_set(
+                ctx, CDM_EIO,
+                "cannot use '%s': it is %s, not a download of cdm's own; move "
+                "it away, then run the command again",
+                path, S_ISREG(held.st_mode) ? "a hard link to another file" : "no regular file");
         }
         struct fs_partial *p = xmalloc(sizeof(*p));
         p->fd = fd;

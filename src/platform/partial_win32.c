@@ -57,10 +57,9 @@ int fs_partial_open(cdm_ctx *ctx, const char *path, bool wait, struct fs_partial
     /* A file deleted by its holder stays "delete pending" until its last handle closes,
      * and cannot be opened meanwhile: try again for a while. */
     for (int pending = 0;; pending++) {
-        HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE,
-                               FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                               OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT,
-                               NULL);
+        HANDLE h = CreateFileW(
+            w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+            NULL, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
         if (h == INVALID_HANDLE_VALUE) {
             DWORD e = GetLastError();
             if (e == ERROR_ACCESS_DENIED && pending < 250) {

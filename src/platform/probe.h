@@ -20,12 +20,12 @@ struct cudnn_probe {
     bool has_version, has_cudart, has_create;
     long version, cudart;
     int create_status;
-    char create_name[64]; /* cudnnGetErrorString of the status, "" when the library has none */
-    bool destroyed;       /* cudnnDestroy of the handle made returned 0 */
+    char create_name[64];    /* cudnnGetErrorString of the status, "" when the library has none */
+    bool destroyed;          /* cudnnDestroy of the handle made returned 0 */
     enum probe_step stopped; /* the step not finished; PROBE_DONE when all were */
     char death[160];         /* how the asking ended at that step */
-    char said[400]; /* what the library wrote to stdout and stderr itself (Windows; "" on
-                     * POSIX, where it goes to cdm's own stderr) */
+    char said[400];          /* what the library wrote to stdout and stderr itself (Windows; "" on
+                              * POSIX, where it goes to cdm's own stderr) */
 };
 
 /* Ask the library at path, waiting at most timeout_ms for the whole (POSIX). */

@@ -103,8 +103,8 @@ void probe_parse(const char *lines, struct cudnn_probe *out)
 
 bool probe_line_known(const char *line)
 {
-    static const char *const exact[] = {"loaded", "step cudart", "step create", "destroyed",
-                                        "destroy-failed", "done"};
+    static const char *const exact[] = {"loaded",    "step cudart",    "step create",
+                                        "destroyed", "destroy-failed", "done"};
     static const char *const prefixes[] = {"load-failed ", "version ", "cudart ", "create "};
     for (size_t i = 0; i < CDM_ARRAY_LEN(exact); i++)
         if (!strcmp(line, exact[i]))

@@ -50,9 +50,9 @@ struct trace_result {
 /* What a trace keeps (POSIX): beyond either bound the trace is cut (trace_result.cut) and
  * the rest is read and dropped, so a flood neither fills cdm's memory nor blocks the
  * program. */
-#define TRACE_MAX_OBJECTS 100000u
-#define TRACE_MAX_MIB 64u
-#define TRACE_MAX_BYTES ((size_t)TRACE_MAX_MIB << 20)
+#define TRACE_MAX_OBJECTS     100000u
+#define TRACE_MAX_MIB         64u
+#define TRACE_MAX_BYTES       ((size_t)TRACE_MAX_MIB << 20)
 #define TRACE_MAX_CONNECTIONS 4096u /* processes connected at once */
 
 /* One change to the program's environment: value NULL unsets name. */

@@ -9,7 +9,6 @@
 
 #include "trace.h"
 
-
 struct trace_channel;
 
 /* Listen at DIR/channel; audit is the real path of the audit library that the processes

@@ -66,8 +66,7 @@ struct trace_channel {
     char *message;
 };
 
-int trace_channel_open(cdm_ctx *ctx, const char *dir, const char *audit,
-                       struct trace_channel **out)
+int trace_channel_open(cdm_ctx *ctx, const char *dir, const char *audit, struct trace_channel **out)
 {
     struct trace_channel *ch = xcalloc(1, sizeof(*ch));
     ch->path = path_join(dir, "channel");

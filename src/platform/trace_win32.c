@@ -211,8 +211,8 @@ static int launch_prepare(cdm_ctx *ctx, const struct trace_request *req, struct 
     l->line = NULL;
     free(path);
     if (!l->program)
-        return cdm_error_set(ctx, CDM_ENOTFOUND, "cannot run '%s': no such program%s",
-                             req->argv[0], strpbrk(req->argv[0], "\\/:") ? "" : " on PATH");
+        return cdm_error_set(ctx, CDM_ENOTFOUND, "cannot run '%s': no such program%s", req->argv[0],
+                             strpbrk(req->argv[0], "\\/:") ? "" : " on PATH");
     struct strbuf line = STRBUF_INIT;
     for (char *const *a = req->argv; *a; a++) {
         if (a != req->argv)

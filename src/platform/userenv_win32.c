@@ -60,8 +60,7 @@ int userenv_reg_get(cdm_ctx *ctx, const char *name, char **value, bool *expand)
         e = RegQueryValueExW(key, wname, NULL, &type, (BYTE *)buf, &size);
     }
     if (e != ERROR_SUCCESS) {
-        rc =
-            win_error(ctx, CDM_EIO, (DWORD)e, "cannot read 'HKCU\\Environment\\%s'", name);
+        rc = win_error(ctx, CDM_EIO, (DWORD)e, "cannot read 'HKCU\\Environment\\%s'", name);
         goto out;
     }
     *value = win_narrow(buf);

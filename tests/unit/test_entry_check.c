@@ -213,8 +213,7 @@ static void store_rows(void)
     is_str(v.why, "lies below a file of the archive", "a row below a file is refused");
     entry_check_row(&c, "lib/c", false, "nothing", &v);
     ok(!v.why, "a link to a name not recorded is held");
-    ok(entry_links_check(&c, &v) && !strcmp(v.name, "lib/c"),
-       "and refused once every row is seen");
+    ok(entry_links_check(&c, &v) && !strcmp(v.name, "lib/c"), "and refused once every row is seen");
     entry_checker_free(&c);
 }
 

@@ -52,8 +52,8 @@ static void make_file(cdm_ctx *ctx, const char *path)
 static HANDLE hold(const char *path)
 {
     wchar_t *w = win_path(path);
-    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
-                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, NULL);
     free(w);
     ok(h != INVALID_HANDLE_VALUE, "hold '%s' open without sharing deletion", path);
     return h;
@@ -71,7 +71,8 @@ static void errors_that_count(void)
 {
     ok(win_held_error(ERROR_SHARING_VIOLATION, false), "a sharing violation is waited out");
     ok(win_held_error(ERROR_LOCK_VIOLATION, false), "a lock violation too");
-    ok(win_held_error(ERROR_DIR_NOT_EMPTY, false), "a folder whose last file's deletion is pending");
+    ok(win_held_error(ERROR_DIR_NOT_EMPTY, false),
+       "a folder whose last file's deletion is pending");
     ok(win_held_error(ERROR_ACCESS_DENIED, true), "a denial where nothing says it is for good");
     ok(!win_held_error(ERROR_ACCESS_DENIED, false), "not a denial of a read-only file or a folder");
     ok(!win_held_error(ERROR_FILE_NOT_FOUND, true), "nor a missing file");
@@ -116,7 +117,8 @@ static void waits(cdm_ctx *ctx, struct warnings *warned, const char *scratch)
     fs_mkdir_p(ctx, deep);
     make_file(ctx, dll);
     t = hold_for(dll, 2500, &r);
-    is_int(fs_remove_tree(ctx, tree), CDM_OK, "a tree with a held file is deleted once it is let go");
+    is_int(fs_remove_tree(ctx, tree), CDM_OK,
+           "a tree with a held file is deleted once it is let go");
     ok(fs_kind(tree) == FS_NONE, "the tree is gone");
     ok(strstr(warned->last, "cudnn64_9.dll' is held open") != NULL, "the warning names the file");
     WaitForSingleObject(t, INFINITE);

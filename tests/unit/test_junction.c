@@ -8,7 +8,8 @@
 #include <string.h>
 
 /* Expected buffers, written out by hand from the layout of Microsoft's REPARSE_DATA_BUFFER. */
-/* A worked example: C:\cudnn_archive\8.8.0\cuda, SubLen 62, PrintNameOffset 64, PrintLen 54, length 128
+/* A worked example: C:\cudnn_archive\8.8.0\cuda, SubLen 62, PrintNameOffset 64, PrintLen 54, length
+ * 128
  */
 static const unsigned char worked_example[136] = {
     0x03, 0x00, 0x00, 0xa0, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x40, 0x00, 0x36, 0x00,

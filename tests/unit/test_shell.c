@@ -91,8 +91,9 @@ static void test_quoting(void)
            "[char]0xDE00)",
            "pwsh: Cyrillic, CJK, and a character outside the BMP as two UTF-16 halves");
     free(q);
-    is_str(q = quoted("pwsh", "a\xff" "b"), "('' + 'a' + [char]0xFFFD + 'b')",
-           "pwsh: a byte of no UTF-8 sequence is U+FFFD");
+    is_str(q = quoted("pwsh", "a\xff"
+                              "b"),
+           "('' + 'a' + [char]0xFFFD + 'b')", "pwsh: a byte of no UTF-8 sequence is U+FFFD");
     free(q);
     is_str(q = quoted("powershell", "C:\\Program Files\\x"), "'C:\\Program Files\\x'",
            "powershell: backslashes stay");
@@ -271,21 +272,22 @@ static void test_windows(void)
     cdm_env_plan_free(&p);
     deactivation_plan(pf, env_get, &e, &p);
     text = render("powershell", pf, &p);
-    is_str(text,
-           "Remove-Item -LiteralPath 'Env:CUDA_PATH' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CUDNN_PATH' -ErrorAction SilentlyContinue\n"
-           "$env:PATH = 'C:\\Windows;C:\\W\\IT''S 100%\\CUDA_LINK\\BIN\\X64\\'\n"
-           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDA_PATH' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_PATH' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_SAVED_PATH' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_PATH_ENTRY' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_PROJECT' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_ACTIVE' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CUDNN_ROOT' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_ROOT' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CUDNN_ROOT_DIR' -ErrorAction SilentlyContinue\n"
-           "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_ROOT_DIR' -ErrorAction SilentlyContinue\n",
-           "powershell: deactivation restores PATH exactly, its old entry included");
+    is_str(
+        text,
+        "Remove-Item -LiteralPath 'Env:CUDA_PATH' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CUDNN_PATH' -ErrorAction SilentlyContinue\n"
+        "$env:PATH = 'C:\\Windows;C:\\W\\IT''S 100%\\CUDA_LINK\\BIN\\X64\\'\n"
+        "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDA_PATH' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_PATH' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CDM_SAVED_PATH' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CDM_PATH_ENTRY' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CDM_PROJECT' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CDM_ACTIVE' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CUDNN_ROOT' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_ROOT' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CUDNN_ROOT_DIR' -ErrorAction SilentlyContinue\n"
+        "Remove-Item -LiteralPath 'Env:CDM_SAVED_CUDNN_ROOT_DIR' -ErrorAction SilentlyContinue\n",
+        "powershell: deactivation restores PATH exactly, its old entry included");
     free(text);
     cdm_env_plan_free(&p);
     env_free(&e);
@@ -297,8 +299,8 @@ static void test_windows(void)
     free(text);
     cdm_env_plan_free(&q);
     struct cdm_env_plan r = {.n = 0};
-    r.v[r.n++] = (struct cdm_env_change){"PATH", xstrdup("C:\\a;\"C:\\Program Files\\Foo\";C:\\b"),
-                                         NULL};
+    r.v[r.n++] =
+        (struct cdm_env_change){"PATH", xstrdup("C:\\a;\"C:\\Program Files\\Foo\";C:\\b"), NULL};
     text = render("cmd", pf, &r);
     is_str(text, "set \"PATH=C:\\a;\"C:\\Program Files\\Foo\";C:\\b\"\n",
            "cmd takes a PATH with an entry an installer quoted");
@@ -404,12 +406,14 @@ static void test_build_paths_and_redirect(void)
     free(text);
     env_apply(&e, pf, &p);
     cdm_env_plan_free(&p);
-    ok(activation_current(pf, env_get, &e, &a, true), "the activation is current with the redirect");
+    ok(activation_current(pf, env_get, &e, &a, true),
+       "the activation is current with the redirect");
     ok(!activation_current(pf, env_get, &e, &a, false), "and not when no redirect is wanted");
 
     plan_apply(&e, pf, &a);
     plan_apply(&e, pf, &b);
-    is_str(env_get(&e, "CPATH"), "/w/b/cuda_link/include", "another project replaces CPATH's entry");
+    is_str(env_get(&e, "CPATH"), "/w/b/cuda_link/include",
+           "another project replaces CPATH's entry");
     is_str(env_get(&e, "LIBRARY_PATH"), "/w/b/cuda_link/lib64", "and LIBRARY_PATH's");
     is_str(env_get(&e, "CMAKE_PREFIX_PATH"), "/w/b/cuda_link:/opt/x", "and CMAKE_PREFIX_PATH's");
     is_str(env_get(&e, "LD_AUDIT"), "/other/audit.so:/usr/lib/cdm/cdm-audit.so",

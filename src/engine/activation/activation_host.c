@@ -63,7 +63,6 @@ void activation_target_of(const struct shell_platform *pf, const struct cdm_acti
     t->audit = NULL;
 }
 
-
 /* The audit library for a's redirect into *audit (NULL: none). Where there can be none, a
  * redirect asked for fails and one the configuration wants is dropped with a warning. */
 static int redirect_library(cdm_ctx *ctx, const struct cdm_activation *a, char **audit)

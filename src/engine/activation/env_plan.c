@@ -32,7 +32,7 @@ static const struct saved_var list_vars[] = {
 /* Set by every activation, not needed to tell one is on (an older cdm did not set them):
  * each is saved and restored on its own. */
 static const struct saved_var root_vars[] = {
-    {"CUDNN_ROOT", "CDM_SAVED_CUDNN_ROOT"},         /* FindCUDNN.cmake modules read these */
+    {"CUDNN_ROOT", "CDM_SAVED_CUDNN_ROOT"}, /* FindCUDNN.cmake modules read these */
     {"CUDNN_ROOT_DIR", "CDM_SAVED_CUDNN_ROOT_DIR"},
 };
 static const struct saved_var redirect_var = {"CDM_REDIRECT_DIR", "CDM_SAVED_CDM_REDIRECT_DIR"};
@@ -296,8 +296,8 @@ static void list_change(const struct shell_platform *pf, env_get_fn get, void *a
         }
         add_set(out, v->entry, entry);
     } else if (on) {
-        add(out, v->name, restored_list(pf, get(arg, v->name), get(arg, v->entry), set, old, v->last),
-            NULL);
+        add(out, v->name,
+            restored_list(pf, get(arg, v->name), get(arg, v->entry), set, old, v->last), NULL);
         add(out, v->saved, NULL, NULL);
         add(out, v->entry, NULL, NULL);
     }
@@ -390,7 +390,7 @@ static char *restored_list(const struct shell_platform *pf, const char *current,
 {
     const char *drop[] = {entry};
     char *saved_rest = list_without(pf, saved, drop, 1);
-    char *as_activated = !entry  ? xstrdup(saved_rest)
+    char *as_activated = !entry ? xstrdup(saved_rest)
                          : last ? list_with_last(pf, saved_rest, entry)
                                 : list_with_first(pf, entry, saved_rest);
     bool untouched = current && !strcmp(current, as_activated);

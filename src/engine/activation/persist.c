@@ -128,10 +128,15 @@ static int refuse_marks(cdm_ctx *ctx, const char *profile)
  * block), appended to out: they stay when the block goes. */
 static void user_lines(const char *text, size_t start, size_t end, struct strbuf *out)
 {
-    static const char *const ours[] = {
-        MARK_BEGIN, MARK_END, "# written by 'cdm default --persist'", "export CUDA_PATH='",
-        "export CUDNN_PATH='", "case \":${LD_LIBRARY_PATH-}:\" in\n", "*':",
-        "*) export LD_LIBRARY_PATH='", "esac\n"};
+    static const char *const ours[] = {MARK_BEGIN,
+                                       MARK_END,
+                                       "# written by 'cdm default --persist'",
+                                       "export CUDA_PATH='",
+                                       "export CUDNN_PATH='",
+                                       "case \":${LD_LIBRARY_PATH-}:\" in\n",
+                                       "*':",
+                                       "*) export LD_LIBRARY_PATH='",
+                                       "esac\n"};
     for (size_t at = start; at < end;) {
         const char *line = text + at;
         size_t n = strcspn(line, "\n");

@@ -144,9 +144,9 @@ static bool cmd_expressible(const char *v)
 }
 
 static const struct cdm_shell shells[] = {
-    [SHELL_PWSH] = {"pwsh", quote_pwsh, NULL, "$env:", " = ", "", "Remove-Item -LiteralPath 'Env:",
-                    "' -ErrorAction SilentlyContinue", " + [IO.Path]::PathSeparator + ",
-                    "$global:", " = ", ""},
+    [SHELL_PWSH] = {"pwsh", quote_pwsh, NULL, "$env:", " = ", "",
+                    "Remove-Item -LiteralPath 'Env:", "' -ErrorAction SilentlyContinue",
+                    " + [IO.Path]::PathSeparator + ", "$global:", " = ", ""},
     [SHELL_POWERSHELL] = {"powershell", quote_pwsh, NULL, "$env:", " = ", "",
                           "Remove-Item -LiteralPath 'Env:", "' -ErrorAction SilentlyContinue",
                           " + [IO.Path]::PathSeparator + ", "$global:", " = ", ""},

@@ -12,10 +12,10 @@ struct cdm_config {
         JOURNAL_AUTO,     /* write-ahead log, but a rollback journal on a network file system */
         JOURNAL_WAL,      /* write-ahead log everywhere */
         JOURNAL_ROLLBACK, /* rollback journal everywhere */
-    } journal;            /* [store] journal: how SQLite keeps the index's and the state's commits */
-    char **sources;        /* [install] sources, NULL-terminated */
+    } journal;      /* [store] journal: how SQLite keeps the index's and the state's commits */
+    char **sources; /* [install] sources, NULL-terminated */
     size_t source_count;
-    char **scan_paths;     /* [scan] paths: more folders cdm scan looks in, NULL-terminated */
+    char **scan_paths; /* [scan] paths: more folders cdm scan looks in, NULL-terminated */
     size_t scan_path_count;
     char *link_name;                   /* [link] name */
     unsigned long long max_total_size; /* [install] max_size, bytes */
@@ -23,27 +23,27 @@ struct cdm_config {
     unsigned threads;                  /* [install] threads: 0, every core this process may use */
     unsigned long long thread_memory;  /* [install] thread_memory: the threaded decoders' bound */
     char *fetch_base;                  /* [fetch] base; NULL: NVIDIA's redist folder */
-    char *index_url;   /* [fetch] index_url: a Python package index; NULL: PIP_INDEX_URL, PyPI */
+    char *index_url; /* [fetch] index_url: a Python package index; NULL: PIP_INDEX_URL, PyPI */
     /* [fetch] sources: where a version is downloaded from, in order (nvidia: [fetch] base;
      * pypi: NVIDIA's wheels from [fetch] index_url) */
     enum fetch_source { FETCH_NVIDIA, FETCH_PYPI } fetch_sources[2];
     unsigned fetch_source_count;
-    char *ca_file;                     /* [fetch] ca_file */
-    char *legacy_sums; /* [fetch] legacy_sums: hashes of archives older than the manifests */
-    unsigned fetch_timeout;            /* [fetch] timeout, seconds */
-    unsigned fetch_low_speed;          /* [fetch] low_speed, bytes a second (0: none) */
-    unsigned fetch_low_speed_time;     /* [fetch] low_speed_time, seconds */
-    unsigned fetch_max_time;           /* [fetch] max_time, seconds (0: none) */
-    unsigned fetch_retries;            /* [fetch] retries */
-    unsigned fetch_retry_wait;         /* [fetch] retry_wait, seconds (doubles each time) */
-    bool activate_build_paths;         /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH,
-                                        * LIBRARY_PATH too */
-    bool activate_redirect;            /* [activate] redirect: LD_AUDIT with cdm-audit.so */
-    bool activate_named_toolkit_only;  /* [activate] find_toolkit = false: a toolkit kept in
-                                        * CUDA_PATH only when CUDA_PATH or CUDA_HOME name it,
-                                        * none looked for (toolkit_kept.c) */
-    unsigned windows_retry_seconds;    /* [windows] retry_seconds: how long a rename or delete
-                                        * waits for a scanner to close the file (0: none) */
+    char *ca_file;            /* [fetch] ca_file */
+    char *legacy_sums;        /* [fetch] legacy_sums: hashes of archives older than the manifests */
+    unsigned fetch_timeout;   /* [fetch] timeout, seconds */
+    unsigned fetch_low_speed; /* [fetch] low_speed, bytes a second (0: none) */
+    unsigned fetch_low_speed_time;    /* [fetch] low_speed_time, seconds */
+    unsigned fetch_max_time;          /* [fetch] max_time, seconds (0: none) */
+    unsigned fetch_retries;           /* [fetch] retries */
+    unsigned fetch_retry_wait;        /* [fetch] retry_wait, seconds (doubles each time) */
+    bool activate_build_paths;        /* [activate] build_paths: CMAKE_PREFIX_PATH, CPATH,
+                                       * LIBRARY_PATH too */
+    bool activate_redirect;           /* [activate] redirect: LD_AUDIT with cdm-audit.so */
+    bool activate_named_toolkit_only; /* [activate] find_toolkit = false: a toolkit kept in
+                                       * CUDA_PATH only when CUDA_PATH or CUDA_HOME name it,
+                                       * none looked for (toolkit_kept.c) */
+    unsigned windows_retry_seconds;   /* [windows] retry_seconds: how long a rename or delete
+                                       * waits for a scanner to close the file (0: none) */
 };
 
 /* Fill config from the file at explicit_path (which must exist), or from the per-user

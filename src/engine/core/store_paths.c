@@ -242,9 +242,11 @@ int store_move_install(cdm_ctx *ctx, const char *from, const char *to)
 
 static int refuse_own(cdm_ctx *ctx, const char *path, enum fs_kind kind, const char *want)
 {
-    static const char *const kinds[] = {
-        [FS_LINK] = "a link", [FS_DIR] = "a folder", [FS_FILE] = "a file",
-        [FS_OTHER] = "a device, fifo or socket", [FS_NONE] = "nothing"};
+    static const char *const kinds[] = {[FS_LINK] = "a link",
+                                        [FS_DIR] = "a folder",
+                                        [FS_FILE] = "a file",
+                                        [FS_OTHER] = "a device, fifo or socket",
+                                        [FS_NONE] = "nothing"};
     return cdm_error_set(ctx, CDM_EIO,
                          "cannot use '%s': it is %s where cdm keeps a %s of its own, and cdm "
                          "follows no link there; move it away, then run the command again",

@@ -29,15 +29,15 @@ struct doctor {
     struct cdm_project project;
     bool have_install;
     struct cdm_install_info install;
-    int major, minor, patch; /* the install's version */
-    bool native;             /* the install is for this machine's platform */
-    bool windows;            /* the install is a Windows one (DLLs in bin, PATH) */
-    char *lib_dir;           /* where its libraries are: lib (POSIX) or bin (Windows) */
-    char *main_lib;          /* libcudnn.so.<major> / cudnn64_<major>.dll in lib_dir */
-    char **libs;             /* the install's cuDNN library names, NULL-terminated */
+    int major, minor, patch;  /* the install's version */
+    bool native;              /* the install is for this machine's platform */
+    bool windows;             /* the install is a Windows one (DLLs in bin, PATH) */
+    char *lib_dir;            /* where its libraries are: lib (POSIX) or bin (Windows) */
+    char *main_lib;           /* libcudnn.so.<major> / cudnn64_<major>.dll in lib_dir */
+    char **libs;              /* the install's cuDNN library names, NULL-terminated */
     struct cudnn_probe probe; /* what main_lib answered the library layer (probed: asked) */
     bool probed;
-    long cudart;             /* cudnnGetCudartVersion(), 0 when unknown */
+    long cudart; /* cudnnGetCudartVersion(), 0 when unknown */
     bool driver_probed;
     struct driver_info driver;
     bool have_toolkit;

@@ -165,8 +165,8 @@ static void check_compat_driver(struct doctor *d)
     char *fix = xasprintf("update the NVIDIA driver for CUDA %d.%d", ma, mi);
     if (*dr->version) {
         char why[512];
-        enum compat_verdict v = compat_driver(
-            dr->version, ma, mi, fs_host_is_windows(), why, sizeof(why));
+        enum compat_verdict v =
+            compat_driver(dr->version, ma, mi, fs_host_is_windows(), why, sizeof(why));
         static const enum cdm_check_status map[] = {CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL,
                                                     CDM_CHECK_SKIP};
         doctor_add(d, "compat.driver", map[v], fix, "%s (%s %d.%d)", why, what, ma, mi);
@@ -234,7 +234,7 @@ static void check_view(struct doctor *d)
     free(fix);
 }
 
-static const doctor_check_fn checks[] = {check_driver, check_toolkit, check_cuda_path, check_view,
-                                         check_compat_toolkit, check_compat_driver};
+static const doctor_check_fn checks[] = {check_driver, check_toolkit,        check_cuda_path,
+                                         check_view,   check_compat_toolkit, check_compat_driver};
 
 const struct doctor_layer doctor_driver_layer = {"driver", checks, CDM_ARRAY_LEN(checks)};

@@ -33,7 +33,7 @@ static void compute(struct doctor *d, struct doctor_env *e)
                      d->install.id);
         else
             copy_text(e->activation, sizeof(e->activation),
-                     d->have_project ? cdm_error_message(d->ctx) : "no project to activate");
+                      d->have_project ? cdm_error_message(d->ctx) : "no project to activate");
     } else {
         struct activation_target t;
         activation_target_of(pf, &act, &t);

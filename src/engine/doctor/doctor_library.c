@@ -77,7 +77,8 @@ static void check_load(struct doctor *d)
         return;
     if (!d->probe.loaded) {
         doctor_add(d, "library.load", CDM_CHECK_FAIL,
-                   "the deps.* checks below say why: a library it needs is missing, or a file is no library",
+                   "the deps.* checks below say why: a library it needs is missing, or a file is "
+                   "no library",
                    "cannot load '%s': %s", d->main_lib, d->probe.why);
         return;
     }
@@ -94,8 +95,8 @@ static bool died_before(struct doctor *d, enum probe_step step, const char *chec
 {
     if (!loaded(d) || d->probe.stopped >= step)
         return false;
-    doctor_add(d, check, CDM_CHECK_SKIP, NULL, "not asked: the library %s %s",
-               d->probe.death, probe_step_name(d->probe.stopped));
+    doctor_add(d, check, CDM_CHECK_SKIP, NULL, "not asked: the library %s %s", d->probe.death,
+               probe_step_name(d->probe.stopped));
     return true;
 }
 

@@ -60,8 +60,8 @@ static void check_frameworks(struct doctor *d, char *const *sites, const char *e
     struct fw_verdict *v = NULL;
     size_t n = fw_check(sites, &d->install, &v);
     for (size_t i = 0; i < n; i++) {
-        char *check = xasprintf("%s.%.*s", env_check, (int)strcspn(v[i].framework, " "),
-                                v[i].framework);
+        char *check =
+            xasprintf("%s.%.*s", env_check, (int)strcspn(v[i].framework, " "), v[i].framework);
         if (!v[i].problem[0]) {
             doctor_add(d, check, CDM_CHECK_OK, NULL, "%s in '%s' accepts %s: it asks for %s (%s)",
                        v[i].framework, prefix, d->install.id, v[i].rule, v[i].source);
@@ -69,8 +69,8 @@ static void check_frameworks(struct doctor *d, char *const *sites, const char *e
             char *fix = xasprintf("link the project to a cuDNN it accepts, or go past the rule: %s",
                                   v[i].override);
             doctor_add(d, check, v[i].warn_only ? CDM_CHECK_WARN : bad, fix,
-                       "%s in '%s': %s (it asks for %s; %s)", v[i].framework, prefix,
-                       v[i].problem, v[i].rule, v[i].source);
+                       "%s in '%s': %s (it asks for %s; %s)", v[i].framework, prefix, v[i].problem,
+                       v[i].rule, v[i].source);
             free(fix);
         }
         free(check);
@@ -100,17 +100,16 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
                    e->prefix, e->why, pinned ? "; " : "", pinned ? pin.framework : "");
     } else if (leads_to_project(d, folder)) {
         doctor_add(d, name, CDM_CHECK_OK, NULL,
-                   "'%s' (%s) is attached: %s in '%s' lead to the project's %s", e->prefix,
-                   e->why, py_cudnn_origin_name(place.origin), folder, d->install.id);
+                   "'%s' (%s) is attached: %s in '%s' lead to the project's %s", e->prefix, e->why,
+                   py_cudnn_origin_name(place.origin), folder, d->install.id);
     } else {
         struct lib_origin o;
         char *front = cudnn_lib_file("", d->have_install ? d->major : 9, windows(d));
         char *front_path = path_join(folder, front);
         lib_origin(d->ctx, front_path, &o);
         /* torch's version says nothing of its DLLs': the DLL's own (version resource) */
-        const char *version = o.version[0]                        ? o.version
-                              : place.origin == PY_CUDNN_WHEEL ||
-                                      place.origin == PY_CUDNN_CONDA
+        const char *version = o.version[0] ? o.version
+                              : place.origin == PY_CUDNN_WHEEL || place.origin == PY_CUDNN_CONDA
                                   ? wheel.version
                                   : "";
         const char *who = pinned ? pin.framework : "its frameworks";
@@ -124,7 +123,8 @@ static void check_venv(struct doctor *d, const struct py_env *e, const char *nam
                        "the project activated the sub-libraries cuDNN opens by name come from "
                        "the project: two cuDNN versions in one process",
                        e->prefix, e->why, who, version[0] ? version : "of unknown version", folder,
-                       windows(d) ? "before any folder on PATH" : "their RPATH beats LD_LIBRARY_PATH",
+                       windows(d) ? "before any folder on PATH"
+                                  : "their RPATH beats LD_LIBRARY_PATH",
                        d->install.id);
         } else {
             doctor_add(d, name, CDM_CHECK_WARN, attach,
@@ -198,8 +198,8 @@ static size_t check_attached(struct doctor *d)
         return 0;
     for (size_t i = 0; i < n; i++) {
         struct db_attachment *a = &v[i];
-        char *name = n > 1 ? xasprintf("python.attached%u", (unsigned)(i + 1))
-                           : xstrdup("python.attached");
+        char *name =
+            n > 1 ? xasprintf("python.attached%u", (unsigned)(i + 1)) : xstrdup("python.attached");
         size_t own = 0;
         char **sites = py_site_packages(a->venv, &own);
         struct py_cudnn_place place;
@@ -221,8 +221,7 @@ static size_t check_attached(struct doctor *d)
         } else {
             doctor_add(d, name, CDM_CHECK_OK, NULL,
                        "'%s' is attached to the project (%s): its cuDNN files lead to '%s'",
-                       a->venv, a->wheel[0] ? a->wheel : "wheel of unknown version",
-                       a->target);
+                       a->venv, a->wheel[0] ? a->wheel : "wheel of unknown version", a->target);
         }
         check_frameworks(d, sites, name, a->venv, CDM_CHECK_FAIL);
         free(folder);

@@ -324,8 +324,7 @@ static void judge_gpu(struct doctor *d, const struct trace_result *r)
     if (!linked)
         doctor_add(d, "run.gpu", CDM_CHECK_SKIP, NULL, "no linked project to hold it to the GPU");
     else if (ran_on_gpu(r, &why))
-        doctor_add(d, "run.gpu", CDM_CHECK_OK, NULL,
-                   "it loaded cuDNN and the CUDA driver");
+        doctor_add(d, "run.gpu", CDM_CHECK_OK, NULL, "it loaded cuDNN and the CUDA driver");
     else
         doctor_add(d, "run.gpu", d->req->allow_cpu ? CDM_CHECK_WARN : CDM_CHECK_FAIL,
                    d->req->allow_cpu ? NULL
@@ -344,8 +343,7 @@ static void check_run(struct doctor *d)
         doctor_add(d, "run.environment", CDM_CHECK_OK, NULL,
                    "the command ran with the project activated ('%s' first on %s), as 'cdm "
                    "%s' sets it",
-                   env->activation, env->path_var,
-                   d->req->exec ? "exec" : "activate");
+                   env->activation, env->path_var, d->req->exec ? "exec" : "activate");
     else
         doctor_add(d, "run.environment", CDM_CHECK_WARN,
                    "link a project ('cdm link PROJECT VERSION') and run the doctor there",
@@ -362,7 +360,7 @@ static void check_run(struct doctor *d)
     if (redirect)
         vars[nvars++] = (struct trace_env){"CDM_REDIRECT_DIR", env->activation};
     struct trace_request tr = {d->req->command, vars, nvars, d->req->command_stdout_to_stderr,
-                              d->req->timeout_s};
+                               d->req->timeout_s};
     struct trace_result r;
     int traced = trace_run(d->ctx, &tr, &r);
     free(vars);

@@ -375,8 +375,8 @@ static struct archive *reader_new(bool *xz_builtin)
 }
 
 /* How the archive was read, for --verbose. */
-static void say_how(struct archive *a, const struct stream *s,
-                    const struct extract_limits *limits, struct extract_result *result)
+static void say_how(struct archive *a, const struct stream *s, const struct extract_limits *limits,
+                    struct extract_result *result)
 {
     if (s->xz)
         snprintf(result->unpacked_by, sizeof(result->unpacked_by),

@@ -18,8 +18,8 @@ struct conda_info {
     char name[64]; /* index.json's name: cudnn, libcudnn */
     struct version version;
     int cuda_major;
-    char platform[32]; /* linux-x86_64, linux-sbsa, windows-x86_64 */
-    bool windows;      /* its files are under Library/ */
+    char platform[32];   /* linux-x86_64, linux-sbsa, windows-x86_64 */
+    bool windows;        /* its files are under Library/ */
     struct listed files; /* paths.json's rows */
 };
 

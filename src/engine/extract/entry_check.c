@@ -157,9 +157,9 @@ static const char *check_hardlink(struct entry_checker *c, const char *stored,
     char target[sizeof(v->path)];
     const char *below = NULL;
     size_t folder = folder_len(v->rel);
-    if (entry_path_check(stored, target, sizeof(target)) ||
-        !(below = path_below(target, c->top)) || !*below || below[-1] != '/' ||
-        folder_len(below) != folder || strncmp(below, v->rel, folder))
+    if (entry_path_check(stored, target, sizeof(target)) || !(below = path_below(target, c->top)) ||
+        !*below || below[-1] != '/' || folder_len(below) != folder ||
+        strncmp(below, v->rel, folder))
         return "does not point to a name beside it";
     hold_link(c, v->rel, stored, below, true);
     return NULL;
@@ -233,8 +233,8 @@ void entry_check(struct entry_checker *c, const char *raw, enum entry_kind kind,
         *seen = SEEN(ENTRY_UNKNOWN, 0);
 }
 
-void entry_check_row(struct entry_checker *c, const char *path, bool file,
-                     const char *link_target, struct entry_verdict *v)
+void entry_check_row(struct entry_checker *c, const char *path, bool file, const char *link_target,
+                     struct entry_verdict *v)
 {
     memset(v, 0, sizeof(*v));
     v->name = path ? path : "(no name)";

@@ -1,9 +1,9 @@
 /*
  * The checks every archive entry passes before anything of it is written (the store's
- * safety rules, docs/store.md): pure functions on names and kinds, apart from libarchive and from the
- * writing, which archive.c does. A refusal is a phrase that follows "entry 'NAME' ":
- * "is an absolute path", "goes up with '..'", "is a device", ... and, for a link, follows
- * "entry 'NAME' (a link to 'TARGET') ": "points to an absolute path", ...
+ * safety rules, docs/store.md): pure functions on names and kinds, apart from libarchive and from
+ * the writing, which archive.c does. A refusal is a phrase that follows "entry 'NAME' ": "is an
+ * absolute path", "goes up with '..'", "is a device", ... and, for a link, follows "entry 'NAME' (a
+ * link to 'TARGET') ": "points to an absolute path", ...
  *
  * Links: a cuDNN archive only ever links a library to a file beside it (libcudnn.so ->
  * libcudnn.so.9 -> libcudnn.so.9.19.0), so that is all a link may do: its target is a
@@ -84,8 +84,8 @@ void entry_check(struct entry_checker *c, const char *raw, enum entry_kind kind,
  * entry and checked as one: path is below the install folder, written as cdm records paths
  * ('/'-separated, nothing to normalise); a row with a hash is a regular file, one with a
  * link_target a symbolic link, any other a folder. v->name is path, or v->rel. */
-void entry_check_row(struct entry_checker *c, const char *path, bool file,
-                     const char *link_target, struct entry_verdict *v);
+void entry_check_row(struct entry_checker *c, const char *path, bool file, const char *link_target,
+                     struct entry_verdict *v);
 
 /* After the last entry: judge every link held. Returns NULL when all pass (then each hard
  * link's target is the regular file it shares), else why, with v naming the link. */

@@ -55,12 +55,12 @@ struct source_kind {
 
 struct source {
     const struct source_kind *kind;
-    struct archive_name name; /* version, CUDA major, platform, layout */
+    struct archive_name name;          /* version, CUDA major, platform, layout */
     const struct entry_select *select; /* the entries that make the install; NULL: all below
                                         * the one top folder */
-    struct wheel_info wheel;  /* a wheel's dist-info */
-    struct conda_info conda;  /* a conda package's info/ */
-    struct syspkg pkg;        /* a Debian or RPM package's identity and list of files */
+    struct wheel_info wheel;           /* a wheel's dist-info */
+    struct conda_info conda;           /* a conda package's info/ */
+    struct syspkg pkg;                 /* a Debian or RPM package's identity and list of files */
 };
 
 /* The kind of the file at path (file_name: its name as the user or the manifest gave it),

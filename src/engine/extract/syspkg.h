@@ -27,9 +27,9 @@ struct syspkg_row {
 };
 
 struct syspkg {
-    const char *noun; /* in messages: "Debian package", "RPM package" */
-    const char *list; /* its list of files: "md5sums", "header's file digests" */
-    char package[96]; /* libcudnn9-cuda-12 */
+    const char *noun;      /* in messages: "Debian package", "RPM package" */
+    const char *list;      /* its list of files: "md5sums", "header's file digests" */
+    char package[96];      /* libcudnn9-cuda-12 */
     char version_text[64]; /* as the package writes it: 9.1.0.70-1 */
     struct version version;
     int cuda_major; /* from the package's name (-cuda-12), else its version (+cuda12.2) */

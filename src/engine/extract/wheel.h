@@ -22,8 +22,8 @@ struct wheel_info {
     char dist[64]; /* METADATA's Name: nvidia-cudnn-cu12 */
     struct version version;
     int cuda_major;
-    char platform[32]; /* linux-x86_64, linux-sbsa, windows-x86_64 */
-    char tag[64];      /* WHEEL's Tag: py3-none-manylinux2014_x86_64 */
+    char platform[32];   /* linux-x86_64, linux-sbsa, windows-x86_64 */
+    char tag[64];        /* WHEEL's Tag: py3-none-manylinux2014_x86_64 */
     struct listed files; /* RECORD's rows with a hash */
 };
 

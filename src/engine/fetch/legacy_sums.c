@@ -28,8 +28,7 @@ static const struct official_legacy *in_table(const char *name)
 }
 
 /* One line of the site's file into l; CDM_OK for a blank or comment line. */
-static int take_line(cdm_ctx *ctx, const char *path, int number, char *line,
-                     struct legacy_list *l)
+static int take_line(cdm_ctx *ctx, const char *path, int number, char *line, struct legacy_list *l)
 {
     while (*line == ' ' || *line == '\t')
         line++;

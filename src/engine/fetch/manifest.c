@@ -182,8 +182,10 @@ int manifest_parse(cdm_ctx *ctx, const char *text, size_t len, const char *compo
     const char *label = string_of(root, "release_label");
     const char *date = string_of(root, "release_date");
     if (!copy_str(out->label, sizeof(out->label), label ? label : "")) {
-        rc = cdm_error_set(ctx, CDM_ENETWORK, "cannot read manifest '%s': its release_label is "
-                           "longer than any NVIDIA writes", source);
+        rc = cdm_error_set(ctx, CDM_ENETWORK,
+                           "cannot read manifest '%s': its release_label is "
+                           "longer than any NVIDIA writes",
+                           source);
         goto out;
     }
     copy_text(out->release_date, sizeof(out->release_date), date ? date : "");
@@ -195,8 +197,10 @@ int manifest_parse(cdm_ctx *ctx, const char *text, size_t len, const char *compo
     }
     const char *version = string_of(comp, "version");
     if (!copy_str(out->version, sizeof(out->version), version ? version : "")) {
-        rc = cdm_error_set(ctx, CDM_ENETWORK, "cannot read manifest '%s': the version of '%s' "
-                           "is longer than any NVIDIA writes", source, component);
+        rc = cdm_error_set(ctx, CDM_ENETWORK,
+                           "cannot read manifest '%s': the version of '%s' "
+                           "is longer than any NVIDIA writes",
+                           source, component);
         goto out;
     }
     size_t cap = 0;

@@ -1,4 +1,5 @@
-/* NVIDIA's published hashes of official cuDNN archives (NVIDIA's published manifests and hashes). */
+/* NVIDIA's published hashes of official cuDNN archives (NVIDIA's published manifests and hashes).
+ */
 #ifndef CDM_OFFICIAL_H
 #define CDM_OFFICIAL_H
 

@@ -36,8 +36,8 @@ void index_files_free(struct index_file *files, size_t count);
 /* Every file of the project pages nvidia-cudnn-cu13, -cu12, -cu11 (or -cu<cuda> alone when
  * cuda is given), the pages the index does not have skipped. *files malloc'd
  * (index_files_free). */
-int pypi_list(cdm_ctx *ctx, struct net *net, const char *index, int cuda,
-              struct index_file **files, size_t *count);
+int pypi_list(cdm_ctx *ctx, struct net *net, const char *index, int cuda, struct index_file **files,
+              size_t *count);
 
 /* What install downloads: the wheel of the newest version matching spec_text for platform
  * (cuda: 0 for any; two CUDA majors then CDM_EAMBIGUOUS), as a manifest entry (name,

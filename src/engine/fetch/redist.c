@@ -411,8 +411,7 @@ static int not_found(struct redist *r, const char *spec_text, int cuda, const ch
 }
 
 /* A manifest of the table's archives of one version, as though NVIDIA had published one. */
-static void legacy_manifest(const struct legacy_list *list, const char *version,
-                            struct manifest *m)
+static void legacy_manifest(const struct legacy_list *list, const char *version, struct manifest *m)
 {
     memset(m, 0, sizeof(*m));
     m->entries = xcalloc(list->count, sizeof(*m->entries));

@@ -26,8 +26,8 @@
  */
 /* The start of a step that an older cdm cannot use: from step n on, only a cdm that knows
  * step n may open the file. */
-#define READABLE_FROM(n)                                                                          \
-    "CREATE TABLE IF NOT EXISTS schema_info (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"     \
+#define READABLE_FROM(n)                                                                           \
+    "CREATE TABLE IF NOT EXISTS schema_info (name TEXT PRIMARY KEY, value INTEGER NOT NULL);"      \
     "INSERT OR REPLACE INTO schema_info VALUES ('readable_from', " #n ");"
 
 /* An attachment's columns, the same in the index (before the split) and in the state. */
@@ -338,30 +338,30 @@ static int keep_journal(cdm_ctx *ctx, sqlite3 *db, const char *path)
         return CDM_OK;
     /* the file system is asked only when the config leaves it to cdm */
     char kind[64] = "by [store] journal";
-    bool wal = ctx->config.journal == JOURNAL_WAL ||
-               (ctx->config.journal == JOURNAL_AUTO &&
-                !fs_volume_is_network(path, kind, sizeof(kind)));
+    bool wal =
+        ctx->config.journal == JOURNAL_WAL ||
+        (ctx->config.journal == JOURNAL_AUTO && !fs_volume_is_network(path, kind, sizeof(kind)));
     /* Kept WAL files, or none left behind when the mode changes to a rollback journal. */
     int persist = wal;
     sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) != SQLITE_OK)
         return db_fail_on(ctx, db, "cannot read its journal mode");
-    bool is_wal = sqlite3_step(st) == SQLITE_ROW &&
-                  !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
+    bool is_wal =
+        sqlite3_step(st) == SQLITE_ROW && !strcmp((const char *)sqlite3_column_text(st, 0), "wal");
     sqlite3_finalize(st);
     if (is_wal == wal)
         return CDM_OK;
     /* Leaving WAL needs the file to itself: another cdm reading it keeps it in WAL until a
      * later open, which is no worse than before. */
     if (sqlite3_exec(db, wal ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode = DELETE", NULL,
-                     NULL, NULL) != SQLITE_OK && !wal)
+                     NULL, NULL) != SQLITE_OK &&
+        !wal)
         cdm_warn(ctx,
                  "%s '%s' is on a network file system (%s) but stays in write-ahead-log mode for "
                  "now: another cdm has it open (%s); it changes to a rollback journal at a later "
                  "run",
-                 conn_name(ctx, db), path, kind,
-                 sqlite3_errmsg(db));
+                 conn_name(ctx, db), path, kind, sqlite3_errmsg(db));
     return CDM_OK;
 }
 
@@ -504,7 +504,6 @@ int db_run(cdm_ctx *ctx, sqlite3_stmt *st, const char *what)
     return rc;
 }
 
-
 int db_work_pending(cdm_ctx *ctx, unsigned protocols, bool *pending)
 {
     /* Each protocol's journal, as the index and the state keep them (recover.c). */
@@ -514,8 +513,7 @@ int db_work_pending(cdm_ctx *ctx, unsigned protocols, bool *pending)
         const char *sql;
     } journals[] = {
         {RECOVER_INSTALLS, false, "SELECT EXISTS (SELECT 1 FROM installs WHERE state <> 'ok')"},
-        {RECOVER_DEPLOYS, false,
-         "SELECT EXISTS (SELECT 1 FROM deploys WHERE state <> 'deployed')"},
+        {RECOVER_DEPLOYS, false, "SELECT EXISTS (SELECT 1 FROM deploys WHERE state <> 'deployed')"},
         /* 'pending' is the only state besides 'ok'; so written, the partial index
          * generations_pending answers without reading the whole history. */
         {RECOVER_LINKS, true, "SELECT EXISTS (SELECT 1 FROM generations WHERE state = 'pending')"},

@@ -149,8 +149,7 @@ int db_view_toolkit(cdm_ctx *ctx, const char *name, char **toolkit);
 int db_views_in_use(cdm_ctx *ctx, char ***names);
 /* Record why pending generation number has no link: none can be made in the project's
  * folder (platform/link.h's link_set_or_none); its install is used without one. */
-int db_generation_set_no_link(cdm_ctx *ctx, const char *project, long long number,
-                              const char *why);
+int db_generation_set_no_link(cdm_ctx *ctx, const char *project, long long number, const char *why);
 /* Mark a pending generation "ok", or delete it (state NULL). */
 int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, const char *state);
 

@@ -174,8 +174,7 @@ int db_generation_set_view(cdm_ctx *ctx, const char *project, long long number,
         return rc;
     sqlite3_bind_int64(st, 2, number);
     /* a pair view has no toolkit: "" (the columns hold no NULL) */
-    sqlite3_bind_text(st, 3, view->toolkit_version ? view->toolkit_version : "", -1,
-                      SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, view->toolkit_version ? view->toolkit_version : "", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, view->toolkit ? view->toolkit : "", -1, SQLITE_STATIC);
     db_bind_text_or_null(st, 5, view->name);
     return db_run(ctx, st, "cannot record a generation's toolkit");
@@ -239,8 +238,7 @@ int db_generation_settle(cdm_ctx *ctx, const char *project, long long number, co
                          project, number, state);
 }
 
-int db_generation_set_no_link(cdm_ctx *ctx, const char *project, long long number,
-                              const char *why)
+int db_generation_set_no_link(cdm_ctx *ctx, const char *project, long long number, const char *why)
 {
     char cut[512];
     copy_text(cut, sizeof(cut), why); /* a message for people: cut to what the row keeps */
@@ -304,21 +302,19 @@ static int each_ref(cdm_ctx *ctx, const char *sql, const char *what, db_generati
 
 int db_generation_each_pending(cdm_ctx *ctx, db_generation_fn fn, void *arg)
 {
-    return each_ref(
-        ctx,
-        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view, g.no_link FROM " GEN_FROM
-        " WHERE g.state = 'pending' ORDER BY g.project, g.generation",
-        "cannot read pending generations", fn, arg);
+    return each_ref(ctx,
+                    "SELECT g.project, g.generation, g.install_id, g.link_name, t.view, g.no_link "
+                    "FROM " GEN_FROM " WHERE g.state = 'pending' ORDER BY g.project, g.generation",
+                    "cannot read pending generations", fn, arg);
 }
 
 int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg)
 {
-    return each_ref(
-        ctx,
-        "SELECT g.project, g.generation, g.install_id, g.link_name, t.view, g.no_link FROM " GEN_FROM
-        " WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
-        "AND " GEN_IS_CURRENT " ORDER BY g.project",
-        "cannot read the projects", fn, arg);
+    return each_ref(ctx,
+                    "SELECT g.project, g.generation, g.install_id, g.link_name, t.view, g.no_link "
+                    "FROM " GEN_FROM " WHERE g.state = 'ok' AND g.install_id IS NOT NULL "
+                    "AND " GEN_IS_CURRENT " ORDER BY g.project",
+                    "cannot read the projects", fn, arg);
 }
 
 /* A row of the usage scan: a project's generation in state "ok", and its install. */

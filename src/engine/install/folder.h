@@ -15,8 +15,8 @@ struct folder {
     char *sub;    /* the installer tree's CUDA folder ("12.9"), else NULL */
     char *record; /* the RECORD paths' prefix for root ("nvidia/cudnn/"), else NULL */
     struct wheel_info wheel;
-    bool has_wheel; /* a wheel's dist-info, or a conda package's record, read into wheel */
-    bool conda;     /* that record is conda-meta's */
+    bool has_wheel;   /* a wheel's dist-info, or a conda package's record, read into wheel */
+    bool conda;       /* that record is conda-meta's */
     const char *what; /* for messages: "the Python environment's wheel", "the folder" */
 };
 

@@ -115,7 +115,8 @@ int install_same_libraries(cdm_ctx *ctx, const struct cdm_install_info *existing
             strmap_get(&r.hashes, f->sha256, strlen(f->sha256)))
             continue;
         differs = f->path;
-        why = resolve_soname(&r, path_basename(f->path)) ? "has other bytes" : "is not in the install";
+        why = resolve_soname(&r, path_basename(f->path)) ? "has other bytes"
+                                                         : "is not in the install";
     }
     for (size_t i = 0; i < r.count && !rc && !differs; i++) {
         const struct db_file *f = &r.rows[i];

@@ -32,7 +32,7 @@ struct verify {
     char *buf;       /* read buffer for hashing */
     char **recorded; /* relative paths, in the index's order */
     size_t nrecorded, cap;
-    bool sealed;     /* files recorded without write bits: the folders must have none */
+    bool sealed; /* files recorded without write bits: the folders must have none */
     /* Windows, where no mode is recorded: files found without the read-only attribute, judged
      * once the install is known to be sealed (protected_seen: one file still has it) */
     char **unprotected;

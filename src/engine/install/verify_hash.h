@@ -5,11 +5,11 @@
 #include "internal.h"
 
 struct file_hash {
-    char *path;              /* the file to read (set by the caller) */
+    char *path;                  /* the file to read (set by the caller) */
     unsigned long long expected; /* its recorded size (set by the caller): the largest first */
-    bool done;               /* read to its end; false: the caller reads it again for why */
-    unsigned long long size; /* bytes read */
-    char hex[65];            /* their SHA-256 */
+    bool done;                   /* read to its end; false: the caller reads it again for why */
+    unsigned long long size;     /* bytes read */
+    char hex[65];                /* their SHA-256 */
 };
 
 /* Read each of the n files on up to threads threads (at least one, the caller's own), each

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Windows: an environment of the project whose framework loads its own cuDNN DLLs (torch
  * by path), not attached to the project (its cudnn64_9.dll is not the project's). */
 static void warn_torch_own_dlls(cdm_ctx *ctx, const struct cdm_activation *act)
@@ -46,8 +45,8 @@ static void warn_torch_own_dlls(cdm_ctx *ctx, const struct cdm_activation *act)
                          "'%s' (%s) holds %s's own cuDNN DLLs in '%s', which it loads before "
                          "any other folder whatever PATH says: 'cdm attach %s %s' makes them "
                          "the project's",
-                         envs[i].prefix, envs[i].why, place.dist.name, place.folder,
-                         envs[i].prefix, act->project);
+                         envs[i].prefix, envs[i].why, place.dist.name, place.folder, envs[i].prefix,
+                         act->project);
             free(place.folder);
         }
         strv_free(sites);

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Jupyter's kernel names: letters, digits, '.', '_', '-' (jupyter_client's pattern), one
  * plain path component (not '.' or '..', which would name kernels/ or its parent), and short
  * enough for out (a result's name), where a valid one is copied. */
@@ -117,8 +116,15 @@ static bool written_by_cdm(cdm_ctx *ctx, const char *dir)
 
 static char *kernel_json(const char *cdm, const struct cdm_kernel_result *r)
 {
-    const char *argv[] = {cdm,      "exec", r->project,          "--", r->python, "-m",
-                          "ipykernel_launcher", "-f", "{connection_file}"};
+    const char *argv[] = {cdm,
+                          "exec",
+                          r->project,
+                          "--",
+                          r->python,
+                          "-m",
+                          "ipykernel_launcher",
+                          "-f",
+                          "{connection_file}"};
     cJSON *doc = cJSON_CreateObject();
     cJSON *args = cJSON_AddArrayToObject(doc, "argv");
     for (size_t i = 0; i < CDM_ARRAY_LEN(argv); i++)
@@ -148,8 +154,9 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
         return rc;
     char *cdm = app_self_path(), *python = NULL, *dir = NULL, *json = NULL, *file = NULL;
     if (!cdm) {
-        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED, "cannot tell where this cdm is, for the "
-                                                  "kernel to start it");
+        rc = cdm_error_set(ctx, CDM_EUNSUPPORTED,
+                           "cannot tell where this cdm is, for the "
+                           "kernel to start it");
         goto out;
     }
     COPY_STR_ARRAY(out->project, act.project);
@@ -169,8 +176,9 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
                            "cannot write a kernel for '%s': %s; give one with --python "
                            "(an interpreter with ipykernel installed)",
                            act.project,
-                           req->python ? "no such interpreter" : "no Python environment in the "
-                                                                 "project and no python3 on PATH");
+                           req->python ? "no such interpreter"
+                                       : "no Python environment in the "
+                                         "project and no python3 on PATH");
         goto out;
     }
     if ((rc = copy_path(ctx, out->python, sizeof(out->python), python)))
@@ -197,7 +205,8 @@ int cdm_kernel_install(cdm_ctx *ctx, const struct cdm_kernel_request *req,
     json = kernel_json(cdm, out);
     file = path_join(dir, "kernel.json");
     struct strbuf old = STRBUF_INIT;
-    out->changed = fs_read_regular(ctx, file, 1 << 20, &old) != CDM_OK || strcmp(sb_str(&old), json);
+    out->changed =
+        fs_read_regular(ctx, file, 1 << 20, &old) != CDM_OK || strcmp(sb_str(&old), json);
     sb_free(&old);
     if (out->changed && !(rc = fs_mkdir_p(ctx, dir)))
         rc = text_file_write(ctx, file, json);

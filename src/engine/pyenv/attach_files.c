@@ -197,8 +197,8 @@ void attach_drift(cdm_ctx *ctx, const struct db_attachment *a, const struct py_d
     why[0] = '\0';
     *wheel_changed = strcmp(now, a->wheel) != 0;
     if (*wheel_changed) {
-        snprintf(why, size, "the wheel is %s%s now and was %s when attached",
-                 now[0] ? "" : "gone", now, a->wheel[0] ? a->wheel : "of unknown version");
+        snprintf(why, size, "the wheel is %s%s now and was %s when attached", now[0] ? "" : "gone",
+                 now, a->wheel[0] ? a->wheel : "of unknown version");
         return;
     }
     if (!a->original[0])
@@ -257,16 +257,16 @@ bool attach_suits(char *const *sites, const struct py_dist *wheel,
     if (!wheel || !wheel->name[0] || !version_parse(wheel->version, &w) || w.count < 2)
         return true;
     char ref[200];
-    snprintf(ref, sizeof(ref), "the %s %s", strcmp(wheel->name, "cudnn") ? "wheel" : "conda package",
-             wheel->name);
+    snprintf(ref, sizeof(ref), "the %s %s",
+             strcmp(wheel->name, "cudnn") ? "wheel" : "conda package", wheel->name);
     const char *cu = strstr(wheel->name, "_cu");
     int cuda = cu ? atoi(cu + 3) : 0;
     if (v.part[0] != w.part[0])
         snprintf(why, size, "%s is cuDNN %d.%d and %s is cuDNN %d, another major", ref, w.part[0],
                  w.part[1], in->id, v.part[0]);
     else if (v.part[1] < w.part[1])
-        snprintf(why, size, "%s is cuDNN %d.%d and %s is older (%d.%d)", ref, w.part[0],
-                 w.part[1], in->id, v.part[0], v.part[1]);
+        snprintf(why, size, "%s is cuDNN %d.%d and %s is older (%d.%d)", ref, w.part[0], w.part[1],
+                 in->id, v.part[0], v.part[1]);
     else if (cuda && in->cuda && cuda != in->cuda)
         snprintf(why, size, "%s is the CUDA %d build of cuDNN and %s is built for CUDA %d", ref,
                  cuda, in->id, in->cuda);

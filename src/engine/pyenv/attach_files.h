@@ -35,8 +35,8 @@ int attach_kept_check(cdm_ctx *ctx, const struct db_attachment *a, bool windows)
  * again (pip or uv reinstalled it), or the wheel is no longer the attached one
  * (wheel_changed), the kept copy is dropped and cdm's link removed. The kept folder goes
  * once empty. Counts in *restored and *dropped. */
-int attach_restore(cdm_ctx *ctx, const struct db_attachment *a, bool wheel_changed,
-                   bool windows, unsigned *restored, unsigned *dropped);
+int attach_restore(cdm_ctx *ctx, const struct db_attachment *a, bool wheel_changed, bool windows,
+                   unsigned *restored, unsigned *dropped);
 
 /* "nvidia_cudnn_cu13 9.19.0.56", as the record keeps a wheel; "" without a dist-info. */
 void attach_wheel_text(const struct py_dist *dist, char *out, size_t size);

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* One environment attached to the project, against the install it would follow: why not
  * (into why, "" when it may). */
 /* Does the recorded link target (<project>/<link>/<sub>) end in the install's folder sub
@@ -92,8 +91,7 @@ int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_inst
         if (!why[0])
             continue;
         if (force)
-            cdm_warn(ctx, "switching anyway (--force), though '%s' follows it: %s", a->venv,
-                     why);
+            cdm_warn(ctx, "switching anyway (--force), though '%s' follows it: %s", a->venv, why);
         else
             rc = cdm_error_set(ctx, CDM_EMISMATCH,
                                "cannot switch '%s' to %s: the Python environment '%s' follows "
@@ -171,8 +169,7 @@ static void follow_hook(cdm_ctx *ctx, const struct db_attachment *a, const char 
         char *dir = *bin_dir ? path_join(link_path, bin_dir) : xstrdup(link_path);
         char *dirs[] = {path_slashes_to(dir, '\\'), NULL};
         if (dll_hook_write(ctx, site, dirs))
-            cdm_warn(ctx, "%s; 'cdm detach %s' and attach again", cdm_error_message(ctx),
-                     a->venv);
+            cdm_warn(ctx, "%s; 'cdm detach %s' and attach again", cdm_error_message(ctx), a->venv);
         free(dir);
     }
     strv_free(had);

@@ -12,8 +12,7 @@
  * switch with a message naming the environment, the framework and the rule, unless force
  * (then a warning); an unlink only warns. */
 int attach_check_switch(cdm_ctx *ctx, const char *project, const struct cdm_install_info *to,
-                        const struct cdm_install_info *also,
-                        bool force);
+                        const struct cdm_install_info *also, bool force);
 
 /* After the project's link moved from old_root (the folder its link led to before, NULL
  * when it had none) to its new target: each attached environment's file that is still

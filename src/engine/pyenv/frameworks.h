@@ -13,12 +13,12 @@
 /* One framework of the environment against one install. */
 struct fw_verdict {
     char framework[200]; /* "torch 2.11.0" */
-    char rule[300];      /* what it asks: "same major as its build's cuDNN 9.19, minor 19 or newer" */
-    char problem[512];   /* why the install does not suit it; "" when it does */
-    bool decided;        /* the rule could be applied (a build's rule needs the framework's
-                          * Requires-Dist on the nvidia-cudnn wheel) */
-    bool warn_only;      /* the rule serves one feature: a warning, never a refusal */
-    int wants_major;     /* the cuDNN major the rule asks for, 0 when it names none */
+    char rule[300];    /* what it asks: "same major as its build's cuDNN 9.19, minor 19 or newer" */
+    char problem[512]; /* why the install does not suit it; "" when it does */
+    bool decided;      /* the rule could be applied (a build's rule needs the framework's
+                        * Requires-Dist on the nvidia-cudnn wheel) */
+    bool warn_only;    /* the rule serves one feature: a warning, never a refusal */
+    int wants_major;   /* the cuDNN major the rule asks for, 0 when it names none */
     const char *override; /* how a user goes past it */
     const char *source;   /* where the rule comes from */
 };

@@ -42,9 +42,9 @@ bool py_cudnn_wheel(const char *site, bool windows, char **folder, struct py_dis
 
 /* Where an environment keeps the cuDNN its frameworks load. */
 enum py_cudnn_origin {
-    PY_CUDNN_TORCH_LIB, /* Windows torch wheels: torch\lib\cudnn*.dll, loaded by full path */
-    PY_CUDNN_WHEEL,     /* the nvidia-cudnn-cu* wheel: nvidia/cudnn/lib (nvidia\cudnn\bin) */
-    PY_CUDNN_CONDA,     /* a conda environment's cudnn package: lib (Library\bin on Windows) */
+    PY_CUDNN_TORCH_LIB,      /* Windows torch wheels: torch\lib\cudnn*.dll, loaded by full path */
+    PY_CUDNN_WHEEL,          /* the nvidia-cudnn-cu* wheel: nvidia/cudnn/lib (nvidia\cudnn\bin) */
+    PY_CUDNN_CONDA,          /* a conda environment's cudnn package: lib (Library\bin on Windows) */
     PY_CUDNN_FRAMEWORK_DLLS, /* Windows: cudnn*.dll copied into onnxruntime\capi, ctranslate2
                               * or paddle\libs, which those load before any other folder */
 };

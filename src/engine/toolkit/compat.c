@@ -1,4 +1,5 @@
-/* Tables from NVIDIA's cuDNN support matrices and CUDA release notes (docs/choosing.md); where sources disagree the lenient value is kept. */
+/* Tables from NVIDIA's cuDNN support matrices and CUDA release notes (docs/choosing.md); where
+ * sources disagree the lenient value is kept. */
 #include "compat.h"
 #include "base/util.h"
 

@@ -1,4 +1,5 @@
-/* The compatibility tables (NVIDIA's support matrices, docs/choosing.md), and the questions asked of them. */
+/* The compatibility tables (NVIDIA's support matrices, docs/choosing.md), and the questions asked
+ * of them. */
 #ifndef CDM_COMPAT_H
 #define CDM_COMPAT_H
 

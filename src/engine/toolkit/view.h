@@ -59,8 +59,8 @@ unsigned view_check(cdm_ctx *ctx, const struct cdm_install_info *in, const char 
 /* The same for a pair view: primary's entries there and leading somewhere, each of both
  * installs' library files reached (also's where primary has no file of its name). */
 unsigned pair_view_check(cdm_ctx *ctx, const struct cdm_install_info *primary,
-                         const struct cdm_install_info *also, const char *name,
-                         view_problem_fn fn, void *arg);
+                         const struct cdm_install_info *also, const char *name, view_problem_fn fn,
+                         void *arg);
 
 /* Remove the views no project's current (or pending) link change points to; *removed
  * counts them. Under the store lock. */
