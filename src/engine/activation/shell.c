@@ -143,6 +143,13 @@ static bool cmd_expressible(const char *v)
     return true;
 }
 
+/*
+ * One row per shell. How to add one: a row here (its quoting, and how it sets, unsets and
+ * joins a path list), its value in the enum above, its golden texts in tests/golden/
+ * (the unit test shell compares every row's activation and deactivation with them), a
+ * prompt hook in cli/cmd_hook.c when it has prompts, and its completion in completions/.
+ * The live shell then runs the text in tests/cli/shell.sh.
+ */
 static const struct cdm_shell shells[] = {
     [SHELL_PWSH] = {"pwsh", quote_pwsh, NULL, "$env:", " = ", "",
                     "Remove-Item -LiteralPath 'Env:", "' -ErrorAction SilentlyContinue",

@@ -15,7 +15,11 @@
 #include <string.h>
 
 /* The layers, in the order a user reads the report: each one may use what the ones
- * before it found (the library layer's loaded library, the install's file list). */
+ * before it found (the library layer's loaded library, the install's file list).
+ * How to add one: a doctor_<name>.c of its checks (doctor.h: a layer is a name and a list
+ * of check functions, each adding its findings with doctor_add, a fix for every warning or
+ * failure), its row here at the place its findings read best, and a scenario in
+ * tests/cli/doctor.sh that sees each finding fail first. */
 static const struct doctor_layer *const layers[] = {
     &doctor_store_layer,  &doctor_library_layer, &doctor_deps_layer, &doctor_shadow_layer,
     &doctor_driver_layer, &doctor_machine_layer, &doctor_host_layer, &doctor_same_layer,

@@ -154,6 +154,11 @@ static int from_index(cdm_ctx *ctx, const struct cdm_install_request *req, const
     return rc;
 }
 
+/* The fetch sources, in the order [fetch] sources gives (config.c). How to add one: its
+ * name in enum fetch_source (config.h) and config.c's names, a from_<source> beside
+ * from_redist and from_index that answers CDM_ENOTFOUND when it has no such version (so
+ * the next source is asked) and fills out with the file it fetched and the hash it was
+ * checked against, its branch here, and a mirror of it on loopback in tests/mirror/. */
 int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
                       struct fetched *out)
 {

@@ -25,7 +25,11 @@ struct fw_rule {
     const char *source;
 };
 
-/* Each row names its source; docs/choosing.md says how resolve uses them. */
+/* Each row names its source; docs/choosing.md says how resolve uses them. How to add one:
+ * a row per distribution and version range, in the kind of rule its maintainers state
+ * (their release notes or the wheel's Requires-Dist: the source field says where), with the
+ * rows of one distribution in the order of their versions; tests/cli/frameworks.sh checks
+ * a version on each side of every bound it adds. */
 static const struct fw_rule rules[] = {
     {"torch", NULL, NULL, FW_BUILD_MINOR, 0, 0, 0,
      "PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK=1 in torch's environment; --force in cdm",
