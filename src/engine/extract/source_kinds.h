@@ -5,11 +5,11 @@
  * goes through the same entry checks, staging and record (install.c), and the same commit
  * (journal_install.c).
  *
- * How to add one (docs/sources.md walks through the wheel as it was added):
+ * How to add one (docs/adding-a-source-kind.md walks through the wheel as it was added):
  *   1. A reader in this room (wheel.c, conda.c, deb.c, rpm.c are the models): its file
  *      name rule (claims) and what the file says of itself (read), from its own metadata,
  *      never from its name alone when it has metadata.
- *   2. Its entry_select (archive_walk.h): the entries that make the install, mapped to the
+ *   2. Its entry_select (cdm_archive.h): the entries that make the install, mapped to the
  *      store's layout (lib/, include/, bin/). Without one, every entry must lie below one
  *      top folder, as in NVIDIA's archives.
  *   3. Its check, when the form carries its own hashes (a wheel's RECORD, a conda
