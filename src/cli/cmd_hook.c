@@ -332,8 +332,12 @@ static int run_hook(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
             return EXIT_OK;
         }
     }
-    return cli_usage_error(cli, "no hook for '%s'; cdm has hooks for bash, zsh, fish and pwsh",
-                           name);
+    struct strbuf known = STRBUF_INIT; /* the table above is the one list */
+    for (size_t i = 0; i < CDM_ARRAY_LEN(hooks); i++)
+        sb_addf(&known, "%s%s", i ? ", " : "", hooks[i].shell);
+    int rc = cli_usage_error(cli, "no hook for '%s'; cdm has hooks for %s", name, sb_str(&known));
+    sb_free(&known);
+    return rc;
 }
 
 static const struct cli_arg hook_args[] = {
