@@ -33,8 +33,8 @@ static const struct toolkit_row toolkit_rows[] = {
     {V(9, 12, 0), V(99, 0, 0), 13, 0, ANY_MINOR},
 };
 
-/* Which releases each CUDA major has a build of (section 5's manifests: cuda11 and cuda12
- * up to 9.10, cuda12 and cuda13 from 9.12; cuda12 from 8.8). */
+/* Which releases each CUDA major has a build of (NVIDIA's redist manifests, docs/cudnn-facts.md:
+ * cuda11 and cuda12 up to 9.10, cuda12 and cuda13 from 9.12; cuda12 from 8.8). */
 static const struct {
     int cuda, first_major, first_minor, last_major, last_minor;
 } variant_spans[] = {
