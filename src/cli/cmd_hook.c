@@ -18,95 +18,85 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The shells' text below is laid out as the shell reads it, not as clang-format would. */
+// clang-format off
 /* cdm's variables and those that choose its files, set or not, as one word. */
-#define HOOK_SH_ENV                                                                                \
-    "${CDM_PROJECT+:$CDM_PROJECT}/${CDM_ACTIVE+:$CDM_ACTIVE}/${CDM_PATH_ENTRY+:$CDM_PATH_ENTRY}/"  \
-    "${CDM_SAVED_CUDA_HOME+:$CDM_SAVED_CUDA_HOME}/${CDM_ROOT+:$CDM_ROOT}/"                         \
-    "${CDM_CONFIG+:$CDM_CONFIG}/"                                                                  \
-    "${CDM_STATE+:$CDM_STATE}/${HOME+:$HOME}/${XDG_CONFIG_HOME+:$XDG_CONFIG_HOME}/"                \
+#define HOOK_SH_ENV                                                                              \
+    "${CDM_PROJECT+:$CDM_PROJECT}/${CDM_ACTIVE+:$CDM_ACTIVE}/${CDM_PATH_ENTRY+:$CDM_PATH_ENTRY}/" \
+    "${CDM_SAVED_CUDA_HOME+:$CDM_SAVED_CUDA_HOME}/${CDM_ROOT+:$CDM_ROOT}/${CDM_CONFIG+:$CDM_CONFIG}/" \
+    "${CDM_STATE+:$CDM_STATE}/${HOME+:$HOME}/${XDG_CONFIG_HOME+:$XDG_CONFIG_HOME}/"               \
     "${XDG_DATA_HOME+:$XDG_DATA_HOME}/${XDG_STATE_HOME+:$XDG_STATE_HOME}"
 
 /* bash and zsh: the same text but for reading a file's first N characters (bash's read
  * counts with -n, zsh's with -k) and the shell named. zsh's $status is its $?, hence rc. */
-#define HOOK_BASH_ZSH(READ, SHELL)                                                                 \
-    "# Before each prompt the shell checks, with builtins alone, what `cdm activate --auto`\n"     \
-    "# decides from: cdm's variables, the folders from here up to the nearest link (links, the\n"  \
-    "# text of pin files), where that link leads, the config's text and, outside projects, the\n"  \
-    "# default's. cdm starts only when one differs. One function, no calls: in bash a call "       \
-    "costs\n"                                                                                      \
-    "# as much as a few tests.\n"                                                                  \
-    "_cdm_hook() {\n"                                                                              \
-    "  local rc=$? quiet=--quiet dir=${_cdm_hook_dir-} d f text file "                             \
-    "default=${_cdm_hook_default-} used\n"                                                         \
-    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n"                                         \
-    "    _CDM_HOOK_PWD=$PWD\n"                                                                     \
-    "    quiet=\n"                                                                                 \
-    "  fi\n"                                                                                       \
-    "  [[ $quiet && $dir && ($PWD == \"$dir\" || $PWD -ef $dir) ]] || dir=$PWD\n"                  \
-    "  d=$dir f=" HOOK_SH_ENV "$'\\5'${_cdm_hook_name-}\n"                                         \
-    "  while :; do # as cdm looks: a link first, then a pin file\n"                                \
-    "    [[ -L $d/$_cdm_hook_name ]] && { f+=$'\\1'$d default=; break; }\n"                        \
+#define HOOK_BASH_ZSH(READ, SHELL) \
+    "# Before each prompt the shell checks, with builtins alone, what `cdm activate --auto`\n" \
+    "# decides from: cdm's variables, the folders from here up to the nearest link (links, the\n" \
+    "# text of pin files), where that link leads, the config's text and, outside projects, the\n" \
+    "# default's. cdm starts only when one differs. One function, no calls: in bash a call costs\n" \
+    "# as much as a few tests.\n" \
+    "_cdm_hook() {\n" \
+    "  local rc=$? quiet=--quiet dir=${_cdm_hook_dir-} d f text file default=${_cdm_hook_default-} used\n" \
+    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n" \
+    "    _CDM_HOOK_PWD=$PWD\n" \
+    "    quiet=\n" \
+    "  fi\n" \
+    "  [[ $quiet && $dir && ($PWD == \"$dir\" || $PWD -ef $dir) ]] || dir=$PWD\n" \
+    "  d=$dir f=" HOOK_SH_ENV "$'\\5'${_cdm_hook_name-}\n" \
+    "  while :; do # as cdm looks: a link first, then a pin file\n" \
+    "    [[ -L $d/$_cdm_hook_name ]] && { f+=$'\\1'$d default=; break; }\n" \
     "    if [[ -f $d/.cudnn-version ]]; then # a regular file: nothing that could block is read\n" \
-    "      text=\n"                                                                                \
-    "      " READ(                                                                                 \
-        "4096") " <\"$d/.cudnn-version\"\n"                                                        \
-                "      f+=$'\\2'$d$'\\3'$text\n"                                                   \
-                "    fi\n"                                                                         \
-                "    [[ $d ]] || break\n"                                                          \
-                "    d=${d%/*}\n"                                                                  \
-                "  done\n"                                                                         \
-                "  for file in \"$default\" \"${_cdm_hook_config-}\"; do\n"                        \
-                "    text=-\n"                                                                     \
-                "    [[ $file == /* && -f $file ]] && { text=; " READ(                             \
-                    "65536") " <\"$file\"; }\n"                                                    \
-                             "    f+=$'\\4'$text\n"                                                \
-                             "  done\n"                                                            \
-                             "  if [[ $quiet && $f == \"${_cdm_hook_seen-}\" ]] &&\n"              \
-                             "    [[ -z ${_cdm_hook_target-} || $_cdm_hook_link -ef "              \
-                             "$_cdm_hook_target ]]; then\n"                                        \
-                             "    return $rc\n"                                                    \
-                             "  fi\n"                                                              \
-                             "  "                                                                  \
-                             "used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'$" \
-                             "{_cdm_hook_config-}\n"                                               \
-                             "  _cdm_hook_dir= _cdm_hook_seen=\n"                                  \
-                             "  eval \"$(command cdm activate --hook-state $quiet --shell " SHELL  \
-                             ")\"\n"                                                               \
-                             "  # What was read before cdm decided stands for its decision only "  \
-                             "where cdm read the same,\n"                                          \
-                             "  # with cdm's variables as it left them.\n"                         \
-                             "  if [[ $_cdm_hook_dir && $used == "                                 \
-                             "\"$_cdm_hook_dir\"$'\\1'$_cdm_hook_name$'\\1'$_cdm_hook_default$'"   \
-                             "\\1'$_cdm_hook_config ]]; then\n"                                    \
-                             "    _cdm_hook_seen=" HOOK_SH_ENV "$'\\5'${f#*$'\\5'}\n"              \
-                             "  fi\n"                                                              \
-                             "  return $rc\n"                                                      \
-                             "}\n"
+    "      text=\n" \
+    "      " READ("4096") " <\"$d/.cudnn-version\"\n" \
+    "      f+=$'\\2'$d$'\\3'$text\n" \
+    "    fi\n" \
+    "    [[ $d ]] || break\n" \
+    "    d=${d%/*}\n" \
+    "  done\n" \
+    "  for file in \"$default\" \"${_cdm_hook_config-}\"; do\n" \
+    "    text=-\n" \
+    "    [[ $file == /* && -f $file ]] && { text=; " READ("65536") " <\"$file\"; }\n" \
+    "    f+=$'\\4'$text\n" \
+    "  done\n" \
+    "  if [[ $quiet && $f == \"${_cdm_hook_seen-}\" ]] &&\n" \
+    "    [[ -z ${_cdm_hook_target-} || $_cdm_hook_link -ef $_cdm_hook_target ]]; then\n" \
+    "    return $rc\n" \
+    "  fi\n" \
+    "  used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'${_cdm_hook_config-}\n" \
+    "  _cdm_hook_dir= _cdm_hook_seen=\n" \
+    "  eval \"$(command cdm activate --hook-state $quiet --shell " SHELL ")\"\n" \
+    "  # What was read before cdm decided stands for its decision only where cdm read the same,\n" \
+    "  # with cdm's variables as it left them.\n" \
+    "  if [[ $_cdm_hook_dir && $used == \"$_cdm_hook_dir\"$'\\1'$_cdm_hook_name$'\\1'$_cdm_hook_default$'\\1'$_cdm_hook_config ]]; then\n" \
+    "    _cdm_hook_seen=" HOOK_SH_ENV "$'\\5'${f#*$'\\5'}\n" \
+    "  fi\n" \
+    "  return $rc\n" \
+    "}\n"
 
 #define BASH_READ(N) "IFS= read -r -d '' -n " N " text"
-#define ZSH_READ(N)  "read -r -k " N " -u 0 text"
+#define ZSH_READ(N) "read -r -k " N " -u 0 text"
 
 static const char hook_bash[] =
-    "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook "
-    "bash)\"\n" HOOK_BASH_ZSH(
-        BASH_READ,
-        "bash") "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
-                "  if [[ \"$(declare -p PROMPT_COMMAND 2>&1)\" == \"declare -a\"* ]]; then\n"
-                "    PROMPT_COMMAND=(_cdm_hook \"${PROMPT_COMMAND[@]}\")\n"
-                "  else\n"
-                "    PROMPT_COMMAND=\"_cdm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n"
-                "  fi\n"
-                "fi\n";
+    "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook bash)\"\n"
+    HOOK_BASH_ZSH(BASH_READ, "bash")
+    "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
+    "  if [[ \"$(declare -p PROMPT_COMMAND 2>&1)\" == \"declare -a\"* ]]; then\n"
+    "    PROMPT_COMMAND=(_cdm_hook \"${PROMPT_COMMAND[@]}\")\n"
+    "  else\n"
+    "    PROMPT_COMMAND=\"_cdm_hook${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n"
+    "  fi\n"
+    "fi\n";
 
 static const char hook_zsh[] =
-    "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook "
-    "zsh)\"\n" HOOK_BASH_ZSH(ZSH_READ, "zsh") "typeset -ag precmd_functions chpwd_functions\n"
-                                              "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
-                                              "  precmd_functions=(_cdm_hook $precmd_functions)\n"
-                                              "fi\n"
-                                              "if (( ! ${chpwd_functions[(I)_cdm_hook]} )); then\n"
-                                              "  chpwd_functions=(_cdm_hook $chpwd_functions)\n"
-                                              "fi\n";
+    "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook zsh)\"\n"
+    HOOK_BASH_ZSH(ZSH_READ, "zsh")
+    "typeset -ag precmd_functions chpwd_functions\n"
+    "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
+    "  precmd_functions=(_cdm_hook $precmd_functions)\n"
+    "fi\n"
+    "if (( ! ${chpwd_functions[(I)_cdm_hook]} )); then\n"
+    "  chpwd_functions=(_cdm_hook $chpwd_functions)\n"
+    "fi\n";
 
 static const char hook_fish[] =
     "# cdm: switch cuDNN with the working folder.\n"
@@ -125,11 +115,9 @@ static const char hook_fish[] =
     "end\n"
     "function __cdm_hook_env\n"
     "    set -g __cdm_hook_e\n"
-    "    for n in CDM_PROJECT CDM_ACTIVE CDM_PATH_ENTRY CDM_SAVED_CUDA_HOME CDM_ROOT CDM_CONFIG "
-    "\\\n"
+    "    for n in CDM_PROJECT CDM_ACTIVE CDM_PATH_ENTRY CDM_SAVED_CUDA_HOME CDM_ROOT CDM_CONFIG \\\n"
     "            CDM_STATE HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME\n"
-    "        set -q $n; and set -a __cdm_hook_e (string escape -- \":$$n\"); or set -a "
-    "__cdm_hook_e -\n"
+    "        set -q $n; and set -a __cdm_hook_e (string escape -- \":$$n\"); or set -a __cdm_hook_e -\n"
     "    end\n"
     "end\n"
     "function __cdm_hook_facts --argument-names d\n"
@@ -147,8 +135,7 @@ static const char hook_fish[] =
     "    __cdm_hook_file \"$_cdm_hook_default\"\n"
     "    __cdm_hook_file \"$_cdm_hook_config\"\n"
     "end\n"
-    "function __cdm_hook --on-variable PWD --on-event fish_prompt --description 'cdm: follow the "
-    "folder and the link'\n"
+    "function __cdm_hook --on-variable PWD --on-event fish_prompt --description 'cdm: follow the folder and the link'\n"
     "    set -l quiet --quiet\n"
     "    if test \"$__cdm_hook_pwd\" != \"$PWD\"\n"
     "        set -g __cdm_hook_pwd $PWD\n"
@@ -161,20 +148,17 @@ static const char hook_fish[] =
     "    __cdm_hook_env\n"
     "    __cdm_hook_facts $dir\n"
     "    if test -n \"$quiet\"; and test \"$__cdm_hook_e / $__cdm_hook_f\" = \"$__cdm_hook_seen\"\n"
-    "        if test -z \"$_cdm_hook_target\"; or test \"$_cdm_hook_link\" -ef "
-    "\"$_cdm_hook_target\"\n"
+    "        if test -z \"$_cdm_hook_target\"; or test \"$_cdm_hook_link\" -ef \"$_cdm_hook_target\"\n"
     "            return 0\n"
     "        end\n"
     "    end\n"
     "    set -l seen \"$__cdm_hook_f\"\n"
-    "    set -l used (string escape -- $dir \"$_cdm_hook_name\" \"$_cdm_hook_default\" "
-    "\"$_cdm_hook_config\")\n"
+    "    set -l used (string escape -- $dir \"$_cdm_hook_name\" \"$_cdm_hook_default\" \"$_cdm_hook_config\")\n"
     "    set -g _cdm_hook_dir\n"
     "    set -g __cdm_hook_seen\n"
     "    command cdm activate --hook-state $quiet --shell fish | source\n"
     "    # What was read before cdm decided stands for its decision only where cdm read the same.\n"
-    "    set -l now (string escape -- \"$_cdm_hook_dir\" \"$_cdm_hook_name\" "
-    "\"$_cdm_hook_default\" \"$_cdm_hook_config\")\n"
+    "    set -l now (string escape -- \"$_cdm_hook_dir\" \"$_cdm_hook_name\" \"$_cdm_hook_default\" \"$_cdm_hook_config\")\n"
     "    if test -n \"$_cdm_hook_dir\"; and test \"$used\" = \"$now\"\n"
     "        __cdm_hook_env\n"
     "        set -g __cdm_hook_seen \"$__cdm_hook_e / $seen\"\n"
@@ -195,8 +179,7 @@ static const char hook_pwsh[] =
     "# cdm starts only when one differs.\n"
     "# Set-StrictMode -Version Latest stops at a variable read before it is set: cdm's start\n"
     "# unset, and $LASTEXITCODE (unset until a native program ran) is asked for, not read.\n"
-    "foreach ($n in '__cdm_prompt', '__cdm_pwd', '__cdm_hook_seen', '_cdm_hook_dir', "
-    "'_cdm_hook_name',\n"
+    "foreach ($n in '__cdm_prompt', '__cdm_pwd', '__cdm_hook_seen', '_cdm_hook_dir', '_cdm_hook_name',\n"
     "        '_cdm_hook_target', '_cdm_hook_link', '_cdm_hook_default', '_cdm_hook_config') {\n"
     "    if (-not (Get-Variable -Name $n -Scope Global -ErrorAction SilentlyContinue)) {\n"
     "        Set-Variable -Name $n -Scope Global -Value $null\n"
@@ -206,18 +189,14 @@ static const char hook_pwsh[] =
     "function global:__cdm_hook_file([string]$file) {\n"
     "    $item = $null\n"
     "    if ($file) { $item = Get-Item -LiteralPath $file -Force -ErrorAction SilentlyContinue }\n"
-    "    if ($item -is [IO.FileInfo]) { return "
-    "\"$file|$($item.Length)|$($item.LastWriteTimeUtc.Ticks)\" }\n"
+    "    if ($item -is [IO.FileInfo]) { return \"$file|$($item.Length)|$($item.LastWriteTimeUtc.Ticks)\" }\n"
     "    return \"$file|-\"\n"
     "}\n"
     "function global:__cdm_hook_env {\n"
-    "    $names = 'CDM_PROJECT', 'CDM_ACTIVE', 'CDM_PATH_ENTRY', 'CDM_SAVED_CUDA_HOME', "
-    "'CDM_ROOT',\n"
-    "        'CDM_CONFIG', 'CDM_STATE', 'HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', "
-    "'XDG_STATE_HOME',\n"
+    "    $names = 'CDM_PROJECT', 'CDM_ACTIVE', 'CDM_PATH_ENTRY', 'CDM_SAVED_CUDA_HOME', 'CDM_ROOT',\n"
+    "        'CDM_CONFIG', 'CDM_STATE', 'HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME',\n"
     "        'APPDATA', 'LOCALAPPDATA', 'USERPROFILE'\n"
-    "    return ($names | ForEach-Object { \"$_=\" + [Environment]::GetEnvironmentVariable($_) }) "
-    "-join [char]1\n"
+    "    return ($names | ForEach-Object { \"$_=\" + [Environment]::GetEnvironmentVariable($_) }) -join [char]1\n"
     "}\n"
     "function global:__cdm_hook_facts([string]$dir) {\n"
     "    $facts = @(\"$global:_cdm_hook_name\")\n"
@@ -226,8 +205,7 @@ static const char hook_pwsh[] =
     "        $facts += __cdm_hook_file (Join-Path $d '.cudnn-version')\n"
     "        $link = $null\n"
     "        if ($global:_cdm_hook_name) {\n"
-    "            $link = Get-Item -LiteralPath (Join-Path $d $global:_cdm_hook_name) -Force "
-    "-ErrorAction SilentlyContinue\n"
+    "            $link = Get-Item -LiteralPath (Join-Path $d $global:_cdm_hook_name) -Force -ErrorAction SilentlyContinue\n"
     "        }\n"
     "        if ($link -and $link.LinkType) { $facts += 'L'; break }\n"
     "        $d = [IO.Path]::GetDirectoryName($d)\n"
@@ -239,22 +217,19 @@ static const char hook_pwsh[] =
     "function global:__cdm_hook_same {\n"
     "    # whether the link still leads where it led when cdm read it\n"
     "    if (-not $global:_cdm_hook_target) { return $true }\n"
-    "    $item = Get-Item -LiteralPath $global:_cdm_hook_link -Force -ErrorAction "
-    "SilentlyContinue\n"
+    "    $item = Get-Item -LiteralPath $global:_cdm_hook_link -Force -ErrorAction SilentlyContinue\n"
     "    if (-not $item -or -not $item.LinkType) { return $false }\n"
-    "    return \"$(@($item.Target)[0])\".TrimEnd('\\', '/') -eq "
-    "$global:_cdm_hook_target.TrimEnd('\\', '/')\n"
+    "    return \"$(@($item.Target)[0])\".TrimEnd('\\', '/') -eq $global:_cdm_hook_target.TrimEnd('\\', '/')\n"
     "}\n"
     "function global:__cdm_hook_used([string]$dir) {\n"
-    "    return @($dir, $global:_cdm_hook_name, $global:_cdm_hook_default, "
-    "$global:_cdm_hook_config) -join [char]1\n"
-    "}\n";
+    "    return @($dir, $global:_cdm_hook_name, $global:_cdm_hook_default, $global:_cdm_hook_config) -join [char]1\n"
+    "}\n"
+    ;
 /* the prompt itself, after the functions above (two strings: C99 compilers need to take
  * only 4095 characters in one) */
 static const char hook_pwsh_prompt[] =
     "function global:prompt {\n"
-    "    $code = Get-Variable -Name LASTEXITCODE -Scope Global -ValueOnly -ErrorAction "
-    "SilentlyContinue\n"
+    "    $code = Get-Variable -Name LASTEXITCODE -Scope Global -ValueOnly -ErrorAction SilentlyContinue\n"
     "    $here = $ExecutionContext.SessionState.Path.CurrentFileSystemLocation.ProviderPath\n"
     "    $quiet = $here -ceq $global:__cdm_pwd\n"
     "    $global:__cdm_pwd = $here\n"
@@ -272,8 +247,7 @@ static const char hook_pwsh_prompt[] =
     "            $text = (& cdm activate --hook-state --shell pwsh -- $here) | Out-String\n"
     "        }\n"
     "        if ($text.Trim()) { Invoke-Expression $text }\n"
-    "        # What was read before cdm decided stands for its decision only where cdm read the "
-    "same.\n"
+    "        # What was read before cdm decided stands for its decision only where cdm read the same.\n"
     "        if ($global:_cdm_hook_dir -and $used -ceq (__cdm_hook_used $global:_cdm_hook_dir)) {\n"
     "            $global:__cdm_hook_seen = \"$(__cdm_hook_env)$([char]4)$files\"\n"
     "        }\n"
@@ -281,6 +255,7 @@ static const char hook_pwsh_prompt[] =
     "    if ($null -ne $code) { $global:LASTEXITCODE = $code }\n"
     "    & $global:__cdm_prompt\n"
     "}\n";
+// clang-format on
 
 static const struct {
     const char *shell;
