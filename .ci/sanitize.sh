@@ -7,7 +7,7 @@
 # Timed on a 2-core machine under a load of 8 to 13: about 18 minutes (build 2.5, fuzz
 # 2, unit 1, scenarios 12, each part timed on its own).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 # logs of the steps that print only on failure: in the clone, never in /tmp (.ci/run)
 export CDM_CI_LOGS=${CDM_CI_LOGS:-$PWD/.ci-logs}
 mkdir -p "$CDM_CI_LOGS"

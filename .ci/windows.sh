@@ -9,7 +9,7 @@
 # fusefat;
 # ccache is used when present (its files go to $CDM_DEPS_CACHE/ccache).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 # logs of the steps that print only on failure: in the clone, never in /tmp (.ci/run)
 export CDM_CI_LOGS=${CDM_CI_LOGS:-$PWD/.ci-logs}
 mkdir -p "$CDM_CI_LOGS"

@@ -7,6 +7,7 @@
 rm_tree() {
   local d rc=0
   for d in "$@"; do
+    # shellcheck disable=SC2015 # skipped when either test fails
     [ -n "$d" ] && [ -e "$d" ] || continue
     chmod -R u+w -- "$d" 2>/dev/null
     if ! rm -rf -- "$d" 2>/dev/null || [ -e "$d" ]; then

@@ -48,9 +48,10 @@ dpkg_md5() {
 }
 tools="cdm_pair dpkg_sync dpkg_md5"
 declare -A t
-for round in 1 2 3; do
+for _round in 1 2 3; do
   for tool in $tools; do t[$tool]="${t[$tool]:-} $(ms "$tool")"; done
 done
+# shellcheck disable=SC2086 # $1 is a list of times, split into words on purpose
 median() { printf '%s\n' $1 | sort -n | sed -n 2p; }
 declare -A m
 for tool in $tools; do m[$tool]=$(median "${t[$tool]}"); done

@@ -59,7 +59,7 @@ prompts_round() { # hook|none
 }
 
 hook=() true_=() auto=() hookc=() truec=() autoc=() starts=0
-for r in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
   {
     read -r hr hu hs
     read -r tr tu ts
@@ -80,7 +80,7 @@ tc=$(printf '%s\n' "${truec[@]}" | median)
 ac=$(printf '%s\n' "${autoc[@]}" | median)
 : >"$work/starts"
 with=() without=()
-for r in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
   read -r t0 t1 < <(prompts_round hook)
   with+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
   read -r t0 t1 < <(prompts_round none)

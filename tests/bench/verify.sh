@@ -33,12 +33,13 @@ cores=$(nproc)
 sync
 median() { sort -n | sed -n 2p; }
 run() { # seconds of one run of "$@"
-  local s=$(date +%s%N)
+  local s
+  s=$(date +%s%N)
   "$@" >/dev/null
   echo $((($(date +%s%N) - s) / 1000000))
 }
 c=() s1=() sp=() o1=()
-for round in 1 2 3; do
+for _round in 1 2 3; do
   c+=("$(run "$CDM" verify 9.19)")
   o1+=("$(run sh -c "echo '$files' | xargs openssl dgst -sha256")")
   s1+=("$(run sh -c "echo '$files' | xargs sha256sum")")

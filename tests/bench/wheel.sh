@@ -31,9 +31,10 @@ cp_sync() { cp -a "$work/site/nvidia/cudnn" "$work/x/" && sync; }
 tools="cdm_wheel pip_sync py_sync cdm_folder cp_sync"
 command -v bsdtar >/dev/null && tools="$tools bsd_sync"
 declare -A t
-for round in 1 2 3; do
+for _round in 1 2 3; do
   for tool in $tools; do t[$tool]="${t[$tool]:-} $(ms "$tool")"; done
 done
+# shellcheck disable=SC2086 # $1 is a list of times, split into words on purpose
 median() { printf '%s\n' $1 | sort -n | sed -n 2p; }
 declare -A m
 for tool in $tools; do m[$tool]=$(median "${t[$tool]}"); done

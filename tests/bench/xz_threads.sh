@@ -20,7 +20,7 @@ mkdir -p "$work/$n/lib" "$work/$n/include" "$work/one" "$work/many" "$work/fast"
 printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' >"$work/$n/include/cudnn_version.h"
 for i in 1 2 3 4; do
   # random bytes as base64 (compresses to 3/4) and zeros: about as compressible as cuDNN
-  (head -c $((MB * 1000000 / 8 * 3 / 4)) /dev/urandom | base64 -w0; head -c $((MB * 1000000 / 8)) /dev/zero) \
+  (head -c $((MB * 1000000 * 3 / 8 / 4)) /dev/urandom | base64 -w0; head -c $((MB * 1000000 / 8)) /dev/zero) \
     >"$work/$n/lib/libcudnn_part$i.so.9.1.0"
 done
 echo stand-in >"$work/$n/LICENSE"
@@ -31,7 +31,7 @@ xz -T0 -6 --block-size=8MiB -c "$work/$n.tar" >"$work/many/$n.tar.xz"
 xz -T0 -1 -c "$work/$n.tar" >"$work/fast/$n.tar.xz"
 rm -rf "$work/${n:?}"
 median() { sort -n | sed -n 2p; }
-ms() { local s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000)); }
+ms() { local s; s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000)); }
 cdm_install() { rm -rf "$work/s"; CDM_ROOT=$work/s "$CDM" install -q "$1"; }
 tar_xz() { rm -rf "$work/x" && mkdir "$work/x" && tar -I 'xz -T0' -xf "$1" -C "$work/x" && sync; }
 floor() { rm -rf "$work/x" && mkdir "$work/x" && tar -xf "$work/$n.tar" -C "$work/x" && sync; }
@@ -39,7 +39,7 @@ bsd() { rm -rf "$work/x" && mkdir "$work/x" && bsdtar -xf "$1" -C "$work/x" && s
 for kind in one many fast; do
   a=$work/$kind/$n.tar.xz
   c=() t=() b=() f=()
-  for round in 1 2 3; do
+  for _round in 1 2 3; do
     c+=("$(ms cdm_install "$a")")
     f+=("$(ms floor)")
     t+=("$(ms tar_xz "$a")")

@@ -17,7 +17,7 @@ all_on() { printf '[activate]\nbuild_paths = true\nredirect = true\n' >"$CDM_CON
 
 # The environment each shell starts from: one build list set, one empty, one unset, a
 # CUDNN_ROOT of the user's own, an audit library already there.
-export CMAKE_PREFIX_PATH=/opt/x CPATH= CUDNN_ROOT=/mine LD_AUDIT=
+export CMAKE_PREFIX_PATH=/opt/x CPATH='' CUDNN_ROOT=/mine LD_AUDIT=
 unset LIBRARY_PATH CUDNN_ROOT_DIR CDM_REDIRECT_DIR
 D=$SCRATCH/dumps
 mkdir -p "$D"

@@ -177,6 +177,7 @@ if [ -z "$UV" ]; then
       flock 9
       [ -x "$tools/bin/uv" ] && exit 0
       rm -rf "$tools"
+      # shellcheck disable=SC2015 # the fallback is meant to run when either step fails
       "$PY" -m venv "$tools" >/dev/null 2>&1 &&
         timeout 120 "$tools/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 15 uv >/dev/null 2>&1 ||
         rm -rf "$tools"

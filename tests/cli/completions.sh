@@ -18,6 +18,7 @@ check "an archive argument gets no candidates (the shell completes file names)" 
 run_cdm complete --current= -- doctor --cudnn
 check "an option's value completes by its row: doctor --cudnn offers installed versions" \
   test "$OUT" = 9.1.0.70-cuda12
+# shellcheck disable=SC2097,SC2098 # --root names the store of the outer CDM_ROOT, on purpose
 CDM_ROOT="$SCRATCH/no-store" run_cdm complete --current=9 -- "--root=$CDM_ROOT" verify
 check "--root=DIR on the line picks the store whose versions are offered" \
   test "$OUT" = 9.1.0.70-cuda12
@@ -34,7 +35,7 @@ if command -v bash >/dev/null; then
     bash --norc --noprofile -c ". '$C/cdm.bash' && complete -p cdm | grep -q -- '-F _cdm'"
   check "bash: a command (cdm deac -> deactivate)" test "$(bc cdm deac)" = deactivate
   check "bash: an option (cdm activate --sh -> --shell)" test "$(bc cdm activate --sh)" = --shell
-  check "bash: a shell (cdm activate --shell fi -> fish)" test "$(bc cdm activate --shell fi)" = fish
+  check "bash: a shell (cdm activate --shell fi -> fish)" test "$(bc cdm activate --shell 'fi')" = fish
   check "bash: a version (cdm remove 9 -> 9.1.0.70-cuda12)" test "$(bc cdm remove 9)" = 9.1.0.70-cuda12
 else
   skip_tool "bash completion" "bash is not installed"

@@ -50,6 +50,7 @@ unset CDM_CONFIG
 mkdir -p "$HOME/.config/cdm"
 printf '[store]\nroot = %s\n' "$SCRATCH/from-home" >"$HOME/.config/cdm/config.ini"
 run_cdm install "$a"
+# shellcheck disable=SC2088 # the ~ is text, in the check's name
 check "~/.config/cdm/config.ini is the default" test -d "$SCRATCH/from-home/9.1.0.70-cuda12"
 mkdir -p "$SCRATCH/xdg/cdm"
 printf '[store]\nroot = %s\n' "$SCRATCH/from-xdg" >"$SCRATCH/xdg/cdm/config.ini"

@@ -3,6 +3,7 @@
 # user's environment files byte for byte.
 . "$TESTS_DIR/cli/lib.sh"
 
+# shellcheck disable=SC2153 # STATE_DB is set by lib.sh
 STATE_DIR=$(dirname "$STATE_DB")
 export XDG_CONFIG_HOME="$SCRATCH/home/.config"
 run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
@@ -80,12 +81,13 @@ envd=$XDG_CONFIG_HOME/environment.d/60-cdm-default.conf
 run_cdm --json default --persist --dry-run
 check "persist --dry-run: would change, wrote nothing" \
   test "$(json 'd["changed"]')" = True -a ! -e "$envd"
-cmp -s "$HOME/.profile" "$SCRATCH/profile.before" && ok "and ~/.profile is untouched" ||
-  not_ok "and ~/.profile is untouched"
+# shellcheck disable=SC2088 # the ~ is text, in the check's name
+check "and ~/.profile is untouched" cmp -s "$HOME/.profile" "$SCRATCH/profile.before"
 run_cdm --json default --persist
 expect_rc 0 "cdm default --persist"
 check "changed true, persisted" test "$(json 'str(d["changed"]) + str(d["persisted"])')" = TrueTrue
 check "environment.d has CUDA_PATH" grep -qx "CUDA_PATH=$CDM_ROOT/9.1.0.70-cuda12" "$envd"
+# shellcheck disable=SC2088 # the ~ is text, in the check's name
 check "~/.profile has the block, the user's lines kept" \
   grep -qx 'export EDITOR=vi' "$HOME/.profile"
 got=$(env -i HOME="$HOME" LD_LIBRARY_PATH=/x sh -c '. "$HOME/.profile"; printf "%s|%s" "$CUDA_PATH" "$LD_LIBRARY_PATH"')
@@ -102,8 +104,8 @@ expect_rc 0 "cdm default --unpersist"
 check "changed true, persisted false" \
   test "$(json 'str(d["changed"]) + str(d["persisted"])')" = TrueFalse
 check "the environment.d file is gone" test ! -e "$envd"
-cmp -s "$HOME/.profile" "$SCRATCH/profile.before" && ok "~/.profile is back byte for byte" ||
-  not_ok "~/.profile is back byte for byte"
+# shellcheck disable=SC2088 # the ~ is text, in the check's name
+check "~/.profile is back byte for byte" cmp -s "$HOME/.profile" "$SCRATCH/profile.before"
 run_cdm --json default --unpersist
 check "unpersist again: changed false" test "$(json 'd["changed"]')" = False
 
@@ -121,8 +123,8 @@ run_cdm default --persist
 expect_rc 2 "a begin line of cdm's block without its end line is refused"
 expect_err "cannot change '$HOME/.profile': it has a line '# >>> cdm default >>>' without its pair" \
   "naming the file and the line"
-cmp -s "$HOME/.profile" "$SCRATCH/marker.before" && ok "and ~/.profile is untouched" ||
-  not_ok "and ~/.profile is untouched"
+# shellcheck disable=SC2088 # the ~ is text, in the check's name
+check "and ~/.profile is untouched" cmp -s "$HOME/.profile" "$SCRATCH/marker.before"
 cp "$SCRATCH/profile.before" "$HOME/.profile"
 
 # Without a ~/.profile, persist makes one and unpersist removes it.

@@ -32,7 +32,7 @@ archive() {
   printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' \
     "$major" "$minor" "$patch" >"$top/include/cudnn_version.h"
   cp "$top/include/cudnn_version.h" "$top/include/cudnn.h"
-  stub "$top/lib/libcudnn.so.$major.$minor.$patch" -Wl,-soname,libcudnn.so.$major \
+  stub "$top/lib/libcudnn.so.$major.$minor.$patch" "-Wl,-soname,libcudnn.so.$major" \
     -Wl,--enable-new-dtags,-rpath,'$ORIGIN' "$@" || return 1
   ln -s "libcudnn.so.$major.$minor.$patch" "$top/lib/libcudnn.so.$major"
   ln -s "libcudnn.so.$major" "$top/lib/libcudnn.so"
@@ -43,7 +43,7 @@ archive() {
     local built=$W/subs/libcudnn_$sub.so.$major
     if [ ! -f "$built" ]; then
       mkdir -p "$W/subs"
-      stub "$built" -DSTUB_SUB -Wl,-soname,libcudnn_$sub.so.$major \
+      stub "$built" -DSTUB_SUB "-Wl,-soname,libcudnn_$sub.so.$major" \
         -Wl,--enable-new-dtags,-rpath,'$ORIGIN' || return 1
     fi
     cp "$built" "$top/lib/libcudnn_$sub.so.$major.$minor.$patch"
@@ -76,7 +76,7 @@ mkdir -p "$SCRATCH/driver" "$SCRATCH/nodriver" "$SCRATCH/olddriver"
 export CDM_DRIVER_LIB_PATH=$SCRATCH/driver
 
 # ---- store only ----------------------------------------------------------------------
-cd "$SCRATCH"
+cd "$SCRATCH" || exit 1
 run_cdm doctor --json
 expect_rc 0 "doctor with no store and no project succeeds"
 check "it skips the store and the project, with reasons" \
@@ -86,9 +86,8 @@ check "it skips the store and the project, with reasons" \
 good=$(archive 9.1.0.70 12 -DSTUB_VERSION=90100)
 run_cdm install "$good"
 expect_rc 0 "a stand-in 9.1.0.70 installs"
-lib=$CDM_ROOT/9.1.0.70-cuda12/lib
 project "$SCRATCH/p1" 9.1.0.70-cuda12
-cd "$SCRATCH/p1"
+cd "$SCRATCH/p1" || exit 1
 export LD_LIBRARY_PATH=$SCRATCH/p1/cuda_link/lib
 run_cdm doctor --json
 expect_rc 0 "doctor on a matching stand-in passes"
@@ -163,7 +162,7 @@ nogpu=$(archive 9.4.0.58 12 -DSTUB_CREATE=1001 -DSTUB_VERSION=90400)
 run_cdm install "$nogpu"
 # (LD_LIBRARY_PATH still names p1's 9.1.0 here, whose sub-libraries a program loading 9.4's
 # libcudnn.so.9 would get: the same-install rule fails that, so it goes for these runs)
-LD_LIBRARY_PATH= CDM_DRIVER_LIB_PATH=$SCRATCH/nodriver run_cdm doctor --json --cudnn 9.4
+LD_LIBRARY_PATH='' CDM_DRIVER_LIB_PATH=$SCRATCH/nodriver run_cdm doctor --json --cudnn 9.4
 expect_rc 0 "no driver: doctor warns, it does not fail or crash"
 check "library.handle warns that there is no GPU, naming the status" \
   sh -c 'test "$1" = warn && printf "%s" "$2" | grep -q "no GPU here.*CUDNN_STATUS_NOT_INITIALIZED (1001)"' _ "$(status library.handle)" "$(detail library.handle)"
@@ -177,7 +176,7 @@ check "library.handle fails with the status name" \
 # ---- toolkit and driver against the tables -------------------------------------------
 printf 'CUDA Version 11.8.89\n' >"$SCRATCH/cuda118.txt"
 mkdir -p "$SCRATCH/cuda118" && mv "$SCRATCH/cuda118.txt" "$SCRATCH/cuda118/version.txt"
-cd "$SCRATCH/p1"
+cd "$SCRATCH/p1" || exit 1
 CUDA_PATH=$SCRATCH/cuda118 run_cdm doctor --json
 expect_rc 1 "a CUDA 11.8 toolkit under a cuda12 build fails"
 check "compat.toolkit says why (toolkit from version.txt)" \

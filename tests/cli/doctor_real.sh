@@ -27,7 +27,7 @@ export LD_LIBRARY_PATH=$SCRATCH/p/cuda_link/lib
 status() { json "[c['status'] for c in d['checks'] if c['name'] == '$1'][0]"; }
 detail() { json "[c['detail'] for c in d['checks'] if c['name'] == '$1'][0]"; }
 
-cd "$SCRATCH/p"
+cd "$SCRATCH/p" || exit 1
 run_cdm doctor --json
 check "the real library loads" test "$(status library.load)" = ok
 if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn_graph.so.9 '; then

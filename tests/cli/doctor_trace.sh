@@ -103,6 +103,7 @@ check "and nothing was refused" test "$(json '[c["name"] for c in d["checks"] if
 
 # ---- a flood: a million lines of ~100 bytes on every channel -----------------------------------
 start=$(date +%s)
+# shellcheck disable=SC2034 # OUT is read by loaded and detail (lib.sh's json)
 OUT=$(timeout 120 "$CDM" doctor --json -- "$PY" "$W/forge.py" "$LIB" 1000000 only 2>"$SCRATCH/stderr")
 RC=$?
 took=$(($(date +%s) - start))

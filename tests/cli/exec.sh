@@ -43,7 +43,7 @@ if len(sys.argv) > 2:  # and a child process doing the same
 PY
 maps() { printf '%s\n' "$OUT" | sed -n 's/^map //p' | sort -u; }
 
-cd "$SCRATCH/pa"
+cd "$SCRATCH/pa" || exit 1
 run_cdm exec -- "$PY" "$W/loads.py" "$O/lib" child
 expect_rc 0 "cdm exec runs the command"
 check "cdm prints nothing of its own" test -z "$ERR"
@@ -154,7 +154,7 @@ else
 fi
 run_cdm exec
 expect_rc 2 "no command is a usage error"
-cd "$SCRATCH"
+cd "$SCRATCH" || exit 1
 mkdir -p "$SCRATCH/none"
 run_cdm exec "$SCRATCH/none" -- true
 expect_rc 1 "a folder without a link or pin fails"

@@ -22,7 +22,7 @@ check "oldest first: 8.8.0.121 cuda11" test "$(json 'd[0]["version"], d[0]["cuda
 check "the per-build flat 8.9.7.29 manifest is read, its CUDA taken from the file name" \
   test "$(json '[o["cuda"] for o in d if o["version"]=="8.9.7.29"]')" = "[12]"
 check "size and sha256 are the archive's" \
-  test "$(json '[(o["size"],o["sha256"]) for o in d if o["url"].endswith("'$A927_13'")][0]')" = \
+  test "$(json '[(o["size"],o["sha256"]) for o in d if o["url"].endswith("'"$A927_13"'")][0]')" = \
   "($(stat -c %s "$MIRROR/cudnn/linux-x86_64/$A927_13"), '$(sha_of "$MIRROR/cudnn/linux-x86_64/$A927_13")')"
 check "the url is below the base" \
   test "$(json 'd[-1]["url"]')" = "$(base ok)cudnn/linux-x86_64/$A927_13"
@@ -176,7 +176,7 @@ slow_gets() { requests "e['mode'] == 'slow' and e['path'].endswith('$A880_11')";
 gets=$(slow_gets)
 CDM_FETCH_BASE=$(base slow) "$CDM" install 8.8.0 --cuda 11 --json >"$SCRATCH/p1" 2>"$SCRATCH/e1" &
 p1=$!
-for i in $(seq 200); do
+for _ in $(seq 200); do
   [ -e "$DL/$A880_11.partial" ] && break
   sleep 0.05
 done
@@ -187,7 +187,7 @@ r1=$?
 wait $p2
 r2=$?
 check "two concurrent installs of one archive both succeed" test "$r1,$r2" = "0,0"
-for i in $(seq 50); do
+for _ in $(seq 50); do
   [ "$(($(slow_gets) - gets))" -ge 1 ] && break
   sleep 0.1
 done

@@ -64,7 +64,7 @@ expect_err "a redirect from https to http, which cdm refuses" "and named"
 # NVIDIA's own base through a proxy: the hash of its manifest marks the install official
 MIRROR_TUNNEL_TO=127.0.0.1:$NPORT start_server || not_ok "the proxy starts"
 export https_proxy=http://127.0.0.1:$PORT
-CDM_FETCH_BASE= run_cdm --root "$SCRATCH/nv" install 9.27 --cuda 12 --json
+CDM_FETCH_BASE='' run_cdm --root "$SCRATCH/nv" install 9.27 --cuda 12 --json
 unset https_proxy
 expect_rc 0 "the default base, reached through https_proxy"
 check "the proxy was asked for developer.download.nvidia.com" \
@@ -76,7 +76,7 @@ check "the install from NVIDIA's manifest is marked official" test "$(json 'd["o
 L811=cudnn-11.2-linux-x64-v8.1.1.33.tgz
 mkdir -p "$MIRROR/v8.1.1" && "$MAKE_FIXTURE" "$MIRROR/v8.1.1/$L811"
 export https_proxy=http://127.0.0.1:$PORT
-CDM_FETCH_BASE= run_cdm --root "$SCRATCH/nv" install 8.1.1 --cuda 11
+CDM_FETCH_BASE='' run_cdm --root "$SCRATCH/nv" install 8.1.1 --cuda 11
 unset https_proxy
 expect_rc 1 "cuDNN 8.1.1 from NVIDIA's base: a stand-in is refused"
 check "it was fetched from NVIDIA's folder of the archives older than the manifests" \

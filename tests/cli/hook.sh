@@ -31,6 +31,7 @@ have() { command -v "$1" >/dev/null 2>&1; }
 STRACE=
 if have strace && strace -f -o /dev/null true 2>/dev/null; then STRACE=strace; fi
 
+# shellcheck disable=SC2153 # STATE_DB is set by lib.sh
 STATE_DIR=$(dirname "$STATE_DB")
 # What each step makes, and what a child then sees: the script a shell runs is these steps,
 # one command a line; between lines the test changes things from outside.
@@ -60,7 +61,7 @@ steps=(
 # run_steps SHELL: drive the shell through the steps, checking a dump after each; then
 # twenty prompts with nothing changed, between two marks in the trace.
 run_steps() {
-  local sh=$1 i=0 kind what want_id want_project name line
+  local sh=$1 i=0 kind what want_id want_project name
   for s in "${steps[@]}"; do
     i=$((i + 1))
     kind=${s%%:*} s=${s#*:}

@@ -13,7 +13,7 @@ missing=""
 [ -z "$missing" ] && [ -z "$SETFATTR" ] && missing="setfattr (package attr) is not installed"
 [ -z "$missing" ] && [ -z "$FUSERMOUNT" ] && missing="fusermount is not installed"
 [ -z "$missing" ] && [ ! -c /dev/fuse ] && missing="/dev/fuse is missing"
-[ -z "$missing" ] && [ ! -r /dev/fuse -o ! -w /dev/fuse ] && missing="/dev/fuse is not usable by this user"
+[ -z "$missing" ] && { [ ! -r /dev/fuse ] || [ ! -w /dev/fuse ]; } && missing="/dev/fuse is not usable by this user"
 
 # Targets: two plain paths, spaces and non-ASCII, a surrogate pair, past MAX_PATH,
 # and inputs that normalise (\\?\ prefix, '/', doubled and trailing separators).

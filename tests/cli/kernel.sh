@@ -19,6 +19,7 @@ if [ ! -x "$JV/bin/jupyter-kernelspec" ] || ! "$JV/bin/python" -c 'import ipyker
   rm -rf "$JV"
   why=$(registry_reachable) ||
     { skip_tool "cdm kernel with jupyter_client" "jupyter_client and ipykernel are not cached, and $why"; done_testing; exit; }
+  # shellcheck disable=SC2015 # the fallback is meant to run when either step fails
   "$PY" -m venv "$JV" >/dev/null 2>&1 &&
     timeout 240 "$JV/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 15 \
       jupyter_client ipykernel >"$SCRATCH/pip.log" 2>&1 || rm -rf "$JV"

@@ -21,7 +21,8 @@ for a in "v8.1.1/$L811" "v8.1.1/$W811" "v8.1.0/$W810" "v8.2.4/$W824"; do
   "$MAKE_FIXTURE" "$MIRROR/$a" --pad 200000 || not_ok "fixture $a"
 done
 start_server || { not_ok "the mirror server starts"; done_testing; exit 1; }
-export CDM_FETCH_BASE=$(base ok)
+CDM_FETCH_BASE=$(base ok)
+export CDM_FETCH_BASE
 sha() { sha256sum "$MIRROR/$1" | cut -d' ' -f1; }
 
 run_cdm install 8.1.1

@@ -16,6 +16,7 @@ export CDM_CONFIG="$SCRATCH/config.ini"
 export HOME="$SCRATCH/home"
 # The user's state (projects' history) goes to its default place under this HOME.
 unset XDG_DATA_HOME CDM_STATE
+# shellcheck disable=SC2034 # for the scenarios that source this file
 STATE_DB="$HOME/.local/share/cdm/state.db"
 # No scenario reaches the Internet: a version missing from the sources is not downloaded
 # from NVIDIA. The download scenarios point this at their loopback mirror.
@@ -87,6 +88,7 @@ need_stub_tools() {
     done_testing
     exit
   fi
+  # shellcheck disable=SC2317 # called by the scenario after this returns
   python3() { "$PY" "$@"; }
 }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }

@@ -6,6 +6,7 @@
 MIRROR=$SCRATCH/mirror
 SERVER_LOG=$SCRATCH/server.log
 SERVER_PIDS=
+# shellcheck disable=SC2154 # p is the trap's own loop variable
 trap 'for p in $SERVER_PIDS; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; rm_tree "$SCRATCH"' EXIT
 
 V927=9.27.0.48
@@ -40,11 +41,11 @@ build_mirror() {
 
 # start_server: the fault-injecting server on a free loopback port; sets PORT
 start_server() {
-  local portfile=$SCRATCH/port i
+  local portfile=$SCRATCH/port
   rm -f "$portfile"
   python3 "$TESTS_DIR/mirror/server.py" "$MIRROR" "$portfile" "$SERVER_LOG" &
   SERVER_PIDS="$SERVER_PIDS $!"
-  for i in $(seq 100); do
+  for _ in $(seq 100); do
     [ -s "$portfile" ] && break
     sleep 0.1
   done
@@ -115,7 +116,7 @@ make_tls() {
 # the directives added to its server block (@PORT@ in them: the fault server's port);
 # access log lines: URI "Range" status bytes
 start_nginx() {
-  local n=$SCRATCH/nginx i extra=$*
+  local n=$SCRATCH/nginx extra=$*
   extra=${extra//@PORT@/${PORT:-}}
   NPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   mkdir -p "$n/tmp"
@@ -146,7 +147,7 @@ http {
 EOF
   "$NGINX" -e "$n/error.log" -p "$n" -c "$n/nginx.conf" &
   SERVER_PIDS="$SERVER_PIDS $!"
-  for i in $(seq 50); do
+  for _ in $(seq 50); do
     python3 -c "import socket; socket.create_connection(('127.0.0.1', $NPORT), 1)" 2>/dev/null &&
       return 0
     sleep 0.1

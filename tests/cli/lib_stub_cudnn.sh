@@ -12,9 +12,9 @@ tree() {
   mkdir -p "$dir/lib" "$dir/include"
   printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' \
     "$major" "$minor" "$patch" >"$dir/include/cudnn_version.h"
-  local rp=(-Wl,--enable-new-dtags,-rpath,'$ORIGIN')
+  local rp=('-Wl,--enable-new-dtags,-rpath,$ORIGIN')
   "$CC" -shared -fPIC -o "$dir/lib/libcudnn.so.$major" "$TESTS_DIR/stub_cudnn.c" \
-    -DSTUB_VERSION="$code" -Wl,-soname,libcudnn.so.$major "${rp[@]}" || return 1
+    -DSTUB_VERSION="$code" "-Wl,-soname,libcudnn.so.$major" "${rp[@]}" || return 1
   local subs="graph ops cnn adv heuristic engines_precompiled engines_runtime_compiled"
   local ops=ops cnn=cnn
   if [ "$major" = 8 ]; then
@@ -23,15 +23,15 @@ tree() {
   local sub skip extra
   for sub in $subs; do
     extra=()
-    [ "$sub" = "$cnn" ] && extra=(-Wl,--no-as-needed "$W/deps$major/libcudnn_$ops.so.$major")
+    [ "$sub" = "$cnn" ] && extra=('-Wl,--no-as-needed' "$W/deps$major/libcudnn_$ops.so.$major")
     if [ "$sub" = "$ops" ]; then # what cnn links against, wherever the tree lacks it
       mkdir -p "$W/deps$major"
       "$CC" -shared -fPIC -o "$W/deps$major/libcudnn_$ops.so.$major" "$TESTS_DIR/stub_cudnn.c" \
-        -DSTUB_SUB -Wl,-soname,libcudnn_$ops.so.$major || return 1
+        -DSTUB_SUB "-Wl,-soname,libcudnn_$ops.so.$major" || return 1
     fi
     for skip in "$@"; do [ "$skip" = "$sub" ] && continue 2; done
     "$CC" -shared -fPIC -o "$dir/lib/libcudnn_$sub.so.$major" "$TESTS_DIR/stub_cudnn.c" \
-      -DSTUB_SUB -Wl,-soname,libcudnn_$sub.so.$major "${rp[@]}" "${extra[@]}" || return 1
+      -DSTUB_SUB "-Wl,-soname,libcudnn_$sub.so.$major" "${rp[@]}" "${extra[@]}" || return 1
   done
 }
 # install A.B.C.D CUDA CODE [SUB...]: a layout-C archive of such a tree, installed

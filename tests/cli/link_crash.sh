@@ -20,7 +20,7 @@ consistent() { # the index's current generation names what the link points to
   w=$("$CDM" which "$P" --json 2>/dev/null) || return 1
   printf '%s' "$w" | grep -q '"drift":false' &&
     [ "$(sql "SELECT COUNT(*) FROM generations WHERE state <> 'ok'")" = 0 ] &&
-    [ -z "$(ls -A "$P" | grep '\.tmp$')" ]
+    ! ls -A "$P" | grep -q '\.tmp$'
 }
 
 run_cdm link "$P" 9.1
@@ -86,7 +86,7 @@ if [ "$killed" -gt 0 ]; then ok "some links were really killed midway ($killed)"
 
 # ---- concurrent links ------------------------------------------------------------------------
 before=$(sql "SELECT MAX(generation) FROM generations WHERE project = '$P'")
-pids=() vs=()
+pids=()
 for i in $(seq 1 8); do
   case $((i % 3)) in 0) v=9.1 ;; 1) v=9.2 ;; 2) v=9.3 ;; esac
   "$CDM" link "$P" "$v" -q 2>"$SCRATCH/concurrent.$i" &

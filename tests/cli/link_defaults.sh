@@ -79,6 +79,7 @@ check "outside a git work tree there is no hint" sh -c '! printf "%s" "$1" | gre
 cases=("cuda_link|yes" "/cuda_link|no" "/sub/cuda_link|yes" "cuda_link/|no" "cuda_*|yes"
   "*_link\n!cuda_link|no" "sub/|yes" "**/cuda_link|yes" "# cuda_link|no" "c[uv]da_lin?|yes")
 for c in "${cases[@]}"; do
+  # shellcheck disable=SC2059 # the case is a format: its \n is a new line
   text=$(printf "${c%|*}")
   want=${c#*|}
   n=$((n + 1))

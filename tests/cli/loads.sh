@@ -33,7 +33,7 @@ for p in pa pm p8; do mkdir -p "$SCRATCH/$p"; done
 "$CDM" link "$SCRATCH/p8" 8.9 >/dev/null
 
 # ---- the same-install rule -------------------------------------------------------------------
-cd "$SCRATCH/pa"
+cd "$SCRATCH/pa" || exit 1
 run_cdm doctor --json
 check "a complete install: every sub-library resolves inside it" \
   test "$(json 'sorted(set(c["status"] for c in d["checks"] if c["name"].startswith("same.")))')" = "['ok']"

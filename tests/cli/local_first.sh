@@ -11,6 +11,7 @@ export CDM_FETCH_BASE=http://127.0.0.1:9/redist/
 
 # connects CMD...: runs cdm under strace; its status in RC, and CONNECTS the number of
 # connect() calls to an address of the Internet family it made.
+# shellcheck disable=SC2034 # RC and ERR are read by expect_rc and expect_err (lib.sh)
 connects() {
   # LeakSanitizer cannot run under ptrace: the sanitized cdm goes without its leak check here
   ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \

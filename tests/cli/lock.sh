@@ -29,7 +29,7 @@ expect_rc 0 "--check: the project uses what the lock names"
 
 # a fresh clone: the pin and the lock, an empty store
 clone() {
-  rm -rf "$SCRATCH/$1" && mkdir -p "$SCRATCH/$1"
+  rm -rf "$SCRATCH/${1:?}" && mkdir -p "$SCRATCH/$1"
   cp "$P/.cudnn-version" "$P/cudnn.lock" "$SCRATCH/$1/"
 }
 export CDM_ROOT=$SCRATCH/store2 HOME=$SCRATCH/home2

@@ -27,6 +27,7 @@ CDM=$U/cdm
 export CDM_ROOT=$U/store HOME=$U/home CDM_CONFIG=$U/config.ini
 : >"$CDM_CONFIG"
 [ "$(id -u)" = 0 ] && chown 65534:65534 "$CDM_CONFIG"
+# shellcheck disable=SC2034 # OUT, RC and ERR are read by json, expect_rc and expect_err (lib.sh)
 ucdm() {
   OUT=$("${as_user[@]}" "$CDM" "$@" 2>"$SCRATCH/stderr")
   RC=$?

@@ -11,7 +11,8 @@ dir=$CDM_ROOT/$id
 
 # expected content of each archive, as installed into a throw-away store
 digest_of() {
-  local root=$SCRATCH/expect-$(basename "$(dirname "$1")")
+  local root
+  root=$SCRATCH/expect-$(basename "$(dirname "$1")")
   CDM_ROOT=$root "$CDM" install "$1" >/dev/null 2>&1
   tree_digest "$root/$id"
 }

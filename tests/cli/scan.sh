@@ -17,6 +17,7 @@ venv() { # venv DIR WHEEL: a venv below the home folder with the wheel installed
   "$PY" -m venv "$1" >/dev/null &&
     "$1/bin/python" -m pip install -q --no-deps --no-index --disable-pip-version-check "$2"
 }
+# shellcheck disable=SC2015 # the fallback is meant to run when either step fails
 venv "$HOME/projects/a/.venv" "$w91" && venv "$HOME/projects/b/.venv" "$w91" &&
   venv "$HOME/.virtualenvs/c" "$w914" || { not_ok "the venvs are made"; done_testing; exit 1; }
 # a conda environment: its prefix's lib/ and include/, and conda-meta

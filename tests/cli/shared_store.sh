@@ -103,9 +103,9 @@ PA=$SCRATCH/alice/project PB=$SCRATCH/bob/project
 mkdir -p "$PA" "$PB"
 
 # Both at once, several times each, into the one read-only store.
-(for i in 1 2 3; do user alice link "$PA" 9.1 >/dev/null && user alice link "$PA" 9.2 >/dev/null || exit 1; done) &
+(for _ in 1 2 3; do user alice link "$PA" 9.1 >/dev/null && user alice link "$PA" 9.2 >/dev/null || exit 1; done) &
 a=$!
-(for i in 1 2 3; do user bob link "$PB" 9.2 >/dev/null && user bob link "$PB" 9.1 >/dev/null || exit 1; done) &
+(for _ in 1 2 3; do user bob link "$PB" 9.2 >/dev/null && user bob link "$PB" 9.1 >/dev/null || exit 1; done) &
 b=$!
 wait $a
 check "alice links from the read-only store" test $? -eq 0
@@ -130,6 +130,7 @@ check "the doctor's store checks pass on it" \
 # Writes refuse, naming the writer (the owner of the index).
 owner=$(stat -c %U "$WRITER/cdm.db")
 for cmd in "install $(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)" "remove 9.1" "gc"; do
+  # shellcheck disable=SC2086 # the command and its arguments are words
   HOME=$SCRATCH/alice run_cdm $cmd
   expect_rc 1 "${cmd%% *} refuses on the read-only store"
   expect_err "cannot change the store '$RO'.*Read-only file system.*its writer \\($owner, who owns it\\)" \

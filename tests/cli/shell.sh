@@ -92,7 +92,7 @@ for sh in bash zsh dash fish; do
   export D
   case $sh in
   fish) fish --no-config -c "$fish_cycle" 2>"$D/err" ;;
-  dash) CDM_SHELL=sh dash -c "$posix_cycle" 2>"$D/err" ;;
+  dash) CDM_SHELL='sh' dash -c "$posix_cycle" 2>"$D/err" ;;
   *) CDM_SHELL=$sh "$sh" -c "$posix_cycle" 2>"$D/err" ;;
   esac
   same one "$D/1" "$sh: activate sets CUDA_PATH, CUDNN_PATH, LD_LIBRARY_PATH through the link"

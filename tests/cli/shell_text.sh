@@ -80,6 +80,7 @@ npm_install() {
   done
   return 1
 }
+# shellcheck disable=SC2216 # ps is the PowerShell parser defined below, which reads stdin
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   skip_tool "PowerShell text parses with tree-sitter-powershell" "node or npm is not installed"
 elif [ ! -d "$cache/node_modules/tree-sitter-powershell" ] &&
@@ -97,7 +98,7 @@ else
   check "pwsh deactivate parses, restores /orig/x and removes the rest" \
     test "$(printf '%s\n' "$parsed" | tr '\n' ' ')" = "CUDA_PATH CUDNN_PATH= LD_LIBRARY_PATH=/orig/x CDM_SAVED_CUDA_PATH CDM_SAVED_CUDNN_PATH CDM_SAVED_LD_LIBRARY_PATH CDM_PATH_ENTRY CDM_PROJECT CDM_ACTIVE CUDNN_ROOT CDM_SAVED_CUDNN_ROOT CUDNN_ROOT_DIR CDM_SAVED_CUDNN_ROOT_DIR "
   parsed=$(printf '[activate]\nbuild_paths = true\n' >"$CDM_CONFIG" &&
-    CMAKE_PREFIX_PATH=/opt/x CPATH= "$CDM" activate --shell pwsh | ps)
+    CMAKE_PREFIX_PATH=/opt/x CPATH='' "$CDM" activate --shell pwsh | ps)
   : >"$CDM_CONFIG"
   check "pwsh activate with build_paths parses and assigns what bash got" \
     test "$(printf '%s\n' "$parsed" | grep -E "$build_names" | LC_ALL=C sort)" = "$build_env"

@@ -113,6 +113,7 @@ for p in "${projects[@]}"; do
   # the link on disk leads where the project's last generation says
   run_cdm which "$p" --json
   if [ -L "$p/cuda_link" ]; then
+    # shellcheck disable=SC2015 # wrong when either test fails
     [ -f "$p/cuda_link/include/cudnn_version.h" ] && [ "$RC" -eq 0 ] || {
       wrong=$((wrong + 1))
       diag "$p: link $(readlink "$p/cuda_link"), which: $OUT $ERR"

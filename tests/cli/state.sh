@@ -6,7 +6,7 @@
 sql() { # DB SQL: rows as a|b lines
   python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); r=c.execute(sys.argv[2]).fetchall(); c.commit(); print("\n".join("|".join(str(x) for x in row) for row in r))' "$@"
 }
-A=9.1.0.70-cuda12 B=9.2.0.82-cuda12
+B=9.2.0.82-cuda12
 for v in 9.1.0.70 9.2.0.82; do
   run_cdm install "$(fixture "cudnn-linux-x86_64-${v}_cuda12-archive.tar.xz")"
 done

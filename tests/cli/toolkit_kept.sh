@@ -13,7 +13,7 @@ toolkit_files() { (cd "$1" && find . -printf '%p %y %s %T@\n' | sort | sha256sum
 tk12_before=$(toolkit_files "$TK12")
 run_cdm install "$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz)"
 run_cdm install "$(fixture cudnn-linux-x86_64-9.3.0.75_cuda12-archive.tar.xz)"
-A=9.1.0.70-cuda12 B=9.3.0.75-cuda12
+A=9.1.0.70-cuda12
 P=$SCRATCH/p
 mkdir -p "$P"
 run_cdm link "$P" 9.1

@@ -43,7 +43,7 @@ step() {
   fi
 }
 
-suite=bookworm as_user= whole=
+suite=bookworm as_user='' whole=
 while [ $# -gt 0 ]; do
   case $1 in
   --suite) suite=$2 && shift ;;
@@ -173,6 +173,7 @@ mkdir -p "$dir$home/cdm"
 command_after() { awk -v m="$1" 'index($0, m) { want = 1; next } want && /^ *```/ { if (inside) exit; inside = 1; next } want && inside { sub(/^ */, ""); print; exit }' "$repo/README.md"; }
 first=$(command_after '<!-- the first command')
 second=$(command_after '<!-- the second command')
+# shellcheck disable=SC2034 # for tests/fresh/steps.sh (sourced below)
 install_tests=${second%% && meson test*}
 
 start=$SECONDS

@@ -1,6 +1,7 @@
 # The steps of tests/fresh/run.sh after the README's first command, sourced by it: they use
 # its $dir (the system), $home, $log, $release, $who, $second, $install_tests, as_account,
 # ok and not_ok.
+# shellcheck disable=SC2154 # those variables are run.sh's
 
 # packages_and_readme: the second command's packages install (so a wrong name in it fails
 # too) and the readme test passes there; the whole suite would repeat CI's own run.

@@ -58,7 +58,7 @@ id=$(basename "$archive" .tar.xz | sed 's/^cudnn-linux-[^-]*-\([0-9.]*\)_cuda\([
 proj=$work/project
 mkdir -p "$proj"
 "$cdm" link "$proj" "$id" || fail "link failed"
-cd "$proj"
+cd "$proj" || fail "cd failed"
 eval "$("$cdm" activate --shell bash)" || fail "activate failed"
 echo "activated: CDM_ACTIVE=$CDM_ACTIVE LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
@@ -128,13 +128,13 @@ for fw in torch jax; do
   echo "gpu: (e) holds for $fw: $(printf '%s\n' "$maps" | wc -l) cuDNN libraries mapped, all from the store's $id"
 done
 start=$(date +%s%N)
-for i in $(seq 200); do /bin/true; done
+for _ in $(seq 200); do /bin/true; done
 t_true=$(( ($(date +%s%N) - start) / 200000 ))
 start=$(date +%s%N)
-for i in $(seq 200); do "$cdm" exec "$proj" -- /bin/true; done
+for _ in $(seq 200); do "$cdm" exec "$proj" -- /bin/true; done
 t_exec=$(( ($(date +%s%N) - start) / 200000 ))
 start=$(date +%s%N)
-for i in $(seq 200); do "$cdm" exec --no-redirect "$proj" -- /bin/true; done
+for _ in $(seq 200); do "$cdm" exec --no-redirect "$proj" -- /bin/true; done
 t_plain=$(( ($(date +%s%N) - start) / 200000 ))
 echo "gpu: a start of /bin/true: ${t_true} us; through cdm exec: ${t_exec} us; cdm exec --no-redirect: ${t_plain} us"
 

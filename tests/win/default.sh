@@ -91,6 +91,7 @@ got=$(regq CUDA_PATH)
 if junctions_work; then
   check "HKCU's CUDA_PATH is a view of the toolkit with the default on top" \
     sh -c 'case "$1" in "REG_SZ $2\\views\\8.8.0.121-cuda11+cuda11.8.89-"*.shell) exit 0 ;; esac; exit 1' _ "$got" "$CDM_ROOT"
+  # shellcheck disable=SC1003 # '\\' is tr's escaped backslash, not an escaped quote
   vpath=$(printf '%s' "${got#REG_SZ Z:}" | tr '\\' /)
   check "whose bin holds nvcc.exe and the default's cudnn64_8.dll" \
     test -e "$vpath/bin/nvcc.exe" -a -e "$vpath/bin/cudnn64_8.dll"

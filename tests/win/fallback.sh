@@ -25,6 +25,7 @@ fat_mount() {
   # stock-Wine run still takes the path without a link)
   machine=1
   [ -e /dev/fuse ] || { why="no /dev/fuse"; return 1; }
+  # shellcheck disable=SC2015 # the fallback is meant to run when any step fails
   truncate -s 32M "$SCRATCH/fat.img" && mkfs.vfat "$SCRATCH/fat.img" >/dev/null 2>&1 &&
     mkdir -p "$fat" && fusefat -o rw+ "$SCRATCH/fat.img" "$fat" >/dev/null 2>&1 ||
     { why="fusefat cannot mount a FAT image here"; return 1; }

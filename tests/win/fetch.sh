@@ -50,6 +50,7 @@ run_cdm fetch 9.27 --cuda 13 --into "$(wpath "$offline")" --json
 expect_rc 0 "cdm fetch --into a folder"
 check "the archive and the manifest are there" \
   test -f "$offline/$A927_WIN" -a -f "$offline/redistrib_9.27.0.json"
+# shellcheck disable=SC1003 # '\\' is tr's escaped backslash, not an escaped quote
 CDM_FETCH_BASE="file:///$(wpath "$offline" | tr '\\' /)" run_cdm available --json
 check "the folder as a file:// base offers what it holds" test "$(json 'len(d)')" = 1
 printf '[install]\nsources = %s\n' "$(wpath "$offline")" >"$CDM_CONFIG_POSIX"

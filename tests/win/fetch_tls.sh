@@ -2,6 +2,7 @@
 # test CA. The CA is in no certificate store Wine knows, so [fetch] ca_file is what makes it
 # trusted: cdm checks the server's chain itself with CryptoAPI (see http_win32.c).
 . "$TESTS_DIR/win/lib.sh"
+# shellcheck disable=SC2034 # read by lib_mirror.sh
 CDM_CONFIG_POSIX=$SCRATCH/config.ini
 . "$TESTS_DIR/cli/lib_mirror.sh"
 

@@ -26,6 +26,7 @@ hold() {
   "$WINE" "$HOLD_FILE" "$(wpath "$held")" "$1" >"$SCRATCH/holder.out" 2>&1 &
   HOLDER=$!
   local i
+  # shellcheck disable=SC2034 # i counts the tries only
   for i in $(seq 300); do
     grep -q held "$SCRATCH/holder.out" && return 0
     kill -0 "$HOLDER" 2>/dev/null || break
@@ -57,7 +58,7 @@ if remove_held 8; then
   expect_rc 0 "remove succeeds once the holder lets go (${TOOK} s)"
   check "it waited for the holder: the holder had ended when cdm did" sh -c '! kill -0 "$1" 2>/dev/null' _ "$HOLDER"
   check "the warning is given once" test "$(printf '%s\n' "$ERR" | grep -Fc "$wait_text 60 s")" -eq 1
-  expect_err "'[^']*cudnn\\.h' $wait_re 60 s|a file in '[^']*$id[^']*' $wait_re 60 s" \
+  expect_err "'[^']*cudnn\\.h' $wait_re 60 s|a file in '[^']*${id}[^']*' $wait_re 60 s" \
     "naming the held file (or, on NTFS, the folder above it)"
   wait "$HOLDER"
   check "the holder held the file to the end (status 0)" test $? -eq 0

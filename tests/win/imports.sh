@@ -3,6 +3,7 @@
 . "$TESTS_DIR/cli/lib.sh"
 
 system_dll() {
+  # shellcheck disable=SC2018,SC2019 # DLL names are ASCII
   case $(printf '%s' "$1" | tr 'A-Z' 'a-z') in
     kernel32.dll | msvcrt.dll | ucrtbase.dll | api-ms-win-*.dll | advapi32.dll | bcrypt.dll | \
       user32.dll | shell32.dll | ole32.dll | ntdll.dll | ws2_32.dll | winhttp.dll | \
@@ -13,6 +14,7 @@ system_dll() {
 
 dlls=$("$OBJDUMP" -p "$CDM_EXE" | sed -n 's/^[[:space:]]*DLL Name: //p')
 check "objdump reads cdm.exe's import table" test -n "$dlls"
+# shellcheck disable=SC2086,SC2116 # echo joins the names, one a line, on one line
 diag "cdm.exe imports: $(echo $dlls)"
 foreign=
 for d in $dlls; do system_dll "$d" || foreign="$foreign $d"; done

@@ -50,6 +50,7 @@ expect_err "cannot remove 7.6: no installed version matches it" "saying so"
 
 # Non-ASCII: a store and an archive folder named in three scripts (UTF-16 at Win32).
 name='store-donn\303\251es-\346\227\245\346\234\254-\320\264'
+# shellcheck disable=SC2059 # the name is a format: its octal escapes are its UTF-8 bytes
 uroot=$SCRATCH/$(printf "$name")
 uarch=$SCRATCH/$(printf 'archives-\303\251')
 mkdir -p "$uarch"
@@ -59,6 +60,7 @@ expect_rc 0 "install from and into non-ASCII folders"
 check "the folder has the right UTF-8 name on the Linux side" test -f "$uroot/8.8.0.121-cuda11/bin/cudnn64_8.dll"
 check "--json prints the path in UTF-8" test "$(json 'd["path"]')" = "$(wpath "$uroot")\\8.8.0.121-cuda11"
 CDM_ROOT=$(wpath "$uroot") run_cdm list
+# shellcheck disable=SC2059 # the name is a format: its octal escapes are its UTF-8 bytes
 check "the table shows the non-ASCII path" sh -c 'printf "%s" "$1" | grep -q "$2"' _ "$OUT" "$(printf "$name")"
 CDM_ROOT=$(wpath "$uroot") run_cdm remove 8.8 --json
 expect_rc 0 "and remove there"

@@ -98,7 +98,9 @@ DO='do @if "%%a"=="set" set %%b'
 ACT="$EMIT activate" DEACT="$EMIT deactivate"
 TO_OTHER=("set \"CDM_TEST_PROJECT=$OTHER\"" "set \"CDM_TEST_LINK=$OTHER\\cuda_link\"")
 if junctions_work; then
+  # shellcheck disable=SC1003 # '\\' is tr's escaped backslash, not an escaped quote
   proj_posix=$(printf '%s' "${PROJ#Z:}" | tr '\\' /)
+  # shellcheck disable=SC1003 # '\\' is tr's escaped backslash, not an escaped quote
   other_posix=$(printf '%s' "${OTHER#Z:}" | tr '\\' /)
   mkdir -p "$proj_posix" "$other_posix"
   # 9.1, not 8.8.0: the doctor's part below installs 8.8.0 with stand-in DLLs
@@ -236,6 +238,7 @@ if [ -z "${STUB_CUDNN8_ZLIBWAPI:-}" ]; then
   skip "doctor names a missing zlibwapi.dll" "no dlltool in this build to make zlibwapi.dll's import library"
 else
   win88z=$(fixture_win88 "$STUB_CUDNN8_ZLIBWAPI")
+  # shellcheck disable=SC2155 # wpath only prints
   export CDM_ROOT=$(wpath "$SCRATCH/store-zlib")
   run_cdm install "$(wpath "$win88z")"
   expect_rc 0 "the 8.8.0 zip whose cudnn64_8.dll imports zlibwapi.dll installs"

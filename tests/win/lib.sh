@@ -7,6 +7,7 @@ export WINEDEBUG=-all
 . "$TESTS_DIR/cli/lib.sh"
 
 # wpath PATH: the Windows form of an absolute Linux path (Z:\...)
+# shellcheck disable=SC1003 # '\\' is tr's escaped backslash, not an escaped quote
 wpath() { printf 'Z:%s\n' "$(printf '%s' "$1" | tr / '\\')"; }
 
 export CDM_ROOT_POSIX=$CDM_ROOT
@@ -22,6 +23,7 @@ export CDM_STATE
 # text mode), status in $RC. Wine's heap checks are on for cdm.exe (warn+heap): a block
 # freed twice or written past its end is reported, and any report is a failed check of
 # its own (Linux frees differently, so the sanitizer build cannot see these).
+# shellcheck disable=SC2034 # OUT, RC and ERR are read by the scenarios and by lib.sh's checks
 run_cdm() {
   WINEDEBUG=-all,warn+heap "$WINE" "$CDM_EXE" "$@" >"$SCRATCH/stdout" 2>"$SCRATCH/stderr"
   RC=$?

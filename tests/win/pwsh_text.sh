@@ -18,6 +18,7 @@ name=$'proj \'q\' $x `b` caf\xc3\xa9 \xd0\x96\xd1\x83\xd0\xba \xe6\x97\xa5\xe6\x
 P=$SCRATCH/$name
 mkdir -p "$P"
 # the store under such a name too: the default's activation names it
+# shellcheck disable=SC2155 # wpath only prints
 export CDM_ROOT=$(wpath "$SCRATCH/store $name")
 run_cdm install "$(wpath "$(fixture cudnn-windows-x86_64-9.1.0.70_cuda12-archive.zip)")"
 expect_rc 0 "9.1 installs"

@@ -52,6 +52,7 @@ check "and the toolkit's cudart and cuDNN's header" \
   sh -c 'printf "%s" "$1" | grep -qx "cudart: yes" && printf "%s" "$1" | grep -qx "header: yes"' _ "$seen"
 check "CUDNN_PATH is the project's link" \
   sh -c 'printf "%s" "$1" | grep -qxF "CUDNN_PATH=$2"' _ "$seen" "$(wpath "$P")\\cuda_link"
+# shellcheck disable=SC1003 # '\\' is tr's escaped backslash, not an escaped quote
 vpath=$(printf '%s' "${view#Z:}" | tr '\\' /)
 check "the DLL there is the install's own bytes" \
   cmp -s "$vpath/bin/cudnn64_9.dll" "$CDM_ROOT_POSIX/9.1.0.70-cuda12/bin/cudnn64_9.dll"
