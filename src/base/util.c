@@ -308,6 +308,19 @@ bool path_within(const char *path, const char *dir)
     return path_below(path, dir) != NULL;
 }
 
+const char *name_pid(const char *name, const char *prefix, uint64_t *pid)
+{
+    *pid = 0;
+    if (!str_starts_with(name, prefix))
+        return NULL;
+    const char *digits = name + strlen(prefix);
+    size_t n = strspn(digits, "0123456789");
+    if (!n || n >= 20)
+        return NULL;
+    *pid = strtoull(digits, NULL, 10);
+    return digits + n;
+}
+
 const char *path_below(const char *path, const char *dir)
 {
     size_t n = strlen(dir);

@@ -125,6 +125,11 @@ char *path_dirname(const char *path);
 char *path_slashes_to(char *path, char sep);
 /* path is dir itself or below it, by their text (give both canonical, or both as given). */
 bool path_within(const char *path, const char *dir);
+/* A name cdm gave something with its process id in it (<prefix><pid><rest>): the rest after
+ * the pid's digits, *pid set; NULL (and *pid 0) when name does not start with prefix and
+ * 1 to 19 digits. The one reader of such names: temporary files, a store set aside to be
+ * deleted, a trace's folder. */
+const char *name_pid(const char *name, const char *prefix, uint64_t *pid);
 /* The rest of path below dir (after the separator; "" for dir itself), or NULL when path is
  * not within dir: the one place that decides containment by text. */
 const char *path_below(const char *path, const char *dir);

@@ -57,14 +57,12 @@ struct fs_atomic {
 
 uint64_t fs_temp_writer(const char *name, const char *base)
 {
-    size_t b = base ? strlen(base) : strcspn(name, "");
-    const char *mark = base ? name + b : strstr(name, ".cdm-");
-    if ((base && strncmp(name, base, b)) || !mark || strncmp(mark, ".cdm-", 5) ||
-        !str_ends_with(name, ".tmp"))
-        return 0;
-    const char *digits = mark + 5;
-    size_t n = strspn(digits, "0123456789");
-    return n && n < 20 && !strcmp(digits + n, ".tmp") ? strtoull(digits, NULL, 10) : 0;
+    const char *mark = !base                         ? strstr(name, ".cdm-")
+                       : str_starts_with(name, base) ? name + strlen(base)
+                                                     : NULL;
+    uint64_t pid = 0;
+    const char *rest = mark ? name_pid(mark, ".cdm-", &pid) : NULL;
+    return rest && !strcmp(rest, ".tmp") ? pid : 0;
 }
 
 unsigned fs_clean_stale_temps(cdm_ctx *ctx, const char *dir, const char *base)

@@ -268,11 +268,10 @@ static void clean_stale_trace_dirs(cdm_ctx *ctx, const char *tmpdir)
     struct saved_error saved = error_save(ctx);
     if (fs_list_dir(ctx, tmpdir, &names) == CDM_OK)
         for (char **n = names; *n; n++) {
-            if (!str_starts_with(*n, TRACE_DIR_PREFIX))
-                continue;
-            const char *digits = *n + strlen(TRACE_DIR_PREFIX);
-            size_t len = strspn(digits, "0123456789");
-            uint64_t pid = len && len < 20 && digits[len] == '.' ? strtoull(digits, NULL, 10) : 0;
+            uint64_t pid = 0;
+            const char *rest = name_pid(*n, TRACE_DIR_PREFIX, &pid);
+            if (!rest || *rest != '.')
+                pid = 0;
             char *dir = pid ? path_join(tmpdir, *n) : NULL;
             if (pid && !fs_process_running(pid) && fs_kind(dir) == FS_DIR)
                 fs_remove_tree(ctx, dir);

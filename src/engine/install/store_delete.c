@@ -85,9 +85,10 @@ static unsigned finish_interrupted(cdm_ctx *ctx, const char *root)
     unsigned done = 0;
     if (fs_list_dir(ctx, parent, &names) == CDM_OK)
         for (char **n = names; *n; n++) {
-            const char *digits = str_starts_with(*n, prefix) ? *n + strlen(prefix) : "";
-            size_t len = strspn(digits, "0123456789");
-            uint64_t pid = len && len < 20 && !digits[len] ? strtoull(digits, NULL, 10) : 0;
+            uint64_t pid = 0;
+            const char *rest = name_pid(*n, prefix, &pid);
+            if (rest && *rest)
+                pid = 0;
             char *aside = pid ? path_join(parent, *n) : NULL;
             if (pid && !fs_process_running(pid) && fs_kind(aside) == FS_DIR &&
                 fs_remove_tree(ctx, aside) == CDM_OK)
