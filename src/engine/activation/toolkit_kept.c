@@ -85,12 +85,7 @@ static bool named_toolkit(cdm_ctx *ctx, const char *project, struct cdm_toolkit 
 static bool pair_allowed(const struct cdm_install_info *in, const struct cdm_toolkit *tk, char *why,
                          size_t size)
 {
-    struct version v, t;
-    *why = '\0';
-    if (!version_parse(in->version, &v) || !version_parse(tk->version, &t) || t.count < 2)
-        return true;
-    return compat_toolkit(v.part[0], v.part[1], v.count > 2 ? v.part[2] : 0, in->cuda, t.part[0],
-                          t.part[1], why, size) != COMPAT_FAIL;
+    return compat_install_toolkit(in->version, in->cuda, tk->version, why, size) != COMPAT_FAIL;
 }
 
 /* The first toolkit cdm finds here (cdm_toolkits' order) that the tables allow with in. */

@@ -154,11 +154,9 @@ static int preflight(cdm_ctx *ctx, const char *toolkit, struct deploy_plan *p)
 static int check_pair(cdm_ctx *ctx, const struct cdm_install_info *in,
                       const struct toolkit_info *tk, const char *toolkit, bool force)
 {
-    int major = 0, minor = 0, patch = 0;
     char why[512] = "";
-    sscanf(in->version, "%d.%d.%d", &major, &minor, &patch);
     enum compat_verdict v =
-        compat_toolkit(major, minor, patch, in->cuda, tk->major, tk->minor, why, sizeof(why));
+        compat_install_toolkit(in->version, in->cuda, tk->version, why, sizeof(why));
     if (v != COMPAT_FAIL)
         return CDM_OK;
     if (force) {

@@ -169,12 +169,9 @@ int choose_toolkit(cdm_ctx *ctx, const char *project, const char *given,
 int check_pair(cdm_ctx *ctx, const char *project, const struct cdm_install_info *in,
                const struct cdm_toolkit *tk, bool force)
 {
-    struct version v, t;
-    if (!version_parse(in->version, &v) || !version_parse(tk->version, &t) || t.count < 2)
-        return CDM_OK;
     char why[256];
-    enum compat_verdict verdict = compat_toolkit(v.part[0], v.part[1], v.count > 2 ? v.part[2] : 0,
-                                                 in->cuda, t.part[0], t.part[1], why, sizeof(why));
+    enum compat_verdict verdict =
+        compat_install_toolkit(in->version, in->cuda, tk->version, why, sizeof(why));
     if (verdict == COMPAT_WARN)
         cdm_warn(ctx, "%s", why);
     if (verdict != COMPAT_FAIL)

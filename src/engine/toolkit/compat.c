@@ -1,6 +1,7 @@
 /* Tables from NVIDIA's cuDNN support matrices and CUDA release notes (docs/choosing.md); where
  * sources disagree the lenient value is kept. */
 #include "compat.h"
+#include "version.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -173,4 +174,15 @@ enum compat_verdict compat_driver(const char *driver, int tk_major, int tk_minor
     snprintf(why, why_size, "driver %s is too old for CUDA %d.%d (needs %s, at least %s)", driver,
              tk_major, tk_minor, min, fl);
     return COMPAT_FAIL;
+}
+
+enum compat_verdict compat_install_toolkit(const char *version, int cuda,
+                                           const char *toolkit_version, char *why, size_t why_size)
+{
+    struct version v, t;
+    *why = '\0';
+    if (!version_parse(version, &v) || !version_parse(toolkit_version, &t) || t.count < 2)
+        return COMPAT_OK;
+    return compat_toolkit(v.part[0], v.count > 1 ? v.part[1] : 0, v.count > 2 ? v.part[2] : 0, cuda,
+                          t.part[0], t.part[1], why, why_size);
 }

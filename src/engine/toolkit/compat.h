@@ -15,6 +15,12 @@ enum compat_verdict { COMPAT_OK, COMPAT_WARN, COMPAT_FAIL, COMPAT_UNKNOWN };
 enum compat_verdict compat_toolkit(int major, int minor, int patch, int variant, int tk_major,
                                    int tk_minor, char *why, size_t why_size);
 
+/* The same for an install's version text ("9.1.0.70") built for CUDA major cuda, with a
+ * toolkit's ("12.4"): OK when either cannot be read as a version (nothing to compare). The
+ * one verdict on a pair that linking, activation and deploy share. */
+enum compat_verdict compat_install_toolkit(const char *version, int cuda,
+                                           const char *toolkit_version, char *why, size_t why_size);
+
 /* Driver version text ("580.159.04") against the minimum for a CUDA toolkit: OK at or above
  * the toolkit's minimum, WARN between the minor-version-compatibility floor and it, FAIL
  * below the floor, UNKNOWN for a toolkit the table does not know. */
