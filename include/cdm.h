@@ -225,6 +225,23 @@ int cdm_store_delete(cdm_ctx *ctx, bool force, struct cdm_store_delete_result *o
  * on their own. */
 int cdm_gc(cdm_ctx *ctx, unsigned *removed);
 
+/* cdm gc --unused: every install of the store, kept when something of this user on this
+ * machine uses it (a project's link, an attached environment, the default, a project's
+ * cudnn.lock, a deploy into a CUDA toolkit) or when it is one of the keep newest of the
+ * others, else removed (not with dry_run). One record per install, sorted by id. */
+struct cdm_unused {
+    char id[64];
+    uint64_t size; /* bytes of its files */
+    bool removed;  /* removed now (or, with dry_run, would be) */
+    char why[512]; /* kept: what uses it */
+};
+struct cdm_gc_unused_request {
+    unsigned keep; /* the newest unused installs kept */
+    bool dry_run;
+};
+int cdm_gc_unused(cdm_ctx *ctx, const struct cdm_gc_unused_request *req, struct cdm_unused **out,
+                  size_t *count);
+
 /* ---- downloads ---------------------------------------------------------------------
  *
  * [fetch] base (CDM_FETCH_BASE overrides it): NVIDIA's redist folder by default, or a

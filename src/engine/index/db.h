@@ -171,6 +171,8 @@ int db_generation_each_pending(cdm_ctx *ctx, db_generation_fn fn, void *arg);
 int db_generation_each_current_link(cdm_ctx *ctx, db_generation_fn fn, void *arg);
 /* Projects whose current generation links to install_id (NULL-terminated, strv_free). */
 int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects);
+/* Every project this store's history knows, linked now or not (strv_free). */
+int db_projects_known(cdm_ctx *ctx, char ***projects);
 /* Every project's current install, sorted by install id, then project. */
 int db_usage_list(cdm_ctx *ctx, struct cdm_usage **out, size_t *count);
 

@@ -165,3 +165,13 @@ int db_attach_of_project(cdm_ctx *ctx, const char *project, struct db_attachment
     return db_collect(ctx, st, sizeof(**out), collect_row, "cannot read the attachments",
                       (void **)out, count);
 }
+
+int db_attach_install_ids(cdm_ctx *ctx, char ***ids)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_on(ctx, ctx->state,
+                           "SELECT DISTINCT install_id FROM attachments WHERE state != 'detached' "
+                           "ORDER BY install_id",
+                           &st);
+    return rc ? rc : db_collect_strings(ctx, st, ids);
+}

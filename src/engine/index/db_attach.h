@@ -32,6 +32,8 @@ int db_attach_current_of_venv(cdm_ctx *ctx, const char *venv, struct db_attachme
 int db_attach_of_project(cdm_ctx *ctx, const char *project, struct db_attachment **out,
                          size_t *count);
 /* Every record in state "attaching" or "detaching": what a crash left. *out malloc'd. */
+/* The installs attachments of any state but "detached" name, each once (strv_free). */
+int db_attach_install_ids(cdm_ctx *ctx, char ***ids);
 int db_attach_unsettled(cdm_ctx *ctx, struct db_attachment **out, size_t *count);
 
 #endif

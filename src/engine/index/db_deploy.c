@@ -164,3 +164,10 @@ int db_deploy_keeps(cdm_ctx *ctx, const char *sha256, bool *kept)
     sqlite3_finalize(st);
     return rc;
 }
+
+int db_deploy_install_ids(cdm_ctx *ctx, char ***ids)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx, "SELECT DISTINCT install_id FROM deploys ORDER BY install_id", &st);
+    return rc ? rc : db_collect_strings(ctx, st, ids);
+}

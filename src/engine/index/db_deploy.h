@@ -30,6 +30,8 @@ struct db_deploy_file {
 int db_deploy_insert(cdm_ctx *ctx, struct db_deploy *d, const struct db_deploy_file *files,
                      size_t n);
 /* The deploy into toolkit; CDM_ENOTFOUND (no message) when none. */
+/* The installs deployed into a toolkit, each once (strv_free). */
+int db_deploy_install_ids(cdm_ctx *ctx, char ***ids);
 int db_deploy_get(cdm_ctx *ctx, const char *toolkit, struct db_deploy *out);
 /* Every deploy not "deployed": what a crash left. *out malloc'd. */
 int db_deploy_unsettled(cdm_ctx *ctx, struct db_deploy **out, size_t *count);

@@ -412,3 +412,13 @@ int db_projects_using(cdm_ctx *ctx, const char *install_id, char ***projects)
     sqlite3_bind_text(st, 2, ctx->root, -1, SQLITE_STATIC);
     return db_collect_strings(ctx, st, projects);
 }
+
+int db_projects_known(cdm_ctx *ctx, char ***projects)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare_key_on(ctx, ctx->state,
+                               "SELECT DISTINCT project FROM generations WHERE store IS ?1 "
+                               "ORDER BY project",
+                               ctx->root, &st);
+    return rc ? rc : db_collect_strings(ctx, st, projects);
+}

@@ -14,6 +14,7 @@
  * This machine's platform comes from the install's own record (what was installed, from
  * whatever source); another platform from the manifest at [fetch] base.
  */
+#include "lock.h"
 #include "db.h"
 #include "inifile.h"
 #include "platform/fs.h"
@@ -132,6 +133,17 @@ static int lock_read(cdm_ctx *ctx, const char *project, struct lock *l)
                                path, e->platform);
     }
     free(path);
+    return rc;
+}
+
+int lock_install_id(cdm_ctx *ctx, const char *project, char *id, size_t size)
+{
+    struct lock *l = xcalloc(1, sizeof(*l));
+    int rc = lock_read(ctx, project, l);
+    if (!rc && !install_id_format(l->version, l->cuda, id, size))
+        rc = cdm_error_set(ctx, CDM_ECONFIG, "the version in '%s/%s' is too long", project,
+                           LOCK_FILE);
+    free(l);
     return rc;
 }
 
