@@ -17,7 +17,7 @@ d=$SCRATCH/rpms
 rt=$(mr "$d" 9.14.0.64 13 runtime)
 hd=$(mr "$d" 9.14.0.64 13 headers)
 dev=$(mr "$d" 9.14.0.64 13 devel)
-check "rpm reads the packages made for the test" rpm -qp "$rt"
+check "rpm reads the packages made for the test" sh -c 'rpm -qp "$1" >/dev/null' _ "$rt"
 store=$CDM_ROOT/9.14.0.64-cuda13
 
 run_cdm install "$hd" --json
