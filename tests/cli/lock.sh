@@ -86,4 +86,17 @@ check "and keeps one whose writer runs, and one not of cdm's naming" \
   test -f "$P/cudnn.lock.cdm-$$.tmp" -a -f "$P/cudnn.lock.cdm-notes.tmp"
 rm -f "$P"/cudnn.lock.cdm-*.tmp
 
+# A lock that is a link (a repository's arrangement, or a trap) is cdm's file name but not
+# cdm's file: refused, never written through, the link and what it leads to as they were.
+printf 'kept\n' >"$SCRATCH/elsewhere"
+mv "$L" "$SCRATCH/lock.saved"
+ln -s "$SCRATCH/elsewhere" "$L"
+run_cdm lock "$P"
+expect_rc 1 "cdm lock over a cudnn.lock that is a link is refused"
+expect_err "cannot write the lock '.*cudnn.lock': it is a link.*remove it" "saying what it is and what to do"
+check "the link stays, and the file it leads to is untouched" \
+  sh -c 'test -L "$1" && test "$(cat "$2")" = kept' _ "$L" "$SCRATCH/elsewhere"
+rm "$L"
+mv "$SCRATCH/lock.saved" "$L"
+
 done_testing

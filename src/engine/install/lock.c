@@ -17,6 +17,7 @@
 #include "lock.h"
 #include "db.h"
 #include "inifile.h"
+#include "userstate.h"
 #include "platform/fs.h"
 #include "store.h"
 #include "version.h"
@@ -251,9 +252,16 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
         else
             rc = offer_for(ctx, &l, req->platforms[i], other);
     }
+    enum fs_kind kind = fs_kind(path);
+    /* as the pin: a repository may ship the lock as a link, never written through */
+    if (!rc && kind != FS_NONE && kind != FS_FILE)
+        rc = cdm_error_set(ctx, CDM_EIO,
+                           "cannot write the lock '%s': it is %s, and cdm writes its lock only "
+                           "as a file of its own; remove it, then run 'cdm lock' again",
+                           path, kind == FS_LINK ? "a link" : "no regular file");
     if (!rc) {
         char *text = lock_text(&l);
-        rc = fs_atomic_write_whole(ctx, path, text, strlen(text));
+        rc = text_file_write(ctx, path, text);
         free(text);
         out->platforms = l.count;
         out->changed = true;
