@@ -99,4 +99,12 @@ check "the link stays, and the file it leads to is untouched" \
 rm "$L"
 mv "$SCRATCH/lock.saved" "$L"
 
+# an unlinked project keeps its pin and its lock: gc cleans its temporary files too
+run_cdm unlink "$P"
+expect_rc 0 "the project unlinked"
+echo half >"$P/cudnn.lock.cdm-$gone.tmp"
+run_cdm gc
+check "gc removes a gone writer's temporary lock file in an unlinked project" \
+  test ! -e "$P/cudnn.lock.cdm-$gone.tmp"
+
 done_testing

@@ -18,16 +18,27 @@
 static int drop_if_gone(cdm_ctx *ctx, const struct db_generation_ref *g, void *arg)
 {
     unsigned *dropped = arg;
-    if (!cdm_project_gone(g->project)) {
-        *dropped += project_clean_stale_temps(ctx, g->project);
-        return CDM_OK;
-    }
+    if (!cdm_project_gone(g->project))
+        return CDM_OK; /* its temporary files: with every project's (clean_projects) */
     int rc = db_generation_add(ctx, g->project, NULL, "gone", g->link_name, "ok", NULL);
     if (!rc)
         (*dropped)++;
     if (!rc && ctx->options.verbose)
         cdm_note(ctx, "project folder '%s' is gone: it no longer counts as using its version",
                  g->project);
+    return rc;
+}
+
+/* The temporary files killed writers left in every project the history knows, linked now
+ * or not (an unlinked project keeps its pin and its cudnn.lock). */
+static int clean_projects(cdm_ctx *ctx, unsigned *removed)
+{
+    char **projects = NULL;
+    int rc = db_projects_known(ctx, &projects);
+    for (char **p = projects; !rc && p && *p; p++)
+        if (!cdm_project_gone(*p))
+            *removed += project_clean_stale_temps(ctx, *p);
+    strv_free(projects);
     return rc;
 }
 
@@ -38,7 +49,8 @@ int cdm_gc(cdm_ctx *ctx, unsigned *removed)
     int rc = store_open(ctx, STORE_WRITE, 0);
     if (!rc && !(rc = recover_run(ctx, RECOVER_ALL, removed)))
         ctx->recovered = RECOVER_ALL;
-    if (rc || (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)))
+    if (rc || (rc = db_generation_each_current_link(ctx, drop_if_gone, removed)) ||
+        (rc = clean_projects(ctx, removed)))
         return rc;
     /* the user's state files (the default, persist's record, the machine's) are replaced
      * through temporary files too: a killed writer's go */
