@@ -188,6 +188,22 @@ static int offer_for(cdm_ctx *ctx, const struct lock *l, const char *platform, s
     return rc;
 }
 
+/* Write l as the lock at path: only as cdm's own file. As with the pin, a repository may
+ * ship the lock as a link: refused, never written through. */
+static int lock_write(cdm_ctx *ctx, const char *path, const struct lock *l)
+{
+    enum fs_kind kind = fs_kind(path);
+    if (kind != FS_NONE && kind != FS_FILE)
+        return cdm_error_set(ctx, CDM_EIO,
+                             "cannot write the lock '%s': it is %s, and cdm writes its lock only "
+                             "as a file of its own; remove it, then run 'cdm lock' again",
+                             path, kind == FS_LINK ? "a link" : "no regular file");
+    char *text = lock_text(l);
+    int rc = text_file_write(ctx, path, text);
+    free(text);
+    return rc;
+}
+
 int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_result *out)
 {
     memset(out, 0, sizeof(*out));
@@ -252,17 +268,7 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
         else
             rc = offer_for(ctx, &l, req->platforms[i], other);
     }
-    enum fs_kind kind = fs_kind(path);
-    /* as the pin: a repository may ship the lock as a link, never written through */
-    if (!rc && kind != FS_NONE && kind != FS_FILE)
-        rc = cdm_error_set(ctx, CDM_EIO,
-                           "cannot write the lock '%s': it is %s, and cdm writes its lock only "
-                           "as a file of its own; remove it, then run 'cdm lock' again",
-                           path, kind == FS_LINK ? "a link" : "no regular file");
-    if (!rc) {
-        char *text = lock_text(&l);
-        rc = text_file_write(ctx, path, text);
-        free(text);
+    if (!rc && !(rc = lock_write(ctx, path, &l))) {
         out->platforms = l.count;
         out->changed = true;
     }
