@@ -217,13 +217,7 @@ bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t siz
 bool store_path_is_install(const cdm_ctx *ctx, const char *path, const char *id)
 {
     char *want = store_install_path(ctx, id);
-    bool same = !strcmp(path, want);
-    if (!same) {
-        char *a = fs_realpath(path), *b = fs_realpath(want);
-        same = a && b && !strcmp(a, b);
-        free(a);
-        free(b);
-    }
+    bool same = !strcmp(path, want) || fs_same_path(path, want);
     free(want);
     return same;
 }

@@ -203,14 +203,9 @@ static bool linked_to(cdm_ctx *ctx, const char *folder, const char *target)
     enum link_kind kind = LINK_FOREIGN;
     char *seen = NULL;
     link_read(ctx, folder, &kind, &seen);
-    bool same = kind == LINK_OURS && seen && !strcmp(seen, target);
-    if (kind == LINK_OURS && !same) {
-        /* a junction reads back in its own spelling: compare where both lead */
-        char *a = fs_realpath(folder), *b = fs_realpath(target);
-        same = a && b && !strcmp(a, b);
-        free(a);
-        free(b);
-    }
+    /* a junction reads back in its own spelling: then compare where both lead */
+    bool same =
+        kind == LINK_OURS && ((seen && !strcmp(seen, target)) || fs_same_path(folder, target));
     free(seen);
     return same;
 }
