@@ -138,6 +138,9 @@ struct cdm_install_request {
      * comes as several packages (NVIDIA's Debian packages), the other parts of the
      * install, taken with it. */
     const char *const *together;
+    /* --accept-license: NVIDIA's cuDNN licence accepted for this install, on record (also
+     * [install] accept_license); [install] require_license refuses an install without it */
+    bool accept_license;
 };
 
 struct cdm_install_result {
@@ -153,14 +156,21 @@ struct cdm_install_result {
     bool kept;
     char completes[160];
     bool took_together; /* every file of the request's together went into this install */
+    /* changed: the files identical to another install's (same SHA-256, size and mode),
+     * stored once, as hard links to that install's (shared_with: the first of them) */
+    size_t shared_files;
+    uint64_t shared_bytes;
+    char shared_with[64];
+    bool shared_with_others; /* some of them are other installs' than shared_with's */
 };
 
 int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
                 struct cdm_install_result *result);
-/* Copy the install spec (and cuda) names in the store at from (another store, such as one
- * on a network share) into this one, hashing every file as it is copied against the other
- * store's record. changed false when the same install (same archive) is here already. */
-int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int cuda,
+/* Copy the install req->what (and req->cuda) names in the store at from (another store, such
+ * as one on a network share) into this one, hashing every file as it is copied against the
+ * other store's record; req's accept_license as for cdm_install, its other fields unused.
+ * changed false when the same install (same archive) is here already. */
+int cdm_install_from_store(cdm_ctx *ctx, const char *from, const struct cdm_install_request *req,
                            struct cdm_install_result *result);
 
 /* cdm scan: a copy of cuDNN found on the machine (read only). */
@@ -295,8 +305,11 @@ int cdm_downloads_clean(cdm_ctx *ctx, cdm_partial_fn fn, void *arg, unsigned *re
 
 /* ---- projects ------------------------------------------------------------------------ */
 
-#define CDM_PIN_FILE  ".cudnn-version"
-#define CDM_LOCK_FILE "cudnn.lock"
+#define CDM_PIN_FILE ".cudnn-version"
+/* The licence cuDNN comes under, as cdm install --accept-license and [install]
+ * accept_license record it (cdm sbom names it) */
+#define CDM_LICENSE_NVIDIA_CUDNN "nvidia-cudnn"
+#define CDM_LOCK_FILE            "cudnn.lock"
 
 struct cdm_project {
     char path[4096];      /* the folder, canonical and absolute */

@@ -34,6 +34,40 @@ struct cdm_verify_result {
 int cdm_verify(cdm_ctx *ctx, const char *spec, int cuda, cdm_verify_fn fn, void *arg,
                struct cdm_verify_result *result);
 
+/* ---- sbom --------------------------------------------------------------------------- */
+
+/* One entry of an install's folder, as read now (and found as recorded). */
+struct cdm_sbom_file {
+    char *path;        /* relative to the install folder, '/' separated */
+    uint64_t size;     /* bytes (0 for a link) */
+    char sha256[65];   /* of the bytes read now, equal to the record */
+    char sha1[41];     /* SPDX 2.3 asks every file for one */
+    char *link_target; /* a symbolic link's target; NULL for a regular file. A link is
+                        * described by the file of the install it leads to (its size and
+                        * hashes); one that leads to none has "" hashes */
+};
+struct cdm_sbom {
+    struct cdm_install_info install; /* with its source: the file's kind, name and hash */
+    char project[4096];              /* the project asked about ("" for an install id) */
+    struct cdm_sbom_file *files;     /* in path order */
+    size_t nfiles;
+    char license_file[512]; /* the install's own licence file, relative ("" when none) */
+    char *license_text;     /* its text (NULL when none) */
+    bool accepted;          /* the licence accepted on record (cdm install --accept-license) */
+    char accepted_how[16];  /* "option" or "config" */
+    int64_t accepted_at;    /* seconds since the epoch */
+    int64_t created;        /* now, or SOURCE_DATE_EPOCH (a reproducible bill) */
+    char uuid[37];          /* the bill's own name: from the install, its files and created */
+    /* SPDX's package verification code: the SHA-1 of the files' SHA-1s, sorted, joined */
+    char verification_code[41];
+};
+/* The bill of materials of the install spec names, or of a project's install when spec is a
+ * folder (NULL: the nearest project): every file read and hashed (SHA-256 and SHA-1), each
+ * checked against its record, so that the bill never vouches for a changed file (refused:
+ * 'cdm verify' says which). Free with cdm_sbom_free. */
+int cdm_sbom(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_sbom *out);
+void cdm_sbom_free(struct cdm_sbom *sbom);
+
 /* ---- doctor ------------------------------------------------------------------------- */
 
 enum cdm_check_status { CDM_CHECK_OK, CDM_CHECK_WARN, CDM_CHECK_FAIL, CDM_CHECK_SKIP };

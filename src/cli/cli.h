@@ -264,5 +264,6 @@ extern const struct cli_command cli_cmd_resolve;
 extern const struct cli_command cli_cmd_store;
 extern const struct cli_command cli_cmd_default;
 extern const struct cli_command cli_cmd_deploy;
+extern const struct cli_command cli_cmd_sbom;
 
 #endif

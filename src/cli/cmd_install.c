@@ -5,7 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_CUDA, OPT_SHA256, OPT_FORCE, OPT_PLATFORM, OPT_FROM_STORE, OPT_FROM, OPT_BUILD };
+enum {
+    OPT_CUDA,
+    OPT_SHA256,
+    OPT_FORCE,
+    OPT_PLATFORM,
+    OPT_FROM_STORE,
+    OPT_FROM,
+    OPT_BUILD,
+    OPT_ACCEPT_LICENSE
+};
 
 /* One file's install as JSON, into j. */
 static void json_result(struct json *j, const struct cdm_install_result *result)
@@ -22,6 +31,8 @@ static void json_result(struct json *j, const struct cdm_install_result *result)
     json_kv_bool(j, "downloaded", result->downloaded);
     json_kv_string(j, "source", in->source);
     json_kv_string(j, "from", in->archive_name);
+    json_kv_int(j, "shared_files", (long long)result->shared_files);
+    json_kv_int(j, "shared_bytes", (long long)result->shared_bytes);
     if (result->kept) {
         json_kv_bool(j, "kept", true);
         json_kv_string(j, "completes", result->completes);
@@ -35,6 +46,13 @@ static void say_result(struct cli *cli, const char *what, const struct cdm_insta
     if (result->changed) {
         cli_info(cli, "installed %s%s into '%s'\n", in->id,
                  in->official ? " (official NVIDIA archive)" : "", in->path);
+        if (result->shared_files)
+            cli_info(cli,
+                     "  %zu file%s (%llu bytes) stored once: hard links to the identical "
+                     "files of %s%s\n",
+                     result->shared_files, result->shared_files == 1 ? "" : "s",
+                     (unsigned long long)result->shared_bytes, result->shared_with,
+                     result->shared_with_others ? " and of other installs" : "");
         if (cli->verbose) {
             /* One line a call: a line break inside a format is escaped with the names. */
             cli_info(cli, "  %s %s, sha256 %s\n", in->source, in->archive_name, in->sha256);
@@ -67,7 +85,8 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
                                       .platform = args->value[OPT_PLATFORM],
                                       .force = args->given[OPT_FORCE],
                                       .build = (int)args->number[OPT_BUILD],
-                                      .from = args->value[OPT_FROM]};
+                                      .from = args->value[OPT_FROM],
+                                      .accept_license = args->given[OPT_ACCEPT_LICENSE]};
     cli_catch_interrupts(ctx);
     const char *from = args->value[OPT_FROM_STORE];
     bool several = args->pos[1] != NULL;
@@ -111,7 +130,7 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
                 others[n++] = args->pos[k];
         req.what = *chosen ? chosen : args->pos[i];
         req.together = others;
-        if ((from ? cdm_install_from_store(ctx, from, req.what, req.cuda, &result)
+        if ((from ? cdm_install_from_store(ctx, from, &req, &result)
                   : cdm_install(ctx, &req, &result)) != CDM_OK) {
             json_free(&j);
             int rc = cli_fail(cli);
@@ -161,6 +180,10 @@ static const struct cli_option install_options[] = {
                               "the build number, the 4th part of a version such as 9.1.0.70",
                               "for a folder that does not say it: its build number (70 of "
                               "9.1.0.70)"),
+    [OPT_ACCEPT_LICENSE] =
+        CLI_OPT_FLAG("accept-license", "accept NVIDIA's cuDNN licence for this install, on "
+                                       "record ('cdm sbom' shows it; [install] require_license "
+                                       "asks for it)"),
     CLI_OPT_END,
 };
 

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The commands in the order a user meets them: the overview lists them so. */
+/* The commands in the order a user meets them: the overview lists them so. One a line,
+ * which clang-format would pack into columns. */
+// clang-format off
 static const struct cli_command *const cli_commands[] = {
     &cli_cmd_install,
     &cli_cmd_available,
@@ -35,12 +37,14 @@ static const struct cli_command *const cli_commands[] = {
     &cli_cmd_modulefiles,
     &cli_cmd_doctor,
     &cli_cmd_verify,
+    &cli_cmd_sbom,
     &cli_cmd_gc,
     &cli_cmd_store,
     &cli_cmd_complete,
     &cli_cmd_help,
     NULL,
 };
+// clang-format on
 
 /* Output that a shell evaluates must be whole: a failed write is an error. */
 static int finish_output(int rc)

@@ -1,6 +1,7 @@
-/* SHA-256 (sha256.h) and MD5 (md5.h) through Windows' CNG (BCrypt): no crypto code of our
- * own, no OpenSSL DLL. Both are one BCrypt hash of their algorithm. */
+/* SHA-256 (sha256.h), SHA-1 (sha1.h) and MD5 (md5.h) through Windows' CNG (BCrypt): no
+ * crypto code of our own, no OpenSSL DLL. Each is one BCrypt hash of its algorithm. */
 #include "md5.h"
+#include "sha1.h"
 #include "sha256.h"
 #include "base/util.h"
 
@@ -141,4 +142,36 @@ void md5_free(struct md5 *m)
         return;
     hash_close(&m->h);
     free(m);
+}
+
+/* ---- SHA-1 --------------------------------------------------------------------------- */
+
+struct sha1 {
+    struct bcrypt_hash h;
+};
+
+struct sha1 *sha1_new(void)
+{
+    struct sha1 *s = xcalloc(1, sizeof(*s));
+    hash_open(&s->h, "SHA-1", BCRYPT_SHA1_ALGORITHM);
+    return s;
+}
+
+void sha1_update(struct sha1 *s, const void *data, size_t n)
+{
+    hash_update(&s->h, data, n);
+}
+
+void sha1_finish_hex(struct sha1 *s, char out[41])
+{
+    unsigned char digest[20];
+    hash_finish_hex(&s->h, digest, sizeof(digest), out);
+}
+
+void sha1_free(struct sha1 *s)
+{
+    if (!s)
+        return;
+    hash_close(&s->h);
+    free(s);
 }

@@ -330,6 +330,16 @@ static int on_install(struct parse_state *ps, const char *name, const char *valu
             c->thread_memory = v;
         else
             c->max_entries = v;
+    } else if (!strcmp(name, "accept_license")) {
+        /* one licence is known: a name, not a yes, so that a site says which it accepted */
+        if (strcmp(value, CDM_LICENSE_NVIDIA_CUDNN) && strcmp(value, "none"))
+            return bad_value(ps, line, section, name, value,
+                             "give " CDM_LICENSE_NVIDIA_CUDNN " (NVIDIA's cuDNN licence, "
+                             "accepted for every install) or none");
+        c->accept_license = strcmp(value, "none") != 0;
+    } else if (!strcmp(name, "require_license")) {
+        if (!parse_bool(value, &c->require_license))
+            return bad_value(ps, line, section, name, value, "give true or false");
     } else {
         return UNKNOWN_SETTING;
     }

@@ -22,8 +22,10 @@ struct cdm_config {
     unsigned long long max_entries;    /* [install] max_entries */
     unsigned threads;                  /* [install] threads: 0, every core this process may use */
     unsigned long long thread_memory;  /* [install] thread_memory: the threaded decoders' bound */
-    char *fetch_base;                  /* [fetch] base; NULL: NVIDIA's redist folder */
-    char *index_url; /* [fetch] index_url: a Python package index; NULL: PIP_INDEX_URL, PyPI */
+    bool accept_license;  /* [install] accept_license = nvidia-cudnn: accepted for every install */
+    bool require_license; /* [install] require_license: no install without it accepted */
+    char *fetch_base;     /* [fetch] base; NULL: NVIDIA's redist folder */
+    char *index_url;      /* [fetch] index_url: a Python package index; NULL: PIP_INDEX_URL, PyPI */
     /* [fetch] sources: where a version is downloaded from, in order (nvidia: [fetch] base;
      * pypi: NVIDIA's wheels from [fetch] index_url) */
     enum fetch_source { FETCH_NVIDIA, FETCH_PYPI } fetch_sources[2];

@@ -124,6 +124,13 @@ static const char *const index_migrations[] = {
      * without the one that completes the install: its file's path and hash (db_parts.c) */
     "CREATE TABLE IF NOT EXISTS install_parts (id TEXT NOT NULL, package TEXT NOT NULL, "
     "path TEXT NOT NULL, sha256 TEXT NOT NULL, time INTEGER NOT NULL, PRIMARY KEY (id, package));",
+    /* 11: NVIDIA's licence accepted for an install, on record (db_license.h); an older cdm
+     * that removes the install leaves the row, which only says the licence was accepted */
+    "CREATE TABLE IF NOT EXISTS install_licenses (id TEXT PRIMARY KEY, license TEXT NOT NULL, "
+    "how TEXT NOT NULL, time INTEGER NOT NULL);",
+    /* 12: an install looks for identical files of the others by hash, to store each once
+     * (install/dedup.c) */
+    "CREATE INDEX IF NOT EXISTS files_sha256 ON files(sha256) WHERE sha256 IS NOT NULL;",
 };
 
 /*

@@ -114,6 +114,15 @@ int db_files_add(cdm_ctx *ctx, const char *install_id, const struct db_file *fil
 /* Call fn for every file recorded for install_id, in path order. */
 typedef int (*db_file_fn)(void *arg, const struct db_file *file);
 int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg);
+/* A regular file of another install (not exclude_id, settled) recorded with this SHA-256,
+ * size and mode (-1: none recorded): the one an identical new file can share. CDM_ENOTFOUND,
+ * without a message, when there is none. */
+struct db_file_ref {
+    char install_id[64];
+    char path[4096];
+};
+int db_file_alike(cdm_ctx *ctx, const char *sha256, unsigned long long size, int mode,
+                  const char *exclude_id, struct db_file_ref *out);
 
 /* ---- db_generation.c: each project's link history ----------------------------------- */
 

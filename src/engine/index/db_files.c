@@ -53,3 +53,35 @@ int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg
     sqlite3_finalize(st);
     return rc;
 }
+
+int db_file_alike(cdm_ctx *ctx, const char *sha256, unsigned long long size, int mode,
+                  const char *exclude_id, struct db_file_ref *out)
+{
+    memset(out, 0, sizeof(*out));
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx,
+                        "SELECT f.install_id, f.path FROM files f JOIN installs i ON i.id = "
+                        "f.install_id WHERE f.sha256 = ?1 AND f.size = ?2 AND f.install_id <> ?3 "
+                        "AND f.link_target IS NULL AND i.state = 'ok' AND "
+                        "(f.mode IS ?4) LIMIT 1",
+                        &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)size);
+    sqlite3_bind_text(st, 3, exclude_id, -1, SQLITE_STATIC);
+    if (mode >= 0)
+        sqlite3_bind_int(st, 4, mode);
+    else
+        sqlite3_bind_null(st, 4);
+    int step = sqlite3_step(st);
+    if (step == SQLITE_ROW) {
+        if (!db_column_text(st, 0, out->install_id, sizeof(out->install_id)) ||
+            !db_column_text(st, 1, out->path, sizeof(out->path)))
+            rc = CDM_ENOTFOUND; /* too long for cdm: not a file to share */
+    } else {
+        rc = step == SQLITE_DONE ? CDM_ENOTFOUND : db_fail(ctx, "cannot read files");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

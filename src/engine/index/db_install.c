@@ -1,5 +1,6 @@
 /* The installs table: one row per install, with its state while it is moved into place. */
 #include "db.h"
+#include "db_license.h"
 #include "base/name.h"
 #include "store_paths.h"
 #include "version.h"
@@ -157,6 +158,7 @@ int db_install_delete(cdm_ctx *ctx, const char *id)
     sqlite3_stmt *st = NULL;
     int rc = db_prepare_key(ctx, "DELETE FROM install_sources WHERE id = ?1", id, &st);
     if (rc || (rc = db_run(ctx, st, "cannot delete an install's source")) ||
+        (rc = db_license_drop(ctx, id)) ||
         (rc = db_prepare_key(ctx, "DELETE FROM installs WHERE id = ?1", id, &st)))
         return rc;
     return db_run(ctx, st, "cannot delete an install");

@@ -67,10 +67,10 @@ static int describe_for_here(cdm_ctx *ctx, const struct cdm_install_request *req
     return rc;
 }
 
-int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
-                struct cdm_install_result *result)
+/* The install itself, without the licence's record (cdm_install, below). */
+static int install_request(cdm_ctx *ctx, const struct cdm_install_request *req,
+                           struct cdm_install_result *result)
 {
-    memset(result, 0, sizeof(*result));
     if (fs_is_dir_followed(req->what)) /* a cuDNN already on the disk */
         return install_folder(ctx, req, result);
     const char *platform = req->platform ? req->platform : fs_host_platform();
@@ -148,6 +148,18 @@ out:
     return rc;
 }
 
+int cdm_install(cdm_ctx *ctx, const struct cdm_install_request *req,
+                struct cdm_install_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    int rc = license_check(ctx, req);
+    if (!rc)
+        rc = install_request(ctx, req, result);
+    if (!rc && !result->kept) /* a kept part is no install yet: its completion records it */
+        rc = license_record(ctx, req, result->install.id);
+    return rc;
+}
+
 /* The checked tree in tmp recorded as the install in, described by its content; official:
  * its hash was checked against NVIDIA's own manifest, fetched over TLS. */
 static int commit_new(cdm_ctx *ctx, const char *tmp, const struct source *src,
@@ -159,6 +171,7 @@ static int commit_new(cdm_ctx *ctx, const char *tmp, const struct source *src,
     copy_text(in->source, sizeof(in->source), src->kind->name);
     COPY_STR_ARRAY(result->unpacked_by, x->unpacked_by);
     in->official = in->official || official;
+    dedup_staged(ctx, tmp, in->id, x->files, x->file_count, result);
     int rc = journal_install_commit(ctx, tmp, in, x->files, x->file_count);
     if (rc)
         return rc;

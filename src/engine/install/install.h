@@ -18,4 +18,17 @@ int install_same_libraries(cdm_ctx *ctx, const struct cdm_install_info *existing
 int install_folder(cdm_ctx *ctx, const struct cdm_install_request *req,
                    struct cdm_install_result *result);
 
+/* Before the commit of the staged tree tmp (install id, its files' records): each file
+ * identical to another install's (hash, size, mode, and the other file read and held to
+ * its record) made a hard link to it, counted in result (dedup.c). Never fails: a file
+ * that cannot be shared stays a copy. */
+void dedup_staged(cdm_ctx *ctx, const char *tmp, const char *id, const struct db_file *files,
+                  size_t n, struct cdm_install_result *result);
+
+/* [install] require_license: refuse the request (before anything is read) unless NVIDIA's
+ * licence is accepted by it or by the config (license.c). */
+int license_check(cdm_ctx *ctx, const struct cdm_install_request *req);
+/* Record the acceptance the request or the config gives for install id (none: nothing). */
+int license_record(cdm_ctx *ctx, const struct cdm_install_request *req, const char *id);
+
 #endif

@@ -339,6 +339,7 @@ int install_folder(cdm_ctx *ctx, const struct cdm_install_request *req,
     }
     if ((rc = against_recorded(ctx, req, &in, &c, result, &done)) || done)
         goto out;
+    dedup_staged(ctx, tmp, in.id, c.rows, c.rows_n, result);
     if (!(rc = journal_install_commit(ctx, tmp, &in, c.rows, c.rows_n))) {
         result->install = in;
         result->changed = true;

@@ -276,10 +276,9 @@ static int open_other(cdm_ctx *ctx, const char *from, cdm_ctx **out)
     return rc;
 }
 
-int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int cuda,
+static int copy_from_store(cdm_ctx *ctx, const char *from, const char *spec, int cuda,
                            struct cdm_install_result *result)
 {
-    memset(result, 0, sizeof(*result));
     cdm_ctx *other = NULL;
     struct copy c = {.ctx = ctx, .from = from, .header = STRBUF_INIT};
     char *tmp = NULL;
@@ -321,6 +320,8 @@ int cdm_install_from_store(cdm_ctx *ctx, const char *from, const char *spec, int
     free(final);
     in.installed_at = (int64_t)time(NULL);
     in.size = c.bytes;
+    if (!rc)
+        dedup_staged(ctx, tmp, in.id, c.files, c.n, result);
     if (!rc && !(rc = journal_install_commit(ctx, tmp, &in, c.files, c.n))) {
         result->install = in;
         result->changed = true;
@@ -334,5 +335,18 @@ out:
     free(tmp);
     copy_free(&c);
     cdm_ctx_free(other);
+    return rc;
+}
+
+int cdm_install_from_store(cdm_ctx *ctx, const char *from, const struct cdm_install_request *req,
+                           struct cdm_install_result *result)
+{
+    memset(result, 0, sizeof(*result));
+    /* the other store's acceptance was its owner's: this one's user accepts for their own */
+    int rc = license_check(ctx, req);
+    if (!rc)
+        rc = copy_from_store(ctx, from, req->what, req->cuda, result);
+    if (!rc)
+        rc = license_record(ctx, req, result->install.id);
     return rc;
 }

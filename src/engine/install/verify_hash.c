@@ -1,6 +1,7 @@
-/* Reading files on several threads for cdm verify (verify_hash.h). */
+/* Reading files on several threads for cdm verify and cdm sbom (verify_hash.h). */
 #include "verify_hash.h"
 #include "platform/fs.h"
+#include "platform/sha1.h"
 #include "platform/sha256.h"
 #include "platform/thread.h"
 
@@ -8,6 +9,12 @@
 #include <string.h>
 
 #define HASH_BUF (1u << 17)
+
+/* A thread's hashes: SHA-1 made only once a file asks for it. */
+struct hashers {
+    struct sha256 *sha256;
+    struct sha1 *sha1;
+};
 
 struct pool {
     struct file_hash **files; /* the largest first */
@@ -17,23 +24,29 @@ struct pool {
 
 /* One file. The platform's readers see a context only as its error state (base/error.h):
  * each thread gives them one of its own, so that no two threads write one message. */
-static void hash_one(struct file_hash *f, struct sha256 *h, char *buf)
+static void hash_one(struct file_hash *f, struct hashers *h, char *buf)
 {
+    if (f->want_sha1 && !h->sha1)
+        h->sha1 = sha1_new();
     struct error_state errors = {0};
     cdm_ctx *own = (cdm_ctx *)(void *)&errors;
     struct fs_reader *r = NULL;
     uint64_t total = 0;
     if (fs_reader_open(own, f->path, &r, &total) == CDM_OK) {
-        sha256_reset(h);
+        sha256_reset(h->sha256);
         long long n;
         unsigned long long size = 0;
         while ((n = fs_reader_read(own, r, buf, HASH_BUF)) > 0) {
-            sha256_update(h, buf, (size_t)n);
+            sha256_update(h->sha256, buf, (size_t)n);
+            if (f->want_sha1)
+                sha1_update(h->sha1, buf, (size_t)n);
             size += (unsigned long long)n;
         }
         fs_reader_close(r);
+        if (f->want_sha1) /* finished either way: the next file starts it afresh */
+            sha1_finish_hex(h->sha1, f->sha1);
         if (n == 0) {
-            sha256_finish_hex(h, f->hex);
+            sha256_finish_hex(h->sha256, f->hex);
             f->size = size;
             f->done = true;
         }
@@ -44,7 +57,7 @@ static void hash_one(struct file_hash *f, struct sha256 *h, char *buf)
 static int worker(void *arg)
 {
     struct pool *p = arg;
-    struct sha256 *h = sha256_new();
+    struct hashers h = {sha256_new(), NULL};
     char *buf = xmalloc(HASH_BUF);
     for (;;) {
         monitor_enter(p->m);
@@ -52,10 +65,11 @@ static int worker(void *arg)
         monitor_leave(p->m);
         if (i == p->n)
             break;
-        hash_one(p->files[i], h, buf);
+        hash_one(p->files[i], &h, buf);
     }
     free(buf);
-    sha256_free(h);
+    sha256_free(h.sha256);
+    sha1_free(h.sha1);
     return 0;
 }
 

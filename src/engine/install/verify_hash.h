@@ -1,4 +1,5 @@
-/* The size and SHA-256 of many files at once, on several threads: cdm verify's reading. */
+/* The size and SHA-256 of many files at once, on several threads: cdm verify's reading,
+ * and cdm sbom's (which asks for SHA-1 too). */
 #ifndef CDM_VERIFY_HASH_H
 #define CDM_VERIFY_HASH_H
 
@@ -7,9 +8,11 @@
 struct file_hash {
     char *path;                  /* the file to read (set by the caller) */
     unsigned long long expected; /* its recorded size (set by the caller): the largest first */
+    bool want_sha1;              /* set by the caller: SHA-1 too, into sha1 */
     bool done;                   /* read to its end; false: the caller reads it again for why */
     unsigned long long size;     /* bytes read */
     char hex[65];                /* their SHA-256 */
+    char sha1[41];               /* their SHA-1, when asked for */
 };
 
 /* Read each of the n files on up to threads threads (at least one, the caller's own), each
