@@ -67,6 +67,8 @@ ninja -C build-win || exit 1
 # multiplier leaves room for Wine's start-up on a loaded machine.
 wineserver -p 60 2>/dev/null
 wine cmd /c exit >/dev/null 2>&1
+# the native build's cdm, which makes on Linux the bundle tests/win/bundle.sh installs
+[ -x build/cdm ] && export CDM_NATIVE=$PWD/build/cdm
 meson test -C build-win --print-errorlogs --timeout-multiplier 3 || exit 1
 
 # Where junctions cannot be made (cdm goes on without a link): the junction tests again

@@ -87,4 +87,33 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
  * SHA-256 (a mismatch refused). Nothing to do for a project without a lock. */
 int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *out);
 
+/* ---- offline bundles ------------------------------------------------------------------ */
+
+struct cdm_bundle_request {
+    const char *project;          /* NULL: the nearest */
+    const char *output;           /* the bundle file to write */
+    const char *const *platforms; /* more platforms than this machine's */
+    size_t nplatforms;
+    /* cdm's binary for a platform other than this machine's, "windows-x86_64=PATH" (this
+     * machine's is the running cdm) */
+    const char *const *binaries;
+    size_t nbinaries;
+};
+struct cdm_bundle_result {
+    char path[4096];
+    char install_id[64];
+    size_t platforms;
+    uint64_t size; /* the bundle's bytes */
+};
+/* One file for an offline machine: the project's cudnn.lock (and pin), every archive it
+ * names for this platform and each of platforms (each checked against the lock's SHA-256:
+ * from [install] sources, else downloaded from [fetch] base), cdm's binary for each, and a
+ * SHA256SUMS of them all. */
+int cdm_bundle(cdm_ctx *ctx, const struct cdm_bundle_request *req, struct cdm_bundle_result *out);
+/* Install this machine's archive out of a bundle, offline: the archive taken out, held to
+ * the bundle's lock and SHA256SUMS, and installed as cdm_install would (req's accept_license
+ * and force count; its what, sha256 and platform come from the bundle). */
+int cdm_install_from_bundle(cdm_ctx *ctx, const char *bundle, const struct cdm_install_request *req,
+                            struct cdm_install_result *result);
+
 #endif

@@ -118,7 +118,7 @@ struct cli_arg {
                   "pwsh powershell cmd bash zsh fish sh (default: $CDM_SHELL, the parent "         \
                   "process on Windows, else $SHELL)")
 
-#define CLI_MAX_OPTIONS 8
+#define CLI_MAX_OPTIONS 12
 #define CLI_MAX_ARGS    4
 
 /* A command line parsed against a command's rows: options by their row's index. */
@@ -225,6 +225,8 @@ void cli_info(struct cli *cli, const char *fmt, ...) CDM_PRINTF(2, 3);
 
 void cli_json_install(struct json *j, const struct cdm_install_info *in);
 void cli_format_time(long long t, char *out, size_t size);
+/* "a,b,c" (NULL: none) split in place into at most max words, empty ones dropped; how many. */
+size_t cli_split_commas(char *list, const char **words, size_t max);
 
 /* cmd_activate.c: shared by activate, deactivate and hook. */
 /* The code page cmd decodes a program's output and its batch files with: the console's
@@ -265,5 +267,6 @@ extern const struct cli_command cli_cmd_store;
 extern const struct cli_command cli_cmd_default;
 extern const struct cli_command cli_cmd_deploy;
 extern const struct cli_command cli_cmd_sbom;
+extern const struct cli_command cli_cmd_bundle;
 
 #endif

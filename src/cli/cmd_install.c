@@ -13,7 +13,8 @@ enum {
     OPT_FROM_STORE,
     OPT_FROM,
     OPT_BUILD,
-    OPT_ACCEPT_LICENSE
+    OPT_ACCEPT_LICENSE,
+    OPT_FROM_BUNDLE
 };
 
 /* One file's install as JSON, into j. */
@@ -77,6 +78,35 @@ static void say_result(struct cli *cli, const char *what, const struct cdm_insta
     }
 }
 
+/* --from-bundle FILE: this machine's archive out of an offline bundle (cdm bundle). */
+static int install_bundle(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args,
+                          struct cdm_install_request *req)
+{
+    const char *bundle = args->value[OPT_FROM_BUNDLE];
+    if (!bundle)
+        return cli_usage_error(cli, "give the FILE or VERSION to install (or --from-bundle FILE)");
+    if (args->pos[0] || req->sha256 || req->platform || req->from || req->build ||
+        args->value[OPT_FROM_STORE])
+        return cli_usage_error(cli, "--from-bundle installs what the bundle's lock names for "
+                                    "this machine: it takes no FILE or VERSION, --sha256, "
+                                    "--platform, --from, --from-store or --build");
+    struct cdm_install_result result;
+    if (cdm_install_from_bundle(ctx, bundle, req, &result) != CDM_OK) {
+        int rc = cli_fail(cli);
+        return cdm_interrupted(ctx) ? EXIT_INTERRUPTED : rc;
+    }
+    if (cli->json) {
+        struct json j;
+        json_init(&j);
+        json_result(&j, &result);
+        json_print(&j, stdout);
+        json_free(&j);
+    } else {
+        say_result(cli, bundle, &result);
+    }
+    return EXIT_OK;
+}
+
 static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
 {
     struct cdm_install_request req = {.what = args->pos[0],
@@ -88,6 +118,8 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
                                       .from = args->value[OPT_FROM],
                                       .accept_license = args->given[OPT_ACCEPT_LICENSE]};
     cli_catch_interrupts(ctx);
+    if (args->value[OPT_FROM_BUNDLE] || !args->pos[0])
+        return install_bundle(cli, ctx, args, &req);
     const char *from = args->value[OPT_FROM_STORE];
     bool several = args->pos[1] != NULL;
     if (req.from && strcmp(req.from, "nvidia") && strcmp(req.from, "pypi"))
@@ -152,7 +184,8 @@ static int run_install(struct cli *cli, cdm_ctx *ctx, const struct cli_args *arg
 }
 
 static const struct cli_arg install_args[] = {
-    {"FILE|VERSION", CLI_ARG_REQUIRED, CLI_COMPLETE_FILES},
+    /* optional only for --from-bundle FILE (install_bundle says so) */
+    {"FILE|VERSION", CLI_ARG_OPTIONAL, CLI_COMPLETE_FILES},
     /* the other packages of one version: NVIDIA's Debian packages are three */
     {"FILE", CLI_ARG_OPTIONAL, CLI_COMPLETE_FILES},
     {"FILE", CLI_ARG_OPTIONAL, CLI_COMPLETE_FILES},
@@ -184,6 +217,9 @@ static const struct cli_option install_options[] = {
         CLI_OPT_FLAG("accept-license", "accept NVIDIA's cuDNN licence for this install, on "
                                        "record ('cdm sbom' shows it; [install] require_license "
                                        "asks for it)"),
+    [OPT_FROM_BUNDLE] = CLI_OPT_VALUE("from-bundle", "FILE", CLI_COMPLETE_FILES,
+                                      "install this machine's archive from an offline bundle "
+                                      "('cdm bundle'), held to its lock"),
     CLI_OPT_END,
 };
 

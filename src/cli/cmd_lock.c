@@ -11,15 +11,7 @@ static int run_lock(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
     /* --platform a,b: the platforms besides this machine's */
     char *list = args->value[OPT_PLATFORM] ? xstrdup(args->value[OPT_PLATFORM]) : NULL;
     const char *platforms[16];
-    size_t n = 0;
-    for (char *p = list; p && *p && n < CDM_ARRAY_LEN(platforms);) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        if (*p)
-            platforms[n++] = p;
-        p = comma ? comma + 1 : NULL;
-    }
+    size_t n = cli_split_commas(list, platforms, CDM_ARRAY_LEN(platforms));
     struct cdm_lock_request req = {args->pos[0], platforms, n, args->given[OPT_CHECK]};
     struct cdm_lock_result r;
     int rc = cdm_lock(ctx, &req, &r);

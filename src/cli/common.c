@@ -180,3 +180,17 @@ void cli_json_install(struct json *j, const struct cdm_install_info *in)
     json_kv_string(j, "source", in->source);
     json_kv_string(j, "state", cdm_install_state_name(in->state));
 }
+
+size_t cli_split_commas(char *list, const char **words, size_t max)
+{
+    size_t n = 0;
+    for (char *p = list; p && *p && n < max;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (*p)
+            words[n++] = p;
+        p = comma ? comma + 1 : NULL;
+    }
+    return n;
+}

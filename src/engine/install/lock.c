@@ -137,6 +137,34 @@ static int lock_read(cdm_ctx *ctx, const char *project, struct lock *l)
     return rc;
 }
 
+int lock_archive_for(cdm_ctx *ctx, const char *dir, const char *platform, struct lock_archive *out)
+{
+    memset(out, 0, sizeof(*out));
+    struct lock l;
+    int rc = lock_read(ctx, dir, &l);
+    const struct lock_entry *e = rc ? NULL : entry_for(&l, platform, false);
+    if (rc == CDM_ENOTFOUND || (!rc && !e)) {
+        char *path = lock_path(dir);
+        if (rc)
+            rc = cdm_error_set(ctx, CDM_ENOTFOUND, "there is no '%s'; write it with 'cdm lock'",
+                               path);
+        else
+            rc = cdm_error_set(ctx, CDM_ENOTFOUND,
+                               "'%s' names no archive for %s; add it with 'cdm lock --platform "
+                               "%s'",
+                               path, platform, platform);
+        free(path);
+    }
+    if (rc)
+        return rc;
+    COPY_STR_ARRAY(out->version, l.version);
+    out->cuda = l.cuda;
+    COPY_STR_ARRAY(out->archive, e->archive);
+    out->size = e->size;
+    COPY_STR_ARRAY(out->sha256, e->sha256);
+    return CDM_OK;
+}
+
 int lock_install_id(cdm_ctx *ctx, const char *project, char *id, size_t size)
 {
     struct lock *l = xcalloc(1, sizeof(*l));
