@@ -262,8 +262,10 @@ int cdm_sbom(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_sbom *out)
         rc = hash_regular_files(ctx, out);
     if (!rc)
         rc = check_links(ctx, out);
-    if (rc)
+    if (rc) {
+        cdm_sbom_free(out); /* no bill: nothing of it is handed back */
         return rc;
+    }
     find_license(ctx, out);
     verification_code(out);
     name_the_bill(out);
@@ -274,7 +276,11 @@ int cdm_sbom(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_sbom *out)
         COPY_STR_ARRAY(out->accepted_how, accepted.how);
         out->accepted_at = accepted.time;
     }
-    return rc == CDM_ENOTFOUND ? CDM_OK : rc;
+    if (rc == CDM_ENOTFOUND)
+        return CDM_OK;
+    if (rc)
+        cdm_sbom_free(out);
+    return rc;
 }
 
 void cdm_sbom_free(struct cdm_sbom *s)
