@@ -45,14 +45,17 @@ static const char *keep(struct bundle *b, char *s)
     return s;
 }
 
-static int add_member(struct bundle *b, char *name, const char *path, bool executable)
+/* A member, with its SHA-256 when known already (an archive, held to the lock as it was
+ * found), else read here. */
+static int add_member(struct bundle *b, char *name, const char *path, bool executable,
+                      const char *known)
 {
     char hex[65];
     uint64_t size = 0;
-    int rc = archive_hash(b->ctx, path, hex, &size);
+    int rc = known ? CDM_OK : archive_hash(b->ctx, path, hex, &size);
     if (!rc) {
         b->members[b->n++] = (struct bundle_member){keep(b, name), path, executable};
-        sb_addf(&b->sums, "%s  %s\n", hex, name);
+        sb_addf(&b->sums, "%s  %s\n", known ? known : hex, name);
     } else {
         free(name);
     }
@@ -132,19 +135,19 @@ static int gather(struct bundle *b, const char *project, const char *const *plat
     char *lock = path_join(project, CDM_LOCK_FILE), *pin = path_join(project, CDM_PIN_FILE);
     keep(b, lock);
     keep(b, pin);
-    int rc = add_member(b, xstrdup(CDM_LOCK_FILE), lock, false);
+    int rc = add_member(b, xstrdup(CDM_LOCK_FILE), lock, false, NULL);
     if (!rc && fs_kind(pin) == FS_FILE)
-        rc = add_member(b, xstrdup(CDM_PIN_FILE), pin, false);
+        rc = add_member(b, xstrdup(CDM_PIN_FILE), pin, false, NULL);
     for (size_t i = 0; !rc && i < np; i++) {
         struct lock_archive e;
         const char *archive = NULL, *binary = NULL;
         if ((rc = lock_archive_for(b->ctx, project, platforms[i], &e)) ||
             (rc = fetch_archive(b, &e, platforms[i], &archive)) ||
             (rc = binary_for(b, platforms[i], &binary)) ||
-            (rc = add_member(b, xasprintf("archives/%s", e.archive), archive, false)))
+            (rc = add_member(b, xasprintf("archives/%s", e.archive), archive, false, e.sha256)))
             break;
         const char *exe = !strncmp(platforms[i], "windows", 7) ? "cdm.exe" : "cdm";
-        rc = add_member(b, xasprintf("bin/%s/%s", platforms[i], exe), binary, true);
+        rc = add_member(b, xasprintf("bin/%s/%s", platforms[i], exe), binary, true, NULL);
     }
     return rc;
 }

@@ -23,19 +23,22 @@
  * hand edit of one install is most likely: they stay each install's own. */
 #define SHARE_MIN 4096
 
-struct candidate {
-    size_t file;        /* index into the staged files */
-    char install[64];   /* the install whose file it is */
-    struct file_hash h; /* that file, read */
+/* The other installs' files recorded like the staged ones: files[i] of the staged ones may
+ * share read[k] (of install[k]) when read[k], read on the store's threads, is as recorded. */
+struct candidates {
+    size_t *file;        /* index into the staged files */
+    char (*install)[64]; /* the install whose file it is */
+    struct file_hash *read;
+    size_t n;
 };
 
-/* The other installs' files recorded like the staged ones, each read (on the store's
- * threads) to be held to its record. */
-static size_t find_candidates(cdm_ctx *ctx, const char *id, const struct db_file *files, size_t n,
-                              struct candidate **out)
+static void find_candidates(cdm_ctx *ctx, const char *id, const struct db_file *files, size_t n,
+                            struct candidates *c)
 {
-    struct candidate *c = xcalloc(n ? n : 1, sizeof(*c));
-    size_t found = 0;
+    c->file = xcalloc(n ? n : 1, sizeof(*c->file));
+    c->install = xcalloc(n ? n : 1, sizeof(*c->install));
+    c->read = xcalloc(n ? n : 1, sizeof(*c->read));
+    c->n = 0;
     for (size_t i = 0; i < n; i++) {
         const struct db_file *f = &files[i];
         struct db_file_ref ref;
@@ -49,19 +52,11 @@ static size_t find_candidates(cdm_ctx *ctx, const char *id, const struct db_file
             free(path);
             continue;
         }
-        c[found] = (struct candidate){.file = i, .h = {.path = path, .expected = f->size}};
-        COPY_STR_ARRAY(c[found].install, ref.install_id);
-        found++;
+        c->file[c->n] = i;
+        COPY_STR_ARRAY(c->install[c->n], ref.install_id);
+        c->read[c->n++] = (struct file_hash){.path = path, .expected = f->size};
     }
-    struct file_hash *read = xcalloc(found ? found : 1, sizeof(*read));
-    for (size_t k = 0; k < found; k++)
-        read[k] = c[k].h;
-    hash_files(read, found, config_threads(&ctx->config));
-    for (size_t k = 0; k < found; k++)
-        c[k].h = read[k];
-    free(read);
-    *out = c;
-    return found;
+    hash_files(c->read, c->n, config_threads(&ctx->config));
 }
 
 /* staged replaced by a hard link to existing, through a name beside it: the staged copy
@@ -83,22 +78,25 @@ static bool share(cdm_ctx *ctx, const char *existing, const char *staged)
 void dedup_staged(cdm_ctx *ctx, const char *tmp, const char *id, const struct db_file *files,
                   size_t n, struct cdm_install_result *result)
 {
-    struct candidate *c = NULL;
-    size_t found = find_candidates(ctx, id, files, n, &c);
-    for (size_t k = 0; k < found; k++) {
-        const struct db_file *f = &files[c[k].file];
-        bool same = c[k].h.done && c[k].h.size == f->size && !strcmp(c[k].h.hex, f->sha256);
+    struct candidates c;
+    find_candidates(ctx, id, files, n, &c);
+    for (size_t k = 0; k < c.n; k++) {
+        const struct db_file *f = &files[c.file[k]];
+        const struct file_hash *h = &c.read[k];
+        bool same = h->done && h->size == f->size && !strcmp(h->hex, f->sha256);
         char *staged = path_join(tmp, f->path);
-        if (same && share(ctx, c[k].h.path, staged)) {
+        if (same && share(ctx, h->path, staged)) {
             if (!result->shared_files)
-                COPY_STR_ARRAY(result->shared_with, c[k].install);
-            else if (strcmp(result->shared_with, c[k].install))
+                COPY_STR_ARRAY(result->shared_with, c.install[k]);
+            else if (strcmp(result->shared_with, c.install[k]))
                 result->shared_with_others = true;
             result->shared_files++;
             result->shared_bytes += f->size;
         }
         free(staged);
-        free(c[k].h.path);
+        free(c.read[k].path);
     }
-    free(c);
+    free(c.file);
+    free(c.install);
+    free(c.read);
 }
