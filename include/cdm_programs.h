@@ -87,6 +87,28 @@ int cdm_lock(cdm_ctx *ctx, const struct cdm_lock_request *req, struct cdm_lock_r
  * SHA-256 (a mismatch refused). Nothing to do for a project without a lock. */
 int cdm_lock_ensure(cdm_ctx *ctx, const char *project, struct cdm_lock_result *out);
 
+/* ---- registries ----------------------------------------------------------------------- */
+
+struct cdm_push_request {
+    const char *spec;    /* the install: a version spec or an id */
+    int cuda;            /* 0: any */
+    const char *target;  /* oci://REGISTRY/REPOSITORY[:TAG] (TAG: VERSION-cudaN-PLATFORM) */
+    const char *archive; /* the file the install came from; NULL: looked for in [install]
+                          * sources */
+};
+struct cdm_push_result {
+    char id[64];
+    char reference[512]; /* oci://REGISTRY/REPOSITORY:TAG */
+    char digest[80];     /* the manifest's: REFERENCE@DIGEST names exactly this push */
+    char layer[80];      /* the archive's digest, sha256:<the lock's sha256> */
+    uint64_t size;       /* the archive's bytes */
+    bool layer_sent;     /* false: the registry had the archive already */
+};
+/* Store an install's archive in a registry as cdm's artifact (one layer: the archive's
+ * very bytes, checked against the install's record first; a config saying which install it
+ * is), under a tag. cdm install oci://... and [fetch] sources = oci://... read it back. */
+int cdm_push(cdm_ctx *ctx, const struct cdm_push_request *req, struct cdm_push_result *out);
+
 /* ---- offline bundles ------------------------------------------------------------------ */
 
 struct cdm_bundle_request {

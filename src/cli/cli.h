@@ -268,5 +268,6 @@ extern const struct cli_command cli_cmd_default;
 extern const struct cli_command cli_cmd_deploy;
 extern const struct cli_command cli_cmd_sbom;
 extern const struct cli_command cli_cmd_bundle;
+extern const struct cli_command cli_cmd_push;
 
 #endif

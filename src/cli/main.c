@@ -25,6 +25,7 @@ static const struct cli_command *const cli_commands[] = {
     &cli_cmd_rollback,
     &cli_cmd_lock,
     &cli_cmd_bundle,
+    &cli_cmd_push,
     &cli_cmd_toolkits,
     &cli_cmd_activate,
     &cli_cmd_deactivate,

@@ -1,5 +1,5 @@
 /*
- * HTTP(S) GET, one API per platform: http_posix.c (libcurl, loaded at run time) and
+ * HTTP(S) requests, one API per platform: http_posix.c (libcurl, loaded at run time) and
  * http_win32.c (WinHTTP). Returns facts (status, what failed); the engine decides what
  * they mean, what to retry and what to tell the user.
  *
@@ -42,6 +42,13 @@ struct http_head {
 
 struct http_request {
     const char *url;
+    const char *method; /* NULL: GET; also HEAD, POST and PUT (which follow no redirect) */
+    /* More header lines ("Authorization: Bearer x"), NULL-terminated; NULL: none */
+    const char *const *headers;
+    /* A request body of upload_size bytes (POST, PUT), read in order from upload_read, which
+     * returns the bytes it gave (as many as asked until the end), SIZE_MAX on an error */
+    uint64_t upload_size;
+    size_t (*upload_read)(void *arg, void *buf, size_t n);
     uint64_t from;       /* > 0: ask for the bytes from here on (Range: bytes=from-) */
     const char *accept;  /* the Accept header's value; NULL: the client's default */
     const char *ca_file; /* NULL: the system's certificate store */
@@ -61,6 +68,11 @@ struct http_result {
     enum http_failure failure;
     int status;       /* the final status, 0 when no response came */
     char detail[256]; /* the client's own words for a failure */
+    /* Headers of the final response a registry's protocol needs ("" when absent; longer
+     * values are cut): where an upload goes on, how to authenticate, the content's digest */
+    char location[4096];
+    char authenticate[1024];
+    char digest[96];
 };
 
 /* A client session: connections are kept between requests to the same host. */
@@ -69,9 +81,9 @@ struct http_session;
 struct http_session *http_session_new(struct http_result *result);
 void http_session_free(struct http_session *s);
 
-/* One GET. Returns the failure kind (also in result->failure). */
-enum http_failure http_get(struct http_session *s, const struct http_request *req,
-                           struct http_result *result);
+/* One request. Returns the failure kind (also in result->failure). */
+enum http_failure http_send(struct http_session *s, const struct http_request *req,
+                            struct http_result *result);
 
 /* The low-speed and overall limits of one transfer, kept the same way by each client: fed
  * the time (seconds, monotonic) and the body's bytes so far, at least once a second; true,

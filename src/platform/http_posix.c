@@ -124,6 +124,7 @@ struct transfer {
     struct http_speed speed;
     enum http_failure limit; /* HTTP_SLOW or HTTP_TOO_LONG once one is passed, else HTTP_OK */
     char limit_detail[128];
+    struct http_result *result; /* its headers: those of the latest response */
 };
 
 static double seconds_now(void)
@@ -138,9 +139,10 @@ static double seconds_now(void)
 static int on_xfer(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                    curl_off_t ulnow)
 {
-    (void)dltotal, (void)ultotal, (void)ulnow;
+    (void)dltotal, (void)ultotal;
     struct transfer *t = arg;
     double now = seconds_now();
+    dlnow += ulnow; /* an upload's progress is progress too */
     if (http_speed_check(&t->speed, t->req, now, (uint64_t)dlnow, &t->limit, t->limit_detail,
                          sizeof(t->limit_detail)))
         return 1;
@@ -160,19 +162,40 @@ static bool header_is(const char *line, size_t n, const char *name)
     return n > len && !strncasecmp(line, name, len);
 }
 
+/* A header's value, without the spaces around it, into out (cut to its size). */
+static void header_value(const char *buf, const char *name, char *out, size_t size)
+{
+    const char *v = buf + strlen(name);
+    v += strspn(v, " \t");
+    size_t n = strcspn(v, "\r\n");
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+        n--;
+    char *value = xstrndup(v, n);
+    copy_text(out, size, value);
+    free(value);
+}
+
 static size_t on_header(char *line, size_t size, size_t count, void *arg)
 {
     struct transfer *t = arg;
+    struct http_result *r = t->result;
     size_t n = size * count;
-    char buf[256];
+    char buf[4200];
     size_t keep = n < sizeof(buf) - 1 ? n : sizeof(buf) - 1;
     memcpy(buf, line, keep);
     buf[keep] = '\0';
     if (header_is(buf, keep, "HTTP/")) {
         /* a new response (the first, or the one after a redirect): forget the last */
         memset(&t->head, 0, sizeof(t->head));
+        r->location[0] = r->authenticate[0] = r->digest[0] = '\0';
         const char *sp = strchr(buf, ' ');
         t->head.status = sp ? atoi(sp + 1) : 0;
+    } else if (header_is(buf, keep, "Location:")) {
+        header_value(buf, "Location:", r->location, sizeof(r->location));
+    } else if (header_is(buf, keep, "WWW-Authenticate:")) {
+        header_value(buf, "WWW-Authenticate:", r->authenticate, sizeof(r->authenticate));
+    } else if (header_is(buf, keep, "Docker-Content-Digest:")) {
+        header_value(buf, "Docker-Content-Digest:", r->digest, sizeof(r->digest));
     } else if (header_is(buf, keep, "Content-Range:")) {
         unsigned long long start;
         if (sscanf(buf + strlen("Content-Range:"), " bytes %llu-", &start) == 1) {
@@ -206,6 +229,17 @@ static size_t on_body(char *data, size_t size, size_t count, void *arg)
     if (t->req->body && t->req->body(t->req->arg, data, n)) {
         t->stopped = true;
         return 0;
+    }
+    return n;
+}
+
+static size_t on_read(char *buf, size_t size, size_t count, void *arg)
+{
+    struct transfer *t = arg;
+    size_t n = t->req->upload_read ? t->req->upload_read(t->req->arg, buf, size * count) : 0;
+    if (n == SIZE_MAX) {
+        t->stopped = true;
+        return CURL_READFUNC_ABORT;
     }
     return n;
 }
@@ -263,14 +297,53 @@ static enum http_failure classify(CURLcode code, const struct transfer *t, const
     }
 }
 
-enum http_failure http_get(struct http_session *s, const struct http_request *req,
-                           struct http_result *result)
+/* The method, the body and whether redirects are followed: only a GET or a HEAD follows. */
+static void set_method(const struct curl_api *api, CURL *c, const struct http_request *req,
+                       struct transfer *t)
+{
+    const char *m = req->method ? req->method : "GET";
+    bool upload = !strcmp(m, "PUT") || !strcmp(m, "POST");
+    if (!strcmp(m, "HEAD"))
+        api->easy_setopt(c, CURLOPT_NOBODY, 1L);
+    if (!strcmp(m, "PUT")) {
+        api->easy_setopt(c, CURLOPT_UPLOAD, 1L);
+        api->easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)req->upload_size);
+    } else if (!strcmp(m, "POST")) {
+        api->easy_setopt(c, CURLOPT_POST, 1L);
+        api->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->upload_size);
+    }
+    if (upload) {
+        api->easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+        api->easy_setopt(c, CURLOPT_READDATA, t);
+    } else {
+        api->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+        api->easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+    }
+}
+
+/* The request's header lines: what it accepts, the caller's, and no "Expect: 100-continue"
+ * (a wait of a second before each upload's body). */
+static struct curl_slist *header_lines(const struct curl_api *api, const struct http_request *req)
+{
+    struct curl_slist *headers = api->slist_append(NULL, "Expect:");
+    if (req->accept) {
+        char *accept = xasprintf("Accept: %s", req->accept);
+        headers = api->slist_append(headers, accept);
+        free(accept);
+    }
+    for (const char *const *h = req->headers; h && *h; h++)
+        headers = api->slist_append(headers, *h);
+    return headers;
+}
+
+enum http_failure http_send(struct http_session *s, const struct http_request *req,
+                            struct http_result *result)
 {
     memset(result, 0, sizeof(*result));
     const struct curl_api *api = &s->api;
     CURL *c = s->curl;
     long timeout = req->timeout ? (long)req->timeout : 30;
-    struct transfer t = {.req = req, .timeout = timeout};
+    struct transfer t = {.req = req, .timeout = timeout, .result = result};
     char errbuf[CURL_ERROR_SIZE] = "";
     char range[32];
     bool https = !strncmp(req->url, "https://", 8);
@@ -285,8 +358,7 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
         CURLE_UNKNOWN_OPTION)
         api->easy_setopt(c, CURLOPT_REDIR_PROTOCOLS,
                          (long)(https ? CURLPROTO_HTTPS : CURLPROTO_HTTP | CURLPROTO_HTTPS));
-    api->easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    api->easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
+    set_method(api, c, req, &t);
     api->easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout);
     api->easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     api->easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_xfer);
@@ -297,20 +369,14 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
         snprintf(range, sizeof(range), "%llu-", (unsigned long long)req->from);
         api->easy_setopt(c, CURLOPT_RANGE, range);
     }
-    struct curl_slist *headers = NULL;
-    if (req->accept) {
-        char *accept = xasprintf("Accept: %s", req->accept);
-        headers = api->slist_append(NULL, accept);
-        free(accept);
-        api->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    }
+    struct curl_slist *headers = header_lines(api, req);
+    api->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     api->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     api->easy_setopt(c, CURLOPT_HEADERDATA, &t);
     api->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     api->easy_setopt(c, CURLOPT_WRITEDATA, &t);
     CURLcode code = api->easy_perform(c);
-    if (headers)
-        api->slist_free_all(headers);
+    api->slist_free_all(headers);
     long status = 0;
     api->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     result->status = (int)status;

@@ -283,6 +283,78 @@ static void add_headers(HINTERNET request, const struct http_request *req)
         free(accept);
         free(line);
     }
+    for (const char *const *h = req->headers; h && *h; h++) {
+        wchar_t *line = win_wide(*h);
+        WinHttpAddRequestHeaders(request, line, (DWORD)-1L,
+                                 WINHTTP_ADDREQ_FLAG_ADD | WINHTTP_ADDREQ_FLAG_REPLACE);
+        free(line);
+    }
+}
+
+/* A header of the response into out as UTF-8, "" when absent (name: for a custom one). */
+static void query_into(HINTERNET request, DWORD what, const wchar_t *name, char *out, size_t size)
+{
+    wchar_t text[4096];
+    DWORD bytes = sizeof(text);
+    out[0] = '\0';
+    if (!WinHttpQueryHeaders(request, what, name ? name : WINHTTP_HEADER_NAME_BY_INDEX, text,
+                             &bytes, WINHTTP_NO_HEADER_INDEX))
+        return;
+    char *utf8 = win_narrow(text);
+    if (utf8)
+        copy_text(out, size, utf8);
+    free(utf8);
+}
+
+static void read_protocol_headers(HINTERNET request, struct http_result *r)
+{
+    query_into(request, WINHTTP_QUERY_LOCATION, NULL, r->location, sizeof(r->location));
+    query_into(request, WINHTTP_QUERY_WWW_AUTHENTICATE, NULL, r->authenticate,
+               sizeof(r->authenticate));
+    query_into(request, WINHTTP_QUERY_CUSTOM, L"Docker-Content-Digest", r->digest,
+               sizeof(r->digest));
+}
+
+/* Send the request and its body (a PUT's or a POST's), then wait for the response's head. */
+static enum http_failure send_request(HINTERNET request, const struct http_request *req,
+                                      struct http_result *r)
+{
+    uint64_t size = req->upload_size;
+    DWORD total = size > 0xffffffffu ? WINHTTP_IGNORE_REQUEST_TOTAL_LENGTH : (DWORD)size;
+    if (size > 0xffffffffu) {
+        wchar_t length[64];
+        swprintf(length, CDM_ARRAY_LEN(length), L"Content-Length: %llu", (unsigned long long)size);
+        WinHttpAddRequestHeaders(request, length, (DWORD)-1L, WINHTTP_ADDREQ_FLAG_ADD);
+    }
+    if (!WinHttpSendRequest(request, WINHTTP_NO_ADDITIONAL_HEADERS, 0, WINHTTP_NO_REQUEST_DATA, 0,
+                            total, 0)) {
+        DWORD e = GetLastError();
+        return fail(r, classify(e), e);
+    }
+    char *buf = size ? xmalloc(READ_SIZE) : NULL;
+    for (uint64_t sent = 0; sent < size;) {
+        size_t want = size - sent < READ_SIZE ? (size_t)(size - sent) : READ_SIZE;
+        size_t n = req->upload_read ? req->upload_read(req->arg, buf, want) : 0;
+        DWORD wrote = 0;
+        if (n == SIZE_MAX || n == 0) {
+            free(buf);
+            COPY_STR_ARRAY(r->detail, "the body to send could not be read whole");
+            return r->failure = HTTP_STOPPED;
+        }
+        if (!WinHttpWriteData(request, buf, (DWORD)n, &wrote)) {
+            DWORD e = GetLastError();
+            free(buf);
+            return fail(r, classify(e), e);
+        }
+        sent += n;
+    }
+    free(buf);
+    if (!WinHttpReceiveResponse(request, NULL)) {
+        DWORD e = GetLastError();
+        return fail(r, classify(e), e);
+    }
+    read_protocol_headers(request, r);
+    return HTTP_OK;
 }
 
 /* With [fetch] ca_file: the chain of the host that answered last (after any redirect) is
@@ -339,13 +411,20 @@ static enum http_failure open_request(struct http_session *s, const struct http_
         !(*extra = load_ca_file(req->ca_file, r->detail, sizeof(r->detail))))
         return r->failure = HTTP_TLS;
     int ms = (int)(req->timeout ? req->timeout : 30) * 1000;
-    if (!(*connect = WinHttpConnect(s->h, host, uc.nPort, 0)) ||
-        !(*request =
-              WinHttpOpenRequest(*connect, L"GET", path, NULL, WINHTTP_NO_REFERER,
-                                 WINHTTP_DEFAULT_ACCEPT_TYPES, https ? WINHTTP_FLAG_SECURE : 0)) ||
-        !WinHttpSetTimeouts(*request, ms, ms, ms, ms)) {
+    wchar_t *method = win_wide(req->method ? req->method : "GET");
+    *connect = WinHttpConnect(s->h, host, uc.nPort, 0);
+    if (*connect)
+        *request =
+            WinHttpOpenRequest(*connect, method, path, NULL, WINHTTP_NO_REFERER,
+                               WINHTTP_DEFAULT_ACCEPT_TYPES, https ? WINHTTP_FLAG_SECURE : 0);
+    free(method);
+    if (!*connect || !*request || !WinHttpSetTimeouts(*request, ms, ms, ms, ms)) {
         DWORD e = GetLastError();
         return fail(r, classify(e), e);
+    }
+    if (req->method && strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
+        DWORD off = WINHTTP_DISABLE_REDIRECTS; /* only a GET or a HEAD follows a redirect */
+        WinHttpSetOption(*request, WINHTTP_OPTION_DISABLE_FEATURE, &off, sizeof(off));
     }
     if (*extra) {
         DWORD flags = SECURITY_FLAG_IGNORE_UNKNOWN_CA;
@@ -354,8 +433,8 @@ static enum http_failure open_request(struct http_session *s, const struct http_
     return HTTP_OK;
 }
 
-enum http_failure http_get(struct http_session *s, const struct http_request *req,
-                           struct http_result *r)
+enum http_failure http_send(struct http_session *s, const struct http_request *req,
+                            struct http_result *r)
 {
     memset(r, 0, sizeof(*r));
     HINTERNET connect = NULL, request = NULL;
@@ -363,12 +442,7 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
     enum http_failure kind = open_request(s, req, &connect, &request, &extra, r);
     if (kind == HTTP_OK) {
         add_headers(request, req);
-        if (!WinHttpSendRequest(request, WINHTTP_NO_ADDITIONAL_HEADERS, 0, WINHTTP_NO_REQUEST_DATA,
-                                0, 0, 0) ||
-            !WinHttpReceiveResponse(request, NULL)) {
-            DWORD e = GetLastError();
-            kind = fail(r, classify(e), e);
-        }
+        kind = send_request(request, req, r);
     }
     if (kind == HTTP_OK && extra)
         kind = check_extra_trust(request, req->url, extra, r);
@@ -376,7 +450,13 @@ enum http_failure http_get(struct http_session *s, const struct http_request *re
         struct http_head head;
         read_head(request, &head);
         r->status = head.status;
-        kind = read_body(request, req, &head, r);
+        if (req->method && !strcmp(req->method, "HEAD")) /* a length, and no body */
+            kind =
+                req->head && head.status >= 200 && head.status <= 299 && req->head(req->arg, &head)
+                    ? (r->failure = HTTP_STOPPED)
+                    : HTTP_OK;
+        else
+            kind = read_body(request, req, &head, r);
     }
     if (request)
         WinHttpCloseHandle(request);

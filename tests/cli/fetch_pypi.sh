@@ -143,7 +143,7 @@ check "and nothing is installed" test ! -e "$CDM_ROOT/9.27.0.48-cuda13"
 config "sources = nvidia, conda"
 run_cdm install 9.0
 expect_rc 1 "an unknown source in [fetch] sources is a configuration error"
-expect_err "give nvidia, pypi or both" "saying what may be given"
+expect_err "give nvidia, pypi and registries" "saying what may be given"
 : >"$CDM_CONFIG"
 run_cdm install 9.0 --from npm
 expect_rc 2 "--from takes nvidia or pypi only"

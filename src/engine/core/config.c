@@ -165,37 +165,70 @@ static char *expand_path(struct parse_state *ps, int line, const char *section, 
     return out;
 }
 
-/* "nvidia, pypi": each once, in order. */
-static bool parse_fetch_sources(const char *value, struct cdm_config *c)
+/* The words of a list ("a, b c"): each passed to take, which may refuse it (false). */
+static bool each_word(const char *value, bool (*take)(const char *word, size_t n, void *arg),
+                      void *arg)
 {
-    static const char *const names[] = {[FETCH_NVIDIA] = "nvidia", [FETCH_PYPI] = "pypi"};
-    unsigned count = 0;
-    enum fetch_source order[2];
     for (const char *p = value; *p;) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
         size_t n = strcspn(p, " \t,");
-        if (!n)
-            break;
-        bool known = false;
-        for (unsigned k = 0; k < CDM_ARRAY_LEN(names); k++) {
-            if (strlen(names[k]) != n || strncmp(p, names[k], n))
-                continue;
-            for (unsigned i = 0; i < count; i++)
-                if (order[i] == (enum fetch_source)k)
-                    return false;
-            order[count++] = (enum fetch_source)k;
-            known = true;
-        }
-        if (!known)
+        if (n && !take(p, n, arg))
             return false;
         p += n;
     }
-    if (!count)
-        return false;
-    memcpy(c->fetch_sources, order, count * sizeof(*order));
-    c->fetch_source_count = count;
     return true;
+}
+
+/* One source of [fetch] sources: nvidia and pypi each once, registries as many as fit. */
+static bool take_source(const char *word, size_t n, void *arg)
+{
+    static const char *const names[] = {[FETCH_NVIDIA] = "nvidia", [FETCH_PYPI] = "pypi"};
+    struct cdm_config *c = arg;
+    if (c->fetch_source_count == CONFIG_MAX_SOURCES)
+        return false;
+    unsigned i = c->fetch_source_count;
+    if (n > 6 && !strncmp(word, "oci://", 6)) {
+        c->fetch_sources[i] = FETCH_OCI;
+        c->fetch_oci[i] = xstrndup(word, n);
+        c->fetch_source_count++;
+        return true;
+    }
+    for (unsigned k = 0; k < CDM_ARRAY_LEN(names); k++) {
+        if (strlen(names[k]) != n || strncmp(word, names[k], n))
+            continue;
+        for (unsigned j = 0; j < i; j++)
+            if (c->fetch_sources[j] == (enum fetch_source)k)
+                return false;
+        c->fetch_sources[c->fetch_source_count++] = (enum fetch_source)k;
+        return true;
+    }
+    return false;
+}
+
+static void drop_fetch_sources(struct cdm_config *c)
+{
+    for (unsigned i = 0; i < c->fetch_source_count; i++)
+        free(c->fetch_oci[i]);
+    memset(c->fetch_oci, 0, sizeof(c->fetch_oci));
+    c->fetch_source_count = 0;
+}
+
+/* "nvidia, pypi, oci://host/repo": in order. */
+static bool parse_fetch_sources(const char *value, struct cdm_config *c)
+{
+    drop_fetch_sources(c);
+    return each_word(value, take_source, c) && c->fetch_source_count;
+}
+
+static bool take_registry(const char *word, size_t n, void *arg)
+{
+    struct cdm_config *c = arg;
+    c->insecure_registries =
+        xrealloc(c->insecure_registries, (c->insecure_registry_count + 2) * sizeof(char *));
+    c->insecure_registries[c->insecure_registry_count++] = xstrndup(word, n);
+    c->insecure_registries[c->insecure_registry_count] = NULL;
+    return !strchr(c->insecure_registries[c->insecure_registry_count - 1], '/');
 }
 
 #define UNKNOWN_SETTING (-1)
@@ -230,8 +263,12 @@ static int on_fetch(struct parse_state *ps, const char *name, const char *value,
     } else if (!strcmp(name, "sources")) {
         if (!parse_fetch_sources(value, c))
             return bad_value(ps, line, section, name, value,
-                             "give nvidia, pypi or both, in the order to try them "
-                             "(nvidia, pypi)");
+                             "give nvidia, pypi and registries (oci://REGISTRY/REPOSITORY), "
+                             "in the order to try them (nvidia, pypi)");
+    } else if (!strcmp(name, "insecure_registries")) {
+        if (!each_word(value, take_registry, c))
+            return bad_value(ps, line, section, name, value,
+                             "give registries as HOST or HOST:PORT, no scheme and no path");
     } else if (!strcmp(name, "legacy_sums")) {
         char *file = expand_path(ps, line, section, name, value);
         if (!file)
@@ -512,6 +549,8 @@ void config_free(struct cdm_config *c)
     free(c->index_url);
     free(c->ca_file);
     free(c->legacy_sums);
+    drop_fetch_sources(c);
+    strv_free(c->insecure_registries);
     strv_free(c->sources);
     strv_free(c->scan_paths);
     memset(c, 0, sizeof(*c));

@@ -4,6 +4,8 @@
 
 #include "base/error.h"
 
+#define CONFIG_MAX_SOURCES 8
+
 struct cdm_config {
     char *path;            /* the file read, NULL when none */
     char *root;            /* [store] root */
@@ -27,9 +29,14 @@ struct cdm_config {
     char *fetch_base;     /* [fetch] base; NULL: NVIDIA's redist folder */
     char *index_url;      /* [fetch] index_url: a Python package index; NULL: PIP_INDEX_URL, PyPI */
     /* [fetch] sources: where a version is downloaded from, in order (nvidia: [fetch] base;
-     * pypi: NVIDIA's wheels from [fetch] index_url) */
-    enum fetch_source { FETCH_NVIDIA, FETCH_PYPI } fetch_sources[2];
+     * pypi: NVIDIA's wheels from [fetch] index_url; oci://REGISTRY/REPO: a registry's
+     * repository, its reference in fetch_oci at the same index) */
+    enum fetch_source { FETCH_NVIDIA, FETCH_PYPI, FETCH_OCI } fetch_sources[CONFIG_MAX_SOURCES];
+    char *fetch_oci[CONFIG_MAX_SOURCES];
     unsigned fetch_source_count;
+    char **insecure_registries; /* [fetch] insecure_registries: HOST[:PORT] spoken to in plain
+                                 * HTTP (loopback always is) */
+    size_t insecure_registry_count;
     char *ca_file;            /* [fetch] ca_file */
     char *legacy_sums;        /* [fetch] legacy_sums: hashes of archives older than the manifests */
     unsigned fetch_timeout;   /* [fetch] timeout, seconds */

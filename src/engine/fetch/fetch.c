@@ -6,6 +6,7 @@
  */
 #include "cdm_archive.h"
 #include "fetch.h"
+#include "oci_artifact.h"
 #include "platform/fs.h"
 #include "pypi.h"
 #include "redist.h"
@@ -154,6 +155,45 @@ static int from_index(cdm_ctx *ctx, const struct cdm_install_request *req, const
     return rc;
 }
 
+/* cdm's artifact from a registry: the one source names (oci://REGISTRY/REPO:TAG), or the
+ * newest tag of the repository it names for the version asked; its layer's digest held to
+ * --sha256 (a lock's) before a byte is fetched, and the download to that digest. */
+static int from_oci(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
+                    const char *source, struct fetched *out)
+{
+    struct oci o;
+    struct manifest_entry e;
+    char *reference = NULL;
+    bool direct = oci_is_ref(req->what);
+    int rc = oci_open(ctx, source, false, &o);
+    if (!rc)
+        rc = oci_pick(&o, direct ? NULL : req->what, req->cuda, platform, &reference);
+    if (!rc)
+        rc = oci_read_artifact(&o, reference, &e);
+    if (!rc && req->sha256 && !same_hex(req->sha256, e.sha256) && (out->other_file = true))
+        rc = cdm_error_set(ctx, CDM_ECHECKSUM,
+                           "'%s' (%s) holds '%s' of sha256 %s, and the lock (or --sha256) names "
+                           "%s; nothing was downloaded",
+                           source, reference, e.name, e.sha256, req->sha256);
+    if (!rc) {
+        COPY_STR_ARRAY(out->name, e.name);
+        COPY_STR_ARRAY(out->sha256, e.sha256);
+        out->source_noun = "registry artifact";
+        snprintf(out->source, sizeof(out->source), "oci://%s/%s@%s", o.ref.registry, o.ref.repo,
+                 reference);
+    }
+    if (!rc && !done_already(ctx, &e, req->force, out, &rc)) {
+        char digest[72];
+        snprintf(digest, sizeof(digest), "sha256:%s", e.sha256);
+        char *url = oci_blob_url(&o, digest);
+        rc = download_entry(ctx, &o.net, url, &e, req->force, out);
+        free(url);
+    }
+    free(reference);
+    oci_close(&o);
+    return rc;
+}
+
 /* The fetch sources, in the order [fetch] sources gives (config.c). How to add one: its
  * name in enum fetch_source (config.h) and config.c's names, a from_<source> beside
  * from_redist and from_index that answers CDM_ENOTFOUND when it has no such version (so
@@ -164,21 +204,26 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
 {
     memset(out, 0, sizeof(*out));
     const struct cdm_config *c = &ctx->config;
-    enum fetch_source order[2];
+    enum fetch_source order[CONFIG_MAX_SOURCES];
+    const char *registry[CONFIG_MAX_SOURCES] = {NULL};
     unsigned count = 0;
-    if (req->from && !strcmp(req->from, "pypi"))
+    if (oci_is_ref(req->what))
+        order[count] = FETCH_OCI, registry[count++] = req->what;
+    else if (req->from && !strcmp(req->from, "pypi"))
         order[count++] = FETCH_PYPI;
     else if (req->from)
         order[count++] = FETCH_NVIDIA;
     else
         for (; count < c->fetch_source_count; count++)
-            order[count] = c->fetch_sources[count];
+            order[count] = c->fetch_sources[count], registry[count] = c->fetch_oci[count];
     int rc = CDM_ENOTFOUND;
     bool next = true;
     for (unsigned i = 0; i < count && next; i++) {
         bool off = false;
         if (order[i] == FETCH_PYPI) {
             rc = from_index(ctx, req, platform, out);
+        } else if (order[i] == FETCH_OCI) {
+            rc = from_oci(ctx, req, platform, registry[i], out);
         } else {
             rc = from_redist(ctx, req, platform, out);
             off = out->off;
@@ -189,7 +234,9 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
         if (next && i + 1 < count) {
             struct saved_error skipped = error_save(ctx);
             cdm_note(ctx, "%s; trying %s", skipped.message ? skipped.message : "not found",
-                     order[i + 1] == FETCH_PYPI ? "the package index" : "[fetch] base");
+                     order[i + 1] == FETCH_PYPI  ? "the package index"
+                     : order[i + 1] == FETCH_OCI ? registry[i + 1]
+                                                 : "[fetch] base");
             free(skipped.message);
             memset(out, 0, sizeof(*out));
         }

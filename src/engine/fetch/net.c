@@ -86,7 +86,7 @@ static int failed(struct net *net, const char *url, const struct http_result *r)
     return rc;
 }
 
-static int status_failed(struct net *net, const char *url, int status)
+int net_status_failed(struct net *net, const char *url, int status)
 {
     if (status == 404 || status == 410)
         return cdm_error_set(net->ctx, CDM_ENOTFOUND, "'%s' is not there (HTTP %d)", url, status);
@@ -138,6 +138,7 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
             .url = url,
             .from = sink->kept ? sink->kept(sink->arg) : 0,
             .accept = sink->accept,
+            .headers = net->headers,
             .ca_file = net->ca_file,
             .timeout = net->timeout,
             .low_speed = ctx->config.fetch_low_speed,
@@ -147,7 +148,7 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
             .body = call_body,
             .arg = &call,
         };
-        enum http_failure f = http_get(net->http, &req, &r);
+        enum http_failure f = http_send(net->http, &req, &r);
         if (f == HTTP_STOPPED)
             return call.rc ? call.rc : cdm_error_set(ctx, CDM_ENETWORK, "download stopped");
         if (f == HTTP_OK && r.status >= 200 && r.status <= 299)
@@ -161,8 +162,41 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
         }
         bool again =
             f == HTTP_OK ? r.status == 429 || (r.status >= 500 && r.status <= 599) : transient(f);
-        int rc = f == HTTP_OK ? status_failed(net, url, r.status) : failed(net, url, &r);
+        int rc = f == HTTP_OK ? net_status_failed(net, url, r.status) : failed(net, url, &r);
         if (!again || attempt >= net->retries)
+            return rc;
+        cdm_note(ctx, "%s; trying again in %u s (%u of %u)", cdm_error_message(ctx), wait,
+                 attempt + 1, net->retries);
+        http_pause(wait);
+        wait = wait ? wait * 2 : 0;
+    }
+}
+
+int net_send(struct net *net, struct http_request *req, struct http_result *r)
+{
+    cdm_ctx *ctx = net->ctx;
+    if (!net->http && !(net->http = http_session_new(r)))
+        return failed(net, req->url, r);
+    bool once = req->upload_size ||
+                (req->method && (!strcmp(req->method, "POST") || !strcmp(req->method, "PUT")));
+    req->ca_file = net->ca_file;
+    req->timeout = net->timeout;
+    req->low_speed = ctx->config.fetch_low_speed;
+    req->low_speed_time = ctx->config.fetch_low_speed_time;
+    req->max_time = ctx->config.fetch_max_time;
+    if (!req->headers)
+        req->headers = net->headers;
+    unsigned wait = net->retry_wait;
+    for (unsigned attempt = 0;; attempt++) {
+        enum http_failure f = http_send(net->http, req, r);
+        if (f == HTTP_OK)
+            return CDM_OK;
+        if (f == HTTP_STOPPED) /* a callback stopped it, its message set */
+            return cdm_error_code(ctx) ? cdm_error_code(ctx)
+                                       : cdm_error_set(ctx, CDM_ENETWORK, "'%s': %s", req->url,
+                                                       *r->detail ? r->detail : "stopped");
+        int rc = failed(net, req->url, r);
+        if (once || !transient(f) || attempt >= net->retries)
             return rc;
         cdm_note(ctx, "%s; trying again in %u s (%u of %u)", cdm_error_message(ctx), wait,
                  attempt + 1, net->retries);

@@ -13,6 +13,7 @@ struct net {
     struct http_session *http; /* started by the first GET */
     const char *ca_file;
     unsigned timeout, retries, retry_wait;
+    const char *const *headers; /* more header lines for every request (a registry's token) */
 };
 
 /* Where a body goes. Each callback returns CDM_OK, or a status whose message it set: the
@@ -34,6 +35,15 @@ void net_close(struct net *net);
 /* GET url into sink, trying again after a cut connection, a timeout, a refused connection,
  * 429 or 5xx, up to [fetch] retries times. CDM_ENOTFOUND for 404 and 410. */
 int net_get(struct net *net, const char *url, const struct net_sink *sink);
+
+/* One request as req says (url, method, headers, body), with net's timeouts, CA file and
+ * headers: CDM_OK once a response came, whatever its status (r says it; a 2xx body went to
+ * req's callbacks), else the failure worded. A GET or a HEAD is tried again as net_get's
+ * are; a request with a body once only. */
+int net_send(struct net *net, struct http_request *req, struct http_result *r);
+
+/* net_get's message for an HTTP status other than 2xx. */
+int net_status_failed(struct net *net, const char *url, int status);
 
 /* GET a small text (a manifest, a listing, an index page) whole into out, as net_get does,
  * accept as the Accept header (NULL: the default); more than max bytes fails, calling it

@@ -13,6 +13,9 @@
 #include "fetch.h"
 #include "install.h"
 #include "install_parts.h"
+#include "lock.h"
+#include "oci.h"
+#include "project.h"
 #include "official.h"
 #include "source_kinds.h"
 #include "sources.h"
@@ -230,11 +233,37 @@ static int installed_already(cdm_ctx *ctx, const struct cdm_install_request *req
     return CDM_OK;
 }
 
+/* An artifact of a registry (oci://...), pulled. Inside a project with a cudnn.lock, its
+ * layer must be the archive the lock names for platform: checked on the manifest, before
+ * a byte of the archive is downloaded. */
+static int pull_artifact(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
+                         char **archive, struct fetched *dl)
+{
+    struct cdm_install_request pinned = *req;
+    struct lock_archive locked;
+    char *project = req->sha256 ? NULL : project_nearest(ctx, NULL);
+    char *cwd = project ? NULL : fs_getcwd();
+    int rc = req->sha256 ? CDM_ENOTFOUND
+                         : lock_archive_for(ctx, project ? project : cwd, platform, &locked);
+    free(project);
+    free(cwd);
+    if (rc == CDM_OK)
+        pinned.sha256 = locked.sha256;
+    else if (rc != CDM_ENOTFOUND)
+        return rc;
+    rc = fetch_for_install(ctx, &pinned, platform, dl);
+    if (!rc && !dl->installed)
+        *archive = xstrdup(dl->path);
+    return rc;
+}
+
 /* The archive to install: a file named, else the install the store has, else found by
  * version in [install] sources, else downloaded from [fetch] base (dl is then filled). */
 static int resolve_archive(cdm_ctx *ctx, const struct cdm_install_request *req,
                            const char *platform, char **archive, struct fetched *dl)
 {
+    if (oci_is_ref(req->what))
+        return pull_artifact(ctx, req, platform, archive, dl);
     enum fs_kind kind = fs_kind(req->what);
     if (kind == FS_FILE || kind == FS_LINK) {
         *archive = xstrdup(req->what);

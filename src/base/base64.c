@@ -1,0 +1,56 @@
+/* Base64: see base64.h. */
+#include "base/base64.h"
+
+#include <string.h>
+
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void base64_encode(const void *data, size_t n, struct strbuf *out)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+        if (i + 1 < n)
+            v |= (unsigned)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        char quad[4] = {alphabet[v >> 18 & 63], alphabet[v >> 12 & 63],
+                        i + 1 < n ? alphabet[v >> 6 & 63] : '=',
+                        i + 2 < n ? alphabet[v & 63] : '='};
+        sb_addn(out, quad, 4);
+    }
+}
+
+static int sextet(char c)
+{
+    const char *at = c ? strchr(alphabet, c) : NULL;
+    return at ? (int)(at - alphabet) : -1;
+}
+
+bool base64_decode(const char *text, struct strbuf *out)
+{
+    size_t len = strlen(text);
+    while (len && text[len - 1] == '=')
+        len--;
+    if (len % 4 == 1)
+        return false;
+    struct strbuf got = STRBUF_INIT;
+    unsigned v = 0, bits = 0;
+    for (size_t i = 0; i < len; i++) {
+        int s = sextet(text[i]);
+        if (s < 0) {
+            sb_free(&got);
+            return false;
+        }
+        v = (v << 6 | (unsigned)s) & 0xffffff;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            char byte = (char)(v >> bits & 0xff);
+            sb_addn(&got, &byte, 1);
+        }
+    }
+    sb_addn(out, got.buf ? got.buf : "", got.len);
+    sb_free(&got);
+    return true;
+}
