@@ -115,6 +115,7 @@ struct cdm_install_info {
     uint64_t archive_size;
     char sha256[65];
     bool official;        /* the archive's hash is a known NVIDIA release */
+    int upstream;         /* 0: in this store; N: in the Nth [store] upstream (read only) */
     int64_t installed_at; /* seconds since the epoch */
     uint64_t size;        /* bytes of regular files in the store folder */
     char path[4096];      /* <root>/<id> */

@@ -91,10 +91,10 @@ static int run_list(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
             format_size(size, sizeof(size), in->size);
             cli_format_time(in->installed_at, when, sizeof(when));
             when[10] = '\0'; /* the date is enough in a table */
-            cli_printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s%s%s%s\n", in->id, in->version,
+            cli_printf("%-22s %-12s %-5d %-15s %10s %-8s %-10s %s%s%s%s%s\n", in->id, in->version,
                        in->cuda, in->platform, size, in->official ? "yes" : "no", when, in->path,
-                       in->state ? " (" : "", in->state ? cdm_install_state_name(in->state) : "",
-                       in->state ? ")" : "");
+                       in->upstream ? " (upstream, read only)" : "", in->state ? " (" : "",
+                       in->state ? cdm_install_state_name(in->state) : "", in->state ? ")" : "");
             for (size_t k = 0; k < run.count; k++)
                 cli_printf("    used by %s%s\n", run.first[k].project, gone[k] ? " (gone)" : "");
         }

@@ -48,6 +48,8 @@ static int run_remove(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args
     int code = EXIT_OK;
     /* --all: each install in turn, as 'cdm remove ID' would; the first refusal stops */
     for (size_t i = 0; i < n && code == EXIT_OK; i++) {
+        if (all && list[i].upstream)
+            continue; /* an upstream's: never this user's to remove */
         struct cdm_remove_request req = {all ? list[i].id : args->pos[0],
                                          (int)args->number[OPT_CUDA], args->given[OPT_FORCE]};
         struct cdm_install_info removed;

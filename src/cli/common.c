@@ -171,6 +171,7 @@ void cli_json_install(struct json *j, const struct cdm_install_info *in)
     json_kv_int(j, "size", (long long)in->size);
     json_kv_string(j, "sha256", in->sha256);
     json_kv_bool(j, "official", in->official);
+    json_kv_int(j, "upstream", in->upstream); /* 0: this store's; N: [store] upstream's Nth */
     json_kv_string(j, "installed_at", when);
     json_kv_string(j, "layout", in->layout);
     json_kv_string(j, "bin_dir", in->bin_dir);

@@ -1,5 +1,6 @@
 /* Finding what to activate: a project, its link, the install it points to. */
 #include "db.h"
+#include "upstream.h"
 #include "internal.h"
 #include "activate_toolkit.h"
 #include "default.h"
@@ -36,12 +37,12 @@ static int no_link(cdm_ctx *ctx, const struct cdm_project *p)
  * work a kill interrupted finished, or found under way in another cdm. */
 static int installed(cdm_ctx *ctx, const struct cdm_project *p, struct cdm_install_info *in)
 {
-    int rc = db_install_get(ctx, p->linked_id, in);
+    int rc = db_install_find(ctx, p->linked_id, in);
     if (!rc)
         store_install_state(ctx, in);
     if (!rc && in->state != CDM_INSTALL_OK &&
         !(rc = store_open(ctx, STORE_SETTLED, RECOVER_INSTALLS)) &&
-        !(rc = db_install_get(ctx, p->linked_id, in)))
+        !(rc = db_install_find(ctx, p->linked_id, in)))
         store_install_state(ctx, in);
     if (rc == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
@@ -82,7 +83,7 @@ static int default_activation(cdm_ctx *ctx, const struct default_choice *c,
                              c->id, c->root, cdm_root(ctx), c->root);
     struct cdm_install_info in;
     rc = store_open(ctx, STORE_READ, 0);
-    if (!rc && db_install_get(ctx, c->id, &in) == CDM_ENOTFOUND)
+    if (!rc && db_install_find(ctx, c->id, &in) == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot activate the default %s: it is not installed any more; run "
                              "'cdm default VERSION' to choose another, or 'cdm install %s'",

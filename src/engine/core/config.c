@@ -307,6 +307,27 @@ static int on_fetch(struct parse_state *ps, const char *name, const char *value,
     return 0;
 }
 
+/* [store] upstream: folders separated by commas (or one a line). */
+static int add_upstreams(struct parse_state *ps, int line, const char *value)
+{
+    struct cdm_config *c = ps->config;
+    for (const char *p = value; *p;) {
+        p += strspn(p, " \t,");
+        size_t n = strcspn(p, ",");
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        char *one = xstrndup(p, n);
+        int bad =
+            n ? add_folder(ps, line, "store", "upstream", one, &c->upstreams, &c->upstream_count)
+              : 0;
+        free(one);
+        if (bad)
+            return bad;
+        p += strcspn(p, ",");
+    }
+    return 0;
+}
+
 /* A setting of [store]: 0, 1 for a bad value (said), UNKNOWN_SETTING for no such name. */
 static int on_store(struct parse_state *ps, const char *name, const char *value, int line)
 {
@@ -320,6 +341,8 @@ static int on_store(struct parse_state *ps, const char *name, const char *value,
         c->root = *root ? root : NULL;
         if (!*root)
             free(root);
+    } else if (!strcmp(name, "upstream")) {
+        return add_upstreams(ps, line, value);
     } else if (!strcmp(name, "shared")) {
         if (strcmp(value, "read-only") && strcmp(value, "no"))
             return bad_value(ps, line, section, name, value,
@@ -551,6 +574,7 @@ void config_free(struct cdm_config *c)
     free(c->legacy_sums);
     drop_fetch_sources(c);
     strv_free(c->insecure_registries);
+    strv_free(c->upstreams);
     strv_free(c->sources);
     strv_free(c->scan_paths);
     memset(c, 0, sizeof(*c));

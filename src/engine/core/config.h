@@ -7,8 +7,10 @@
 #define CONFIG_MAX_SOURCES 8
 
 struct cdm_config {
-    char *path;            /* the file read, NULL when none */
-    char *root;            /* [store] root */
+    char *path;       /* the file read, NULL when none */
+    char *root;       /* [store] root */
+    char **upstreams; /* [store] upstream: read-only stores below this one, in order */
+    size_t upstream_count;
     bool shared_read_only; /* [store] shared = read-only: nobody writes the store while cdm runs */
     enum config_journal {
         JOURNAL_AUTO,     /* write-ahead log, but a rollback journal on a network file system */

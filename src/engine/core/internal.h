@@ -39,6 +39,7 @@ struct cdm_ctx {
     char *state_path; /* the user's state database (CDM_STATE, else the platform's place) */
     sqlite3 *db;      /* the store's index: installs and their files */
     sqlite3 *state;   /* the user's state: projects' generations, attachments */
+    struct cdm_ctx **upstreams; /* [store] upstream's contexts, each opened on first use */
     struct fs_lock_handle *lock;
     struct fs_lock_handle *state_lock;
     unsigned recovered; /* the recover_protocol bits whose leftovers this process dealt

@@ -202,6 +202,11 @@ bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t siz
     /* A view's name starts with its install's id */
     bool in_views = real_parent && views && !strcmp(real_parent, views) && store_is_view_name(name);
     bool found = in_views || (real_parent && real_root && !strcmp(real_parent, real_root));
+    for (size_t i = 0; !found && real_parent && i < ctx->config.upstream_count; i++) {
+        char *up = fs_realpath(ctx->config.upstreams[i]); /* an upstream's version folder */
+        found = up && !strcmp(real_parent, up);
+        free(up);
+    }
     found = found && copy_str(id, size, name);
     if (found && in_views)
         *strchr(id, '+') = '\0';

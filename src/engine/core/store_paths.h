@@ -81,7 +81,8 @@ bool pair_view_also(const char *path, char *also, size_t size);
 /* views/, and the view called name in it */
 char *store_views_dir(const cdm_ctx *ctx);
 char *store_view_path(const cdm_ctx *ctx, const char *name);
-/* The install id a path names when it is a folder right below the root, or a view of it
+/* The install id a path names when it is a folder right below the root (or an upstream's
+ * root, [store] upstream), or a view of it
  * in views/ (links in the path resolved); false, with id "", when it is not. */
 bool store_install_of(const cdm_ctx *ctx, const char *path, char *id, size_t size);
 /* True when path is the folder of install id (the same folder through links counts). */

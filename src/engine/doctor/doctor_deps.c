@@ -3,6 +3,7 @@
  * the loader would find them; what is missing is named with where it comes from. */
 #include "db.h"
 #include "doctor.h"
+#include "upstream.h"
 #include "store_paths.h"
 #include "verify_hash.h"
 #include "platform/fs.h"
@@ -81,10 +82,12 @@ static int find_recorded(void *arg, const struct db_file *f)
 static char *not_a_library_fix(struct doctor *d, const char *path)
 {
     char *real = fs_realpath(path);
-    char *root = store_install_path(d->ctx, d->install.id);
+    char *root = xstrdup(d->install.path);
     struct recorded_file r = {.rel = NULL, .sha256 = ""};
-    if (real && (r.rel = path_below(real, root)) && *r.rel) {
-        db_files_each(d->ctx, d->install.id, find_recorded, &r);
+    cdm_ctx *owner; /* an upstream's install: its index records the files */
+    if (real && (r.rel = path_below(real, root)) && *r.rel &&
+        upstream_owner(d->ctx, &d->install, &owner) == CDM_OK) {
+        db_files_each(owner, d->install.id, find_recorded, &r);
     }
     struct file_hash h = {.path = real, .expected = 0};
     if (r.sha256[0])

@@ -1,6 +1,7 @@
 /* The doctor's last layer: the NVIDIA driver, the CUDA toolkit, and both against the
  * compatibility tables (compat.c, docs/choosing.md). */
 #include "compat.h"
+#include "upstream.h"
 #include "db.h"
 #include "platform/fs.h"
 #include "doctor.h"
@@ -32,8 +33,8 @@ static void check_driver(struct doctor *d)
 /* The toolkit the project's current generation recorded (cdm link --toolkit), into g. */
 static bool project_toolkit(struct doctor *d, struct cdm_generation *g)
 {
-    return d->have_project && d->store_exists &&
-           db_generation_get(d->ctx, d->project.path, 0, g) == CDM_OK && *g->toolkit_path;
+    return d->have_project && db_generation_get(d->ctx, d->project.path, 0, g) == CDM_OK &&
+           *g->toolkit_path;
 }
 
 static void check_toolkit(struct doctor *d)
@@ -222,7 +223,7 @@ static void check_view(struct doctor *d)
         doctor_add(d, "toolkit.view", CDM_CHECK_FAIL, fix,
                    "the link should lead to the view %s of the CUDA %s toolkit, not '%s'", g.view,
                    g.toolkit, p->target);
-    else if (db_install_get(d->ctx, g.install_id, &in) == CDM_OK &&
+    else if (db_install_find(d->ctx, g.install_id, &in) == CDM_OK &&
              (count = view_check(d->ctx, &in, g.toolkit_path, g.view, view_problem, &problems)))
         doctor_add(d, "toolkit.view", CDM_CHECK_FAIL, fix, "the view %s has %u problem(s): %s",
                    g.view, count, sb_str(&problems));

@@ -1,5 +1,6 @@
 /* The doctor's report, and what its layers ask in common (doctor.h). */
 #include "db.h"
+#include "upstream.h"
 #include "doctor.h"
 
 #include <stdarg.h>
@@ -55,9 +56,9 @@ bool doctor_installed(struct doctor *d, const char *id, struct cdm_install_info 
 {
     struct cdm_install_info tmp;
     struct cdm_install_info *in = out ? out : &tmp;
-    if (!d->store_exists || !*id)
+    if (!*id) /* the index is open (in memory when there is no store): upstreams may have it */
         return false;
-    return db_install_get(d->ctx, id, in) == CDM_OK && in->state == CDM_INSTALL_OK;
+    return db_install_find(d->ctx, id, in) == CDM_OK && in->state == CDM_INSTALL_OK;
 }
 
 bool doctor_need_install(struct doctor *d, const char *name)

@@ -3,6 +3,7 @@
 #include "db.h"
 #include "doctor.h"
 #include "store_paths.h"
+#include "upstream.h"
 #include "platform/fs.h"
 #include "platform/fs_volume.h"
 
@@ -92,6 +93,39 @@ static void check_installs(struct doctor *d)
     free(all);
 }
 
+/* Each [store] upstream is there and holds a store; one that is gone (an unmounted file
+ * system) fails by name: the projects linked into it cannot load cuDNN until it is back. */
+static void check_upstreams(struct doctor *d)
+{
+    for (size_t i = 0; i < d->ctx->config.upstream_count; i++) {
+        const char *dir = d->ctx->config.upstreams[i];
+        cdm_ctx *u;
+        struct cdm_install_info *all = NULL;
+        size_t n = 0;
+        if (upstream_open(d->ctx, i, &u) != CDM_OK)
+            doctor_add(d, "store.upstream", CDM_CHECK_FAIL,
+                       "mount it again (or fix [store] upstream); nothing was changed, and its "
+                       "projects work again once it is back",
+                       "%s", cdm_error_message(d->ctx));
+        else if (db_install_list(u, &all, &n) != CDM_OK)
+            doctor_add(d, "store.upstream", CDM_CHECK_FAIL, NULL,
+                       "the upstream store '%s' cannot be read: %s", dir, cdm_error_message(u));
+        else
+            doctor_add(d, "store.upstream", CDM_CHECK_OK, NULL,
+                       "the upstream store '%s' is there, read only: %u install(s)", dir,
+                       (unsigned)n);
+        free(all);
+    }
+}
+
+/* path lies in a [store] upstream that cannot be opened (the message says why). */
+static bool upstream_gone(struct doctor *d, const char *path)
+{
+    int n = upstream_of_path(d->ctx, path);
+    cdm_ctx *u;
+    return n && upstream_open(d->ctx, (size_t)n - 1, &u) != CDM_OK;
+}
+
 /* The project's link: a link cdm made, into the store, to an install it holds. */
 static void check_project_link(struct doctor *d, const struct cdm_project *p)
 {
@@ -112,6 +146,11 @@ static void check_project_link(struct doctor *d, const struct cdm_project *p)
         fix = xasprintf("run 'cdm link %s%s%s'", p->path, p->has_pin ? "" : " ",
                         p->has_pin ? "" : "VERSION");
         doctor_add(d, "project.link", CDM_CHECK_FAIL, fix, "there is no link '%s'", p->link_path);
+    } else if (upstream_gone(d, p->target)) {
+        fix = xasprintf("mount the upstream store again; the link is as it was");
+        doctor_add(d, "project.link", CDM_CHECK_FAIL, fix,
+                   "'%s' points to '%s', in an upstream store that is not there: %s", p->link_path,
+                   p->target, cdm_error_message(d->ctx));
     } else if (!*p->linked_id) {
         fix = xasprintf("run 'cdm link %s VERSION' to point it into the store '%s'", p->path,
                         cdm_root(d->ctx));
@@ -160,7 +199,7 @@ static void check_project_history(struct doctor *d, const struct cdm_project *p)
 {
     char *fix = NULL;
     struct cdm_generation newest;
-    bool recorded = d->store_exists && db_generation_newest(d->ctx, p->path, &newest) == CDM_OK;
+    bool recorded = db_generation_newest(d->ctx, p->path, &newest) == CDM_OK;
     long long gen = recorded ? newest.number : -1;
     const char *gen_id = recorded ? newest.install_id : "";
     if (!recorded) {
@@ -210,6 +249,6 @@ static void check_project(struct doctor *d)
 }
 
 static const doctor_check_fn checks[] = {check_index, check_leftovers, check_installs,
-                                         check_project};
+                                         check_upstreams, check_project};
 
 const struct doctor_layer doctor_store_layer = {"store", checks, CDM_ARRAY_LEN(checks)};

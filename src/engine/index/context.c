@@ -50,6 +50,10 @@ void cdm_ctx_free(cdm_ctx *ctx)
         return;
     db_rollback(ctx);
     db_close(ctx);
+    /* the upstreams' contexts (upstream.c opens them on first use) */
+    for (size_t i = 0; ctx->upstreams && i < ctx->config.upstream_count; i++)
+        cdm_ctx_free(ctx->upstreams[i]);
+    free(ctx->upstreams);
     fs_unlock(ctx->state_lock);
     fs_unlock(ctx->lock);
     config_free(&ctx->config);

@@ -4,6 +4,7 @@
 #include "journal_install.h"
 #include "links.h"
 #include "store.h"
+#include "upstream.h"
 #include "store_paths.h"
 #include "platform/fs.h"
 
@@ -46,6 +47,8 @@ int cdm_remove(cdm_ctx *ctx, const struct cdm_remove_request *req, struct cdm_in
                           req->spec);
         return rc;
     }
+    if ((rc = upstream_refuse(ctx, removed, "remove")))
+        return rc;
     char **users = NULL;
     if ((rc = db_projects_using(ctx, removed->id, &users)))
         return rc;

@@ -6,6 +6,7 @@
  * The rendering (SPDX, CycloneDX) is the front end's.
  */
 #include "db.h"
+#include "upstream.h"
 #include "db_license.h"
 #include "store.h"
 #include "verify_hash.h"
@@ -237,7 +238,7 @@ static int which_install(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_sb
         return rc;
     COPY_STR_ARRAY(s->project, p.path);
     const char *id = *p.linked_id ? p.linked_id : p.pinned_id;
-    if (!*id || (rc = db_install_get(ctx, id, &s->install)) == CDM_ENOTFOUND)
+    if (!*id || (rc = db_install_find(ctx, id, &s->install)) == CDM_ENOTFOUND)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "'%s' uses no installed cuDNN (%s): link one with 'cdm link %s "
                              "VERSION', or name an install: 'cdm sbom VERSION'",
@@ -256,8 +257,11 @@ int cdm_sbom(cdm_ctx *ctx, const char *spec, int cuda, struct cdm_sbom *out)
                            "cannot write a bill of materials for %s: it is %s; 'cdm gc' "
                            "finishes or clears interrupted work",
                            out->install.id, cdm_install_state_name(out->install.state));
+    cdm_ctx *owner = ctx; /* the store whose index records the files: an upstream's too */
     if (!rc)
-        rc = db_files_each(ctx, out->install.id, collect_file, out);
+        rc = upstream_owner(ctx, &out->install, &owner);
+    if (!rc)
+        rc = db_files_each(owner, out->install.id, collect_file, out);
     if (!rc)
         rc = hash_regular_files(ctx, out);
     if (!rc)

@@ -8,6 +8,7 @@
  * that a scan of copies the store does not have reads no library whole.
  */
 #include "entry_check.h"
+#include "upstream.h"
 #include "folder.h"
 #include "header.h"
 #include "install.h"
@@ -70,7 +71,9 @@ static int known_load(cdm_ctx *ctx, struct known *k)
     k->hashes = xcalloc(k->count + 1, sizeof(*k->hashes));
     for (size_t i = 0; i < k->count && !rc; i++) {
         struct strmap *maps[2] = {&k->names[i], &k->hashes[i]};
-        rc = db_files_each(ctx, k->installs[i].id, keep_known, maps);
+        cdm_ctx *owner; /* an upstream's install: recorded in its own index */
+        if (upstream_owner(ctx, &k->installs[i], &owner) == CDM_OK)
+            rc = db_files_each(owner, k->installs[i].id, keep_known, maps);
     }
     return rc;
 }

@@ -9,6 +9,7 @@
 #include "db.h"
 #include "store.h"
 #include "store_paths.h"
+#include "upstream.h"
 #include "verify_hash.h"
 #include "view.h"
 #include "platform/fs.h"
@@ -252,13 +253,17 @@ static int verify_one(cdm_ctx *ctx, const struct cdm_install_info *in, struct ve
                              "'cdm install --force ARCHIVE' or remove it with 'cdm remove %s'",
                              in->id, in->path, in->id);
     v->sealed = true; /* until a file recorded with a write bit says otherwise */
+    /* an upstream's install: its own index records its files, read as they are */
+    cdm_ctx *owner = ctx;
+    int rc = upstream_owner(ctx, in, &owner);
     /* the regular files' bytes first, on every core; then the checks in the index's order */
-    int rc = db_files_each(ctx, in->id, collect_regular, v);
+    if (!rc)
+        rc = db_files_each(owner, in->id, collect_regular, v);
     if (!rc)
         hash_files(v->hashed, v->nhashed, config_threads(&ctx->config));
     v->next_hashed = 0;
     if (!rc)
-        rc = db_files_each(ctx, in->id, check_recorded, v);
+        rc = db_files_each(owner, in->id, check_recorded, v);
     report_unprotected(v);
     for (size_t i = 0; i < v->nhashed; i++)
         free(v->hashed[i].path);

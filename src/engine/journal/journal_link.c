@@ -18,6 +18,7 @@
  * history.
  */
 #include "journal_link.h"
+#include "upstream.h"
 #include "attach_switch.h"
 #include "db.h"
 #include "project.h"
@@ -128,7 +129,7 @@ static char *generation_target(cdm_ctx *ctx, const char *project, long long numb
     struct cdm_generation g;
     if (number < 1 || db_generation_get(ctx, project, number, &g) || !*g.install_id)
         return NULL;
-    return *g.view ? store_view_path(ctx, g.view) : store_install_path(ctx, g.install_id);
+    return *g.view ? store_view_path(ctx, g.view) : upstream_install_path(ctx, g.install_id);
 }
 
 /* A change killed after its switch, before the attached environments followed it: their
@@ -138,7 +139,7 @@ static void follow_settled(cdm_ctx *ctx, const struct db_generation_ref *g)
 {
     char *old_root = generation_target(ctx, g->project, g->number - 1);
     struct cdm_install_info in;
-    if (old_root && g->install_id && db_install_get(ctx, g->install_id, &in) == CDM_OK)
+    if (old_root && g->install_id && db_install_find(ctx, g->install_id, &in) == CDM_OK)
         attach_follow_switch(ctx, g->project, old_root, g->view ? NULL : in.bin_dir);
     free(old_root);
 }

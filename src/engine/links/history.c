@@ -1,5 +1,6 @@
 /* Reading a project's link and history: cdm which, cdm history. */
 #include "db.h"
+#include "upstream.h"
 #include "project.h"
 #include "store.h"
 #include "version.h"
@@ -23,7 +24,7 @@ static int describe(cdm_ctx *ctx, struct cdm_which_info *out)
     const char *id = out->project.linked_id;
     if (*id) {
         struct cdm_install_info in;
-        out->installed = db_install_get(ctx, id, &in) == CDM_OK;
+        out->installed = db_install_find(ctx, id, &in) == CDM_OK;
         if (out->installed) {
             store_install_state(ctx, &in);
             out->install_state = in.state;

@@ -1,5 +1,6 @@
 /* Where a link change points, and the one install per cuDNN major a project keeps. */
 #include "links_dest.h"
+#include "upstream.h"
 #include "compat.h"
 #include "db.h"
 #include "sources.h"
@@ -29,7 +30,7 @@ void dest_bin_dir(const struct dest *d, char *out, size_t size)
 
 int link_installed(cdm_ctx *ctx, const char *id, const char *why, struct cdm_install_info *in)
 {
-    if (db_install_get(ctx, id, in) != CDM_OK || in->state != CDM_INSTALL_OK) {
+    if (db_install_find(ctx, id, in) != CDM_OK || in->state != CDM_INSTALL_OK) {
         cdm_error_set(ctx, CDM_ENOTFOUND, "%s: %s was removed since; run 'cdm install %s' first",
                       why, id, id);
         sources_hint(ctx, id);

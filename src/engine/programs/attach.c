@@ -14,6 +14,7 @@
  * what they found.
  */
 #include "attach_switch.h"
+#include "upstream.h"
 #include "attach_files.h"
 #include "attach_hook.h"
 #include "journal_attach.h"
@@ -142,7 +143,7 @@ static void of_wheel_major(cdm_ctx *ctx, const struct cdm_project *proj, const s
     struct cdm_install_info other;
     int major = atoi(dist->version);
     if (cdm_pair_view_also(proj->view, second, sizeof(second)) && major &&
-        major != atoi(in->version) && db_install_get(ctx, second, &other) == CDM_OK &&
+        major != atoi(in->version) && db_install_find(ctx, second, &other) == CDM_OK &&
         atoi(other.version) == major)
         *in = other;
 }
@@ -167,7 +168,7 @@ static int find_project_install(cdm_ctx *ctx, struct attach_job *j, struct cdm_a
     if (rc)
         return rc;
     const char *id = *j->proj.linked_id ? j->proj.linked_id : j->proj.pinned_id;
-    if (!*id || db_install_get(ctx, id, &j->in) != CDM_OK || j->in.state != CDM_INSTALL_OK)
+    if (!*id || db_install_find(ctx, id, &j->in) != CDM_OK || j->in.state != CDM_INSTALL_OK)
         return cdm_error_set(ctx, CDM_ENOTFOUND,
                              "cannot attach '%s' to '%s': the project uses no installed cuDNN "
                              "(%s); run 'cdm link %s VERSION'",

@@ -1,6 +1,7 @@
 /* Projects: finding them, reading their link and pin, writing the pin. */
 #include "db.h"
 #include "project.h"
+#include "upstream.h"
 #include "userstate.h"
 #include "store_paths.h"
 #include "platform/fs.h"
@@ -65,7 +66,7 @@ static int project_no_link(cdm_ctx *ctx, struct cdm_project *p)
         !*cur.no_link || !*cur.install_id)
         return CDM_OK;
     char *target =
-        *cur.view ? store_view_path(ctx, cur.view) : store_install_path(ctx, cur.install_id);
+        *cur.view ? store_view_path(ctx, cur.view) : upstream_install_path(ctx, cur.install_id);
     int rc = copy_path(ctx, p->target, sizeof(p->target), target);
     free(target);
     if (!rc) {

@@ -1,6 +1,7 @@
 /* Finding installs: the list, a version spec resolved to one install, who uses one. */
 #include "db.h"
 #include "store.h"
+#include "upstream.h"
 #include "version.h"
 #include "platform/fs.h"
 
@@ -23,6 +24,7 @@ int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
     int rc = store_open(ctx, STORE_SETTLED, RECOVER_INSTALLS);
     if (rc || (rc = db_install_list(ctx, out, count)))
         return rc;
+    upstream_add_installs(ctx, out, count); /* below this store's own, read only */
     /* Which folders are there, asked of all at once (one read of the store's folder). */
     const char **paths = xmalloc((*count ? *count : 1) * sizeof(*paths));
     enum fs_kind *kinds = xmalloc((*count ? *count : 1) * sizeof(*kinds));
@@ -30,7 +32,9 @@ int cdm_list(cdm_ctx *ctx, struct cdm_install_info **out, size_t *count)
         paths[i] = (*out)[i].path;
     fs_kinds(paths, *count, kinds);
     for (size_t i = 0; i < *count; i++)
-        if (kinds[i] != FS_DIR) /* the rare case: store_install_state asks again and says why */
+        if (kinds[i] != FS_DIR && (*out)[i].upstream) /* an upstream gone: nothing to ask */
+            (*out)[i].state = CDM_INSTALL_MISSING;
+        else if (kinds[i] != FS_DIR) /* the rare case: store_install_state asks again and why */
             store_install_state(ctx, &(*out)[i]);
     free(kinds);
     free(paths);
@@ -120,7 +124,7 @@ int cdm_resolve(cdm_ctx *ctx, const char *spec_text, int cuda, struct cdm_instal
         install_id_format(version, spec.cuda, id, sizeof(id));
         int rc = store_open(ctx, STORE_READ, 0);
         if (!rc)
-            rc = db_install_get(ctx, id, out);
+            rc = db_install_find(ctx, id, out);
         if (rc != CDM_ENOTFOUND)
             return rc;
     }

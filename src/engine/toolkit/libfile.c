@@ -1,5 +1,6 @@
 /* What a library file is: its install, wheel or folder, and its cuDNN version. */
 #include "libfile.h"
+#include "upstream.h"
 #include "cudnn_lib.h"
 #include "db.h"
 #include "platform/fs.h"
@@ -39,7 +40,7 @@ static bool in_install(cdm_ctx *ctx, const char *real, struct cdm_install_info *
         return false;
     memcpy(id, rest, idn);
     id[idn] = '\0';
-    return db_install_get(ctx, id, in) == CDM_OK && in->state == CDM_INSTALL_OK;
+    return db_install_find(ctx, id, in) == CDM_OK && in->state == CDM_INSTALL_OK;
 }
 
 void lib_origin(cdm_ctx *ctx, const char *path, struct lib_origin *out)

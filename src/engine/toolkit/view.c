@@ -1,5 +1,6 @@
 /* Views: a toolkit with an install's cuDNN on top, made of links (view.h). */
 #include "view.h"
+#include "upstream.h"
 #include "db.h"
 #include "store_paths.h"
 #include "platform/fs.h"
@@ -344,7 +345,7 @@ static bool shells_view_kept(cdm_ctx *ctx, const char *dir, const char *name)
     char *path = path_join(dir, name);
     char *bin = path_join(path, "bin");
     bool kept = view_is_shells(name) && store_install_of(ctx, path, id, sizeof(id)) &&
-                db_install_get(ctx, id, &in) == CDM_OK && fs_is_dir_followed(bin);
+                db_install_find(ctx, id, &in) == CDM_OK && fs_is_dir_followed(bin);
     free(bin);
     free(path);
     return kept;
