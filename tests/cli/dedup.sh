@@ -3,7 +3,8 @@
 # stay each install's own) share them as hard links; `du`
 # shows the saving, both verify, a removal of either leaves the other whole; a file changed
 # by hand in one install is never shared with the next; a kill after the links were made
-# leaves the first install as it was.
+# leaves the first install as it was; gc --unused reports as freed only the bytes no kept
+# install shares.
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 
 a=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz --pad 8192)
@@ -79,5 +80,20 @@ check "with one name a file again" sh -c 'test -z "$(find "$1" -type f -links +1
 run_cdm verify
 expect_rc 0 "and verifies"
 check "no install of the killed one is recorded" sh -c '! "$1" list | grep -q 9.1.0.70-cuda12' _ "$CDM"
+
+# gc --unused counts the bytes a removal frees: not the files the kept install shares
+run_cdm install "$a"
+mkdir -p "$SCRATCH/proj"
+run_cdm link "$SCRATCH/proj" 9.1.0.70-cuda13
+own_bytes=$(find "$A" -type f -links 1 -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+all_bytes=$(find "$A" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+run_cdm gc --unused --dry-run --json
+check "gc --unused --dry-run reports the bytes only the cuda12 build holds ($own_bytes of $all_bytes)" \
+  test "$(json '[(i["id"], i["size"]) for i in d["installs"] if i["removed"]]')" = "[('9.1.0.70-cuda12', $own_bytes)]"
+run_cdm gc --unused --json
+check "and the same when it removes it" \
+  test "$(json '[i["size"] for i in d["installs"] if i["removed"]]')" = "[$own_bytes]"
+run_cdm verify
+expect_rc 0 "the kept install verifies"
 
 done_testing

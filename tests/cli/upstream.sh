@@ -18,6 +18,15 @@ expect_rc 0 "the site's store has 9.1.0.70-cuda12"
 upstream_digest() {
   (cd "$UP" && find . -type f -exec sha256sum {} + | sort && find . -printf '%y %p %s %m\n' | sort)
 }
+# first writable, as the site's own account sees it: reading it must write nothing there
+# either (not even the -shm of its write-ahead log)
+WRITABLE=$(upstream_digest)
+printf '[store]\nupstream = %s\n' "$UP" >"$CDM_CONFIG"
+CDM_ROOT=$SCRATCH/first run_cdm list
+CDM_ROOT=$SCRATCH/first run_cdm verify
+expect_rc 0 "a writable upstream is listed and verified"
+check "and nothing of it changed" test "$(upstream_digest)" = "$WRITABLE"
+
 mkdir -p "$RO"
 if [ "$(id -u)" = 0 ] && mount --bind "$UP" "$RO" 2>/dev/null && mount -o remount,ro,bind "$RO" 2>/dev/null; then
   HOW=mount

@@ -123,6 +123,10 @@ struct db_file_ref {
 };
 int db_file_alike(cdm_ctx *ctx, const char *sha256, unsigned long long size, int mode,
                   const char *exclude_id, struct db_file_ref *out);
+/* Every such file (of any state), each given to fn until it returns nonzero. */
+typedef int (*db_file_ref_fn)(void *arg, const struct db_file_ref *ref);
+int db_files_alike_each(cdm_ctx *ctx, const char *sha256, unsigned long long size, int mode,
+                        const char *exclude_id, db_file_ref_fn fn, void *arg);
 
 /* ---- db_generation.c: each project's link history ----------------------------------- */
 

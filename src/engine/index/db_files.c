@@ -54,6 +54,20 @@ int db_files_each(cdm_ctx *ctx, const char *install_id, db_file_fn fn, void *arg
     return rc;
 }
 
+/* The parameters of the queries for files like one: ?1 sha256, ?2 size, ?3 the install
+ * left out, ?4 the mode (NULL: none recorded). */
+static void bind_alike(sqlite3_stmt *st, const char *sha256, unsigned long long size, int mode,
+                       const char *exclude_id)
+{
+    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)size);
+    sqlite3_bind_text(st, 3, exclude_id, -1, SQLITE_STATIC);
+    if (mode >= 0)
+        sqlite3_bind_int(st, 4, mode);
+    else
+        sqlite3_bind_null(st, 4);
+}
+
 int db_file_alike(cdm_ctx *ctx, const char *sha256, unsigned long long size, int mode,
                   const char *exclude_id, struct db_file_ref *out)
 {
@@ -67,13 +81,7 @@ int db_file_alike(cdm_ctx *ctx, const char *sha256, unsigned long long size, int
                         &st);
     if (rc)
         return rc;
-    sqlite3_bind_text(st, 1, sha256, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)size);
-    sqlite3_bind_text(st, 3, exclude_id, -1, SQLITE_STATIC);
-    if (mode >= 0)
-        sqlite3_bind_int(st, 4, mode);
-    else
-        sqlite3_bind_null(st, 4);
+    bind_alike(st, sha256, size, mode, exclude_id);
     int step = sqlite3_step(st);
     if (step == SQLITE_ROW) {
         if (!db_column_text(st, 0, out->install_id, sizeof(out->install_id)) ||
@@ -82,6 +90,29 @@ int db_file_alike(cdm_ctx *ctx, const char *sha256, unsigned long long size, int
     } else {
         rc = step == SQLITE_DONE ? CDM_ENOTFOUND : db_fail(ctx, "cannot read files");
     }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int db_files_alike_each(cdm_ctx *ctx, const char *sha256, unsigned long long size, int mode,
+                        const char *exclude_id, db_file_ref_fn fn, void *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = db_prepare(ctx,
+                        "SELECT install_id, path FROM files WHERE sha256 = ?1 AND size = ?2 AND "
+                        "install_id <> ?3 AND link_target IS NULL AND (mode IS ?4)",
+                        &st);
+    if (rc)
+        return rc;
+    bind_alike(st, sha256, size, mode, exclude_id);
+    int step, stop = 0;
+    struct db_file_ref ref;
+    while (!stop && (step = sqlite3_step(st)) == SQLITE_ROW)
+        if (db_column_text(st, 0, ref.install_id, sizeof(ref.install_id)) &&
+            db_column_text(st, 1, ref.path, sizeof(ref.path)))
+            stop = fn(arg, &ref);
+    if (!stop && step != SQLITE_DONE)
+        rc = db_fail(ctx, "cannot read files");
     sqlite3_finalize(st);
     return rc;
 }

@@ -25,13 +25,12 @@ static int open_store(cdm_ctx *ctx, const char *dir, cdm_ctx **out)
                            "the upstream store '%s' ([store] upstream) is not there%s", dir,
                            fs_kind(dir) == FS_DIR ? " (the folder holds no cdm store)"
                                                   : " (is its file system mounted?)");
-    else if (!rc && db_open(*out, index, DB_READ_ONLY) != CDM_OK) {
-        db_close(*out); /* a write-ahead log in a folder this user cannot write: as it is */
-        if ((rc = db_open(*out, index, DB_IMMUTABLE)))
-            cdm_error_set(ctx, rc, "the upstream store '%s': %s", dir, cdm_error_message(*out));
-    } else if (rc) {
+    /* immutable: SQLite takes no lock and writes nothing there, not even the -shm of a
+     * write-ahead log (mode=ro alone updates it where the folder can be written) */
+    else if (!rc && (rc = db_open(*out, index, DB_IMMUTABLE)))
+        cdm_error_set(ctx, rc, "the upstream store '%s': %s", dir, cdm_error_message(*out));
+    else if (rc)
         cdm_error_set(ctx, rc, "%s", cdm_error_message(*out));
-    }
     free(index);
     return rc;
 }

@@ -4,7 +4,10 @@
  * is found in the first upstream that has it, and a project is linked to it there: cdm
  * reads an upstream's index and files and never writes there (no lock, no recovery, no
  * install, remove or gc). Each upstream is opened on first use as a context of its own,
- * with no configuration (so no upstream of its own), its index read-only.
+ * with no configuration (so no upstream of its own), its index immutable: read as it is
+ * on disk, with no lock, and nothing written there (not even a write-ahead log's -shm).
+ * Like [store] shared = read-only, this holds while nobody writes the upstream: a site
+ * installs into it in a maintenance window, or into a copy it then switches in.
  */
 #ifndef CDM_UPSTREAM_H
 #define CDM_UPSTREAM_H

@@ -7,7 +7,7 @@
  * removal of either takes only its own name. The other file is read and hashed first, so a
  * file changed by hand is never shared. Where a hard link cannot be made (another file
  * system, a file system without them, too many links), the copy stays: nothing fails for
- * it. Files under SHARE_MIN are not shared.
+ * it. Files under DEDUP_SHARE_MIN are not shared.
  */
 #include "db.h"
 #include "install.h"
@@ -21,7 +21,6 @@
 /* A file smaller than a file system's block (4 KiB on ext4 and NTFS) would save at most that
  * block, and the small files (cudnn_version.h, stubs) are where versions differ and where a
  * hand edit of one install is most likely: they stay each install's own. */
-#define SHARE_MIN 4096
 
 /* The other installs' files recorded like the staged ones: files[i] of the staged ones may
  * share read[k] (of install[k]) when read[k], read on the store's threads, is as recorded. */
@@ -42,7 +41,7 @@ static void find_candidates(cdm_ctx *ctx, const char *id, const struct db_file *
     for (size_t i = 0; i < n; i++) {
         const struct db_file *f = &files[i];
         struct db_file_ref ref;
-        if (f->link_target || !f->sha256 || f->size < SHARE_MIN ||
+        if (f->link_target || !f->sha256 || f->size < DEDUP_SHARE_MIN ||
             db_file_alike(ctx, f->sha256, f->size, f->mode, id, &ref) != CDM_OK)
             continue;
         char *dir = store_install_path(ctx, ref.install_id);

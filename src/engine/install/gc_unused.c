@@ -13,12 +13,15 @@
 #include "db.h"
 #include "db_attach.h"
 #include "db_deploy.h"
+#include "install.h"
 #include "journal_install.h"
 #include "lock.h"
 #include "project.h"
 #include "store.h"
+#include "store_paths.h"
 #include "view.h"
 #include "platform/fs.h"
+#include "platform/link.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +143,78 @@ static int read_installs(cdm_ctx *ctx, struct census *c)
     return CDM_OK;
 }
 
+/* ---- the bytes a removal frees ---------------------------------------------------------
+ * Identical files of installs are stored once (dedup.c: hard links). Removing an install
+ * frees a file's bytes only where no install that stays shares it, and a file that several
+ * removed installs share is counted once, for the first of them. */
+
+struct freed {
+    cdm_ctx *ctx;
+    const struct census *c;
+    size_t self;      /* the install being counted */
+    const char *dir;  /* its folder */
+    const char *path; /* the file being judged, in that folder */
+    bool shared;      /* it is one file with a kept (or earlier removed) install's */
+    uint64_t bytes;   /* freed so far */
+};
+
+static const struct cdm_unused *census_get(const struct census *c, const char *id, size_t *at)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->v[i].id, id))
+            return *at = i, &c->v[i];
+    return NULL;
+}
+
+static int same_storage(void *arg, const struct db_file_ref *ref)
+{
+    struct freed *f = arg;
+    size_t at = 0;
+    const struct cdm_unused *other = census_get(f->c, ref->install_id, &at);
+    if (!other || (other->removed && at > f->self))
+        return 0; /* a later removed install: this one counts the bytes */
+    char *dir = store_install_path(f->ctx, ref->install_id);
+    char *path = path_join(dir, ref->path);
+    f->shared = link_same_file(f->path, path);
+    free(path);
+    free(dir);
+    return f->shared;
+}
+
+static int count_file(void *arg, const struct db_file *file)
+{
+    struct freed *f = arg;
+    if (file->link_target || !file->sha256)
+        return CDM_OK;
+    char *path = path_join(f->dir, file->path);
+    f->path = path;
+    f->shared = false;
+    int rc = file->size < DEDUP_SHARE_MIN
+                 ? CDM_OK
+                 : db_files_alike_each(f->ctx, file->sha256, file->size, file->mode,
+                                       f->c->v[f->self].id, same_storage, f);
+    if (!f->shared)
+        f->bytes += file->size;
+    free(path);
+    return rc;
+}
+
+/* Each removed install's size becomes the bytes its removal frees. */
+static int count_freed(cdm_ctx *ctx, struct census *c)
+{
+    int rc = CDM_OK;
+    for (size_t i = 0; !rc && i < c->n; i++) {
+        if (!c->v[i].removed)
+            continue;
+        char *dir = store_install_path(ctx, c->v[i].id);
+        struct freed f = {.ctx = ctx, .c = c, .self = i, .dir = dir};
+        rc = db_files_each(ctx, c->v[i].id, count_file, &f);
+        c->v[i].size = f.bytes;
+        free(dir);
+    }
+    return rc;
+}
+
 int cdm_gc_unused(cdm_ctx *ctx, const struct cdm_gc_unused_request *req, struct cdm_unused **out,
                   size_t *count)
 {
@@ -150,13 +225,13 @@ int cdm_gc_unused(cdm_ctx *ctx, const struct cdm_gc_unused_request *req, struct 
     if (!rc && !(rc = read_installs(ctx, &c)) && !(rc = take_census(ctx, &c)))
         keep_newest(&c, req->keep);
     bool removed_any = false;
-    for (size_t i = 0; !rc && i < c.n; i++) {
-        if (c.v[i].why[0])
-            continue;
-        c.v[i].removed = true;
-        if (!req->dry_run && !(rc = journal_install_remove(ctx, c.v[i].id)))
+    for (size_t i = 0; !rc && i < c.n; i++)
+        c.v[i].removed = !c.v[i].why[0];
+    if (!rc) /* before anything goes: the links that share files are still there */
+        rc = count_freed(ctx, &c);
+    for (size_t i = 0; !rc && i < c.n; i++)
+        if (c.v[i].removed && !req->dry_run && !(rc = journal_install_remove(ctx, c.v[i].id)))
             removed_any = true;
-    }
     unsigned views = 0;
     if (!rc && removed_any)
         rc = views_gc(ctx, &views);

@@ -21,7 +21,9 @@ int install_folder(cdm_ctx *ctx, const struct cdm_install_request *req,
 /* Before the commit of the staged tree tmp (install id, its files' records): each file
  * identical to another install's (hash, size, mode, and the other file read and held to
  * its record) made a hard link to it, counted in result (dedup.c). Never fails: a file
- * that cannot be shared stays a copy. */
+ * that cannot be shared stays a copy. Files under DEDUP_SHARE_MIN bytes stay each
+ * install's own. */
+#define DEDUP_SHARE_MIN 4096
 void dedup_staged(cdm_ctx *ctx, const char *tmp, const char *id, const struct db_file *files,
                   size_t n, struct cdm_install_result *result);
 
