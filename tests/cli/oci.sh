@@ -3,9 +3,11 @@
 # cdm push stores an install's archive as cdm's artifact; cdm install oci://... installs
 # it on a fresh store, its layer held to a project's cudnn.lock before any byte is fetched;
 # [fetch] sources = oci://... finds a version by its tags; a tampered blob is refused;
-# skopeo reads the artifact and copies it, and cdm installs the copy.
+# skopeo reads the artifact and copies it, and cdm installs the copy; NVIDIA's real wheel
+# makes the round trip and verifies.
 . "$TESTS_DIR/cli/lib.sh" || exit 1
 . "$TESTS_DIR/cli/lib_oci.sh" || exit 1
+. "$TESTS_DIR/cli/lib_real_cudnn.sh" || exit 1
 oci_up
 
 A12=$(fixture cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz --pad 65536)
@@ -99,6 +101,26 @@ expect_rc 1 "a tampered blob is refused"
 expect_err "sha256" "as a hash mismatch"
 check "nothing is installed, no download is kept" \
   sh -c '! ls "$1" 2>/dev/null | grep -q cuda && test -z "$(ls -A "$1/downloads" 2>/dev/null)"' _ "$CDM_ROOT"
+
+# NVIDIA's real wheel (665 MB) through the registry: pushed as its own bytes, installed on a
+# fresh store, verified
+real=$(real_wheel manylinux2014_x86_64 2>"$SCRATCH/real.err")
+if [ -z "$real" ]; then
+  skip_tool "NVIDIA's real wheel through the registry" "$(tail -1 "$SCRATCH/real.err")"
+else
+  CDM_ROOT=$SCRATCH/real run_cdm install "$real"
+  CDM_REGISTRY_USERNAME=alice CDM_REGISTRY_PASSWORD=s3cret CDM_ROOT=$SCRATCH/real \
+    run_cdm push 9.1.0.70-cuda12 "oci://$REG/nvidia/cudnn" --archive "$real" --json
+  expect_rc 0 "cdm push of NVIDIA's real wheel's install (--archive WHEEL)"
+  check "its layer is the wheel's sha256" test "$(json 'd["layer"]')" = "sha256:$(sha256sum <"$real" | cut -d' ' -f1)"
+  CDM_REGISTRY_USERNAME=alice CDM_REGISTRY_PASSWORD=s3cret CDM_ROOT=$SCRATCH/real2 \
+    run_cdm install "oci://$REG/nvidia/cudnn:9.1.0.70-cuda12-linux-x86_64" --json
+  expect_rc 0 "installed from the registry on a fresh store"
+  check "as the wheel it is" test "$(json 'd["id"], d["source"], d["from"]')" = "('9.1.0.70-cuda12', 'wheel', '$(basename "$real")')"
+  CDM_ROOT=$SCRATCH/real2 run_cdm verify
+  expect_rc 0 "and it verifies"
+  rm_store "$SCRATCH/real" "$SCRATCH/real2"
+fi
 
 # references cdm refuses to guess at
 export CDM_ROOT=$SCRATCH/store
