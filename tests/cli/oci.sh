@@ -57,6 +57,16 @@ check "installs that archive" test "$(json 'd["id"], d["sha256"]')" = "('9.1.0.7
 run_cdm verify
 expect_rc 0 "and it verifies"
 check "no download is left behind" test -z "$(ls -A "$CDM_ROOT/downloads" 2>/dev/null)"
+# a download cut before: the blob's first bytes kept in downloads/, the rest asked for
+export CDM_ROOT=$SCRATCH/resumed
+mkdir -p "$CDM_ROOT/downloads"
+head -c 300000 "$A12" >"$CDM_ROOT/downloads/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz.partial"
+run_cdm install "oci://$REG/team/cudnn:$TAG12" --json
+expect_rc 0 "a pull with 300,000 bytes of the blob kept from before"
+check "installs the archive" test "$(json 'd["sha256"]')" = "$SHA12"
+check "asking the registry for the rest only (206)" \
+  grep -q "GET /v2/team/cudnn/blobs/sha256:$SHA12 HTTP/1.1\" 206" "$REGISTRY_LOG"
+
 export CDM_ROOT=$SCRATCH/fresh2
 run_cdm install "oci://$REG/mirror/cudnn@$DIGEST12"
 expect_rc 0 "skopeo's copy installs, named by the manifest's digest"
