@@ -57,6 +57,8 @@ run_cdm which "$SCRATCH/proj" --json
 check "cdm which knows the install" test "$(json 'd["id"]')" = 9.1.0.70-cuda12
 run_cdm activate --shell bash "$SCRATCH/proj"
 expect_rc 0 "the project activates"
+run_cdm resolve "$SCRATCH/proj" --json
+check "cdm resolve weighs the upstream's install" test "$(json 'd["chosen"]')" = 9.1.0.70-cuda12
 run_cdm install 9.1.0 --cuda 12
 expect_rc 0 "cdm install of a version the upstream has"
 expect_err "nothing to do" "installs nothing"

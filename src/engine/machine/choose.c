@@ -1,6 +1,7 @@
 /* cdm resolve: the candidates, each judged (choose_rules.c), and the newest accepted, in
  * all and per cuDNN major. */
 #include "choose.h"
+#include "upstream.h"
 #include "db.h"
 #include "db_attach.h"
 #include "platform/fs.h"
@@ -213,8 +214,15 @@ int cdm_choose(cdm_ctx *ctx, const struct cdm_choose_request *req, struct cdm_ch
     int rc = store_open(ctx, STORE_READ, 0);
     if (!rc)
         rc = db_install_list(ctx, &installs, &n);
-    for (size_t i = 0; i < n && !rc; i++)
-        store_install_state(ctx, &installs[i]);
+    size_t own = n;
+    if (!rc) /* an upstream's installs are candidates too ([store] upstream) */
+        upstream_add_installs(ctx, &installs, &n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (i < own)
+            store_install_state(ctx, &installs[i]);
+        else if (fs_kind(installs[i].path) != FS_DIR)
+            installs[i].state = CDM_INSTALL_MISSING; /* its upstream is gone */
+    }
     if (!rc)
         rc = gather_project(ctx, req->project, req->ignore_pin, &j, out);
     if (!rc) {

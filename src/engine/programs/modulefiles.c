@@ -9,6 +9,7 @@
  * carries a first-line mark, and only marked files are replaced.
  */
 #include "db.h"
+#include "upstream.h"
 #include "store.h"
 #include "platform/fs.h"
 #include "userstate.h"
@@ -129,6 +130,8 @@ int cdm_modulefiles(cdm_ctx *ctx, const char *into, bool tcl, struct cdm_modulef
     int rc = store_open(ctx, STORE_READ, 0);
     if (!rc)
         rc = db_install_list(ctx, &v, &n);
+    if (!rc) /* an upstream's installs get modulefiles too ([store] upstream) */
+        upstream_add_installs(ctx, &v, &n);
     /* cdm writes into a folder it finds or makes, never through a link put there */
     if (!rc && fs_kind(dir) != FS_NONE && fs_kind(dir) != FS_DIR)
         rc = cdm_error_set(ctx, CDM_EEXISTS,
