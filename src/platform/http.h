@@ -3,7 +3,8 @@
  * http_win32.c (WinHTTP). Returns facts (status, what failed); the engine decides what
  * they mean, what to retry and what to tell the user.
  *
- * Both follow redirects (at most 10) but never from https to http, take proxies from the
+ * Both follow redirects (at most 10) but never from https to http, send the caller's own
+ * headers (a registry's token) only to the host they were meant for, take proxies from the
  * system (libcurl: http_proxy, https_proxy, no_proxy; WinHTTP: the system's proxy
  * settings), and check TLS certificates against the system's store, or only against
  * ca_file when one is given.

@@ -388,8 +388,8 @@ static enum http_failure check_extra_trust(HINTERNET request, const char *url, H
 /* Open the request to the URL's host and path, its timeouts set; the extra trust of
  * [fetch] ca_file loaded into *extra for https. */
 static enum http_failure open_request(struct http_session *s, const struct http_request *req,
-                                      HINTERNET *connect, HINTERNET *request, HCERTSTORE *extra,
-                                      struct http_result *r)
+                                      bool follow, HINTERNET *connect, HINTERNET *request,
+                                      HCERTSTORE *extra, struct http_result *r)
 {
     wchar_t *url = win_wide(req->url);
     wchar_t host[256], path[4096];
@@ -422,8 +422,8 @@ static enum http_failure open_request(struct http_session *s, const struct http_
         DWORD e = GetLastError();
         return fail(r, classify(e), e);
     }
-    if (req->method && strcmp(req->method, "GET") && strcmp(req->method, "HEAD")) {
-        DWORD off = WINHTTP_DISABLE_REDIRECTS; /* only a GET or a HEAD follows a redirect */
+    if (!follow) { /* a POST or a PUT, or a GET whose redirects http_send follows itself */
+        DWORD off = WINHTTP_DISABLE_REDIRECTS;
         WinHttpSetOption(*request, WINHTTP_OPTION_DISABLE_FEATURE, &off, sizeof(off));
     }
     if (*extra) {
@@ -433,13 +433,14 @@ static enum http_failure open_request(struct http_session *s, const struct http_
     return HTTP_OK;
 }
 
-enum http_failure http_send(struct http_session *s, const struct http_request *req,
-                            struct http_result *r)
+/* One request; WinHTTP follows its redirects when follow is true. */
+static enum http_failure send_once(struct http_session *s, const struct http_request *req,
+                                   bool follow, struct http_result *r)
 {
     memset(r, 0, sizeof(*r));
     HINTERNET connect = NULL, request = NULL;
     HCERTSTORE extra = NULL;
-    enum http_failure kind = open_request(s, req, &connect, &request, &extra, r);
+    enum http_failure kind = open_request(s, req, follow, &connect, &request, &extra, r);
     if (kind == HTTP_OK) {
         add_headers(request, req);
         kind = send_request(request, req, r);
@@ -470,4 +471,70 @@ enum http_failure http_send(struct http_session *s, const struct http_request *r
 void http_pause(unsigned seconds)
 {
     Sleep(seconds * 1000);
+}
+
+/* ---- redirects that carry the caller's headers ------------------------------------------ */
+
+/* "scheme://host[:port]" of url: its length. */
+static size_t origin_length(const char *url)
+{
+    const char *host = strstr(url, "://");
+    return host ? (size_t)(host + 3 - url) + strcspn(host + 3, "/?#") : 0;
+}
+
+/* Where a Location leads, as an absolute URL (malloc'd; NULL when cdm cannot tell). */
+static char *redirect_target(const char *from, const char *location)
+{
+    if (strstr(location, "://"))
+        return xstrdup(location);
+    size_t origin = origin_length(from);
+    if (!origin)
+        return NULL;
+    if (location[0] == '/')
+        return xasprintf("%.*s%s", (int)origin, from, location);
+    const char *end = from + origin + strcspn(from + origin, "?#");
+    const char *slash = end;
+    while (slash > from + origin && slash[-1] != '/')
+        slash--;
+    return xasprintf("%.*s%s%s", (int)(slash - from), from, slash == from + origin ? "/" : "",
+                     location);
+}
+
+static bool redirect_status(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+enum http_failure http_send(struct http_session *s, const struct http_request *req,
+                            struct http_result *r)
+{
+    bool get = !req->method || !strcmp(req->method, "GET") || !strcmp(req->method, "HEAD");
+    if (!req->headers || !get)
+        return send_once(s, req, get, r);
+    /* WinHTTP would send the caller's headers (a registry's token) on to wherever a redirect
+     * leads, a storage host that refuses them (S3's signed URLs) or should never see them:
+     * follow by hand, keeping them only on the same scheme, host and port */
+    struct http_request hop = *req;
+    char *url = NULL;
+    enum http_failure kind;
+    for (int n = 0;; n++) {
+        kind = send_once(s, &hop, false, r);
+        if (kind != HTTP_OK || !redirect_status(r->status) || !*r->location)
+            break;
+        char *next = redirect_target(hop.url, r->location);
+        bool downgrade = next && !strncmp(hop.url, "https://", 8) && strncmp(next, "https://", 8);
+        if (n == 10 || !next || downgrade) {
+            free(next);
+            COPY_STR_ARRAY(r->detail, "more than 10 redirects, or one from https to http");
+            kind = r->failure = HTTP_REDIRECTS;
+            break;
+        }
+        size_t origin = origin_length(hop.url);
+        if (origin != origin_length(next) || strncmp(hop.url, next, origin))
+            hop.headers = NULL;
+        free(url);
+        hop.url = url = next;
+    }
+    free(url);
+    return kind;
 }

@@ -58,3 +58,14 @@ YML
   for _ in $(seq 100); do asks_for_token && break; sleep 0.1; done
   check "the registry is up, and asks for a token of the token server" asks_for_token
 }
+
+# oci_cdn_up: a front for the registry that sends blob downloads to a storage host which
+# refuses the registry's token (tests/mirror/oci_cdn.py); sets CDN (127.0.0.1:PORT) and
+# CDN_LOG
+oci_cdn_up() {
+  CDN_LOG=$SCRATCH/cdn.log
+  python3 "$TESTS_DIR/mirror/oci_cdn.py" "$REG" "$REGISTRY_DATA" "$SCRATCH/cdn.port" "$CDN_LOG" &
+  OCI_PIDS="$OCI_PIDS $!"
+  for _ in $(seq 100); do [ -s "$SCRATCH/cdn.port" ] && break; sleep 0.1; done
+  CDN=127.0.0.1:$(cat "$SCRATCH/cdn.port")
+}

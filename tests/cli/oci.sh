@@ -57,6 +57,15 @@ check "installs that archive" test "$(json 'd["id"], d["sha256"]')" = "('9.1.0.7
 run_cdm verify
 expect_rc 0 "and it verifies"
 check "no download is left behind" test -z "$(ls -A "$CDM_ROOT/downloads" 2>/dev/null)"
+# blobs served from a storage host the registry redirects to, which refuses the token
+oci_cdn_up
+export CDM_ROOT=$SCRATCH/cdn
+CDM_REGISTRY_USERNAME=alice CDM_REGISTRY_PASSWORD=s3cret run_cdm install "oci://$CDN/team/cudnn:$TAG12" --json
+expect_rc 0 "a pull whose blob the registry redirects to a storage host"
+check "installs the archive" test "$(json 'd["sha256"]')" = "$SHA12"
+check "the storage host served it, and got no token" \
+  sh -c 'grep -q "redirected" "$1" && grep -q "served" "$1" && ! grep -q "refused" "$1"' _ "$CDN_LOG"
+
 # a download cut before: the blob's first bytes kept in downloads/, the rest asked for
 export CDM_ROOT=$SCRATCH/resumed
 mkdir -p "$CDM_ROOT/downloads"

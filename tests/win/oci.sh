@@ -28,6 +28,14 @@ expect_rc 0 "cdm.exe install oci://... into a fresh store"
 check "installs that archive" test "$(json 'd["id"], d["sha256"]')" = "('9.1.0.70-cuda12', '$SHA')"
 run_cdm verify
 expect_rc 0 "and it verifies"
+# blobs served from a storage host the registry redirects to, which refuses the token
+oci_cdn_up
+CDM_ROOT=$(wpath "$SCRATCH/cdn")
+run_cdm install "oci://$CDN/win/cudnn:$TAG" --json
+expect_rc 0 "cdm.exe pulls a blob the registry redirects to a storage host"
+check "installs the archive" test "$(json 'd["sha256"]')" = "$SHA"
+check "the storage host served it, and got no token" \
+  sh -c 'grep -q "redirected" "$1" && grep -q "served" "$1" && ! grep -q "refused" "$1"' _ "$CDN_LOG"
 unset CDM_REGISTRY_PASSWORD
 CDM_ROOT=$(wpath "$SCRATCH/fresh2")
 run_cdm install "oci://$REG/win/cudnn:$TAG"
