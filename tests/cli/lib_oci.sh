@@ -67,5 +67,6 @@ oci_cdn_up() {
   python3 "$TESTS_DIR/mirror/oci_cdn.py" "$REG" "$REGISTRY_DATA" "$SCRATCH/cdn.port" "$CDN_LOG" &
   OCI_PIDS="$OCI_PIDS $!"
   for _ in $(seq 100); do [ -s "$SCRATCH/cdn.port" ] && break; sleep 0.1; done
+  # shellcheck disable=SC2034 # CDN is the scenarios'
   CDN=127.0.0.1:$(cat "$SCRATCH/cdn.port")
 }
