@@ -1,0 +1,94 @@
+/*
+ * The pieces of the registry client that need no registry: base64 (credentials), oci://
+ * references (what is accepted, what is refused), the config's [fetch] sources and
+ * insecure_registries, and the tag cdm push gives an install.
+ */
+#include "base/base64.h"
+#include "engine/fetch/oci_artifact.h"
+#include "platform/fs.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+static cdm_ctx *ctx;
+
+static void base64(void)
+{
+    const char *plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar", "alice:s3cret"};
+    const char *coded[] = {"",         "Zg==",     "Zm8=",     "Zm9v",
+                           "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy", "YWxpY2U6czNjcmV0"};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(plain); i++) {
+        struct strbuf out = STRBUF_INIT, back = STRBUF_INIT;
+        base64_encode(plain[i], strlen(plain[i]), &out);
+        is_str(sb_str(&out), coded[i], "base64 of '%s' (RFC 4648's vectors)", plain[i]);
+        ok(base64_decode(coded[i], &back) && !strcmp(sb_str(&back), plain[i]), "and back: '%s'",
+           coded[i]);
+        sb_free(&out);
+        sb_free(&back);
+    }
+    const char *bad[] = {"Zm9v!", "Z", "Zm9 v", "Zm\n9v"};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(bad); i++) {
+        struct strbuf back = STRBUF_INIT;
+        ok(!base64_decode(bad[i], &back) && back.len == 0, "'%s' is not base64, nothing added",
+           bad[i]);
+        sb_free(&back);
+    }
+}
+
+static void references(void)
+{
+    struct oci_ref r;
+    ok(oci_ref_parse(ctx, "oci://127.0.0.1:5000/team/cudnn:9.1.0.70-cuda12-linux-x86_64", &r) ==
+           CDM_OK,
+       "a registry with a port, a repository of two parts and a tag");
+    is_str(r.registry, "127.0.0.1:5000", "the registry");
+    is_str(r.repo, "team/cudnn", "the repository");
+    is_str(r.tag, "9.1.0.70-cuda12-linux-x86_64", "the tag");
+    ok(r.digest == NULL, "no digest");
+    oci_ref_free(&r);
+    const char *digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    char text[200];
+    snprintf(text, sizeof(text), "oci://ghcr.io/ml/cudnn@%s", digest);
+    ok(oci_ref_parse(ctx, text, &r) == CDM_OK, "a digest");
+    is_str(r.digest, digest, "kept as written");
+    ok(r.tag == NULL, "and no tag");
+    oci_ref_free(&r);
+    ok(oci_ref_parse(ctx, "oci://reg.example.com/cudnn", &r) == CDM_OK && !r.tag && !r.digest,
+       "no tag: a repository for [fetch] sources");
+    oci_ref_free(&r);
+    const char *bad[] = {
+        "oci://reg.example.com",               /* no repository */
+        "oci://reg.example.com/",              /* an empty one */
+        "oci://reg.example.com/Team/x",        /* capitals */
+        "oci://reg.example.com/a//b",          /* an empty part */
+        "oci://reg.example.com/a/../b",        /* a part of dots */
+        "oci://reg.example.com/a:-x",          /* a tag that starts with '-' */
+        "oci://reg.example.com/a@sha256:1234", /* a short digest */
+        "oci://reg.example.com/a@md5:0123456789abcdef0123456789abcdef",
+        "oci://user@reg.example.com/a:1", /* credentials in the reference */
+        "https://reg.example.com/a:1",    /* not oci:// */
+        "oci://reg example.com/a:1",      /* a space */
+    };
+    for (size_t i = 0; i < CDM_ARRAY_LEN(bad); i++) {
+        ok(oci_ref_parse(ctx, bad[i], &r) == CDM_EINVAL, "refused: %s", bad[i]);
+        ok(strstr(cdm_error_message(ctx), bad[i]) != NULL, "naming it");
+    }
+}
+
+static void tags(void)
+{
+    char tag[128];
+    oci_tag_for("9.1.0.70", 12, "linux-x86_64", tag, sizeof(tag));
+    is_str(tag, "9.1.0.70-cuda12-linux-x86_64", "cdm push's tag: VERSION-cudaN-PLATFORM");
+}
+
+int main(void)
+{
+    struct cdm_options options = {.config_path = fs_host_is_windows() ? "NUL" : "/dev/null"};
+    cdm_ctx_new(&ctx, &options);
+    base64();
+    references();
+    tags();
+    cdm_ctx_free(ctx);
+    return tap_done();
+}
