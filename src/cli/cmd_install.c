@@ -65,6 +65,9 @@ static void say_result(struct cli *cli, const char *what, const struct cdm_insta
     } else if (result->kept) {
         cli_info(cli, "kept '%s' as a part of %s, not installed yet; install %s to complete it\n",
                  what, in->id, result->completes);
+    } else if (result->by_version && in->upstream) {
+        cli_info(cli, "%s is installed in an upstream store ('%s', read only); nothing to do\n",
+                 in->id, in->path);
     } else if (result->by_version) {
         cli_info(cli, "%s is installed (from %s '%s'); nothing to do\n", in->id, in->source,
                  in->archive_name);

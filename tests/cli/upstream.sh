@@ -61,7 +61,7 @@ run_cdm resolve "$SCRATCH/proj" --json
 check "cdm resolve weighs the upstream's install" test "$(json 'd["chosen"]')" = 9.1.0.70-cuda12
 run_cdm install 9.1.0 --cuda 12
 expect_rc 0 "cdm install of a version the upstream has"
-expect_err "nothing to do" "installs nothing"
+expect_err "is installed in an upstream store .*read only.*nothing to do" "installs nothing, saying where it is"
 run_cdm verify --json
 expect_rc 0 "cdm verify reads the upstream's files"
 check "and finds them as installed" test "$(json 'd["installs"], d["files"] > 20, d["problems"]')" = "(1, True, [])"
