@@ -5,8 +5,10 @@
  */
 #include "base/base64.h"
 #include "engine/fetch/oci_artifact.h"
+#include "engine/fetch/oci_creds.h"
 #include "platform/fs.h"
 #include "tap.h"
+#include "testenv.h"
 
 #include <stdlib.h>
 
@@ -75,6 +77,53 @@ static void references(void)
     }
 }
 
+static void docker_hub(void)
+{
+    struct oci o;
+    ok(oci_open(ctx, "oci://docker.io/cudnn:9", false, &o) == CDM_OK, "Docker Hub by its name");
+    is_str(o.v2, "https://registry-1.docker.io/v2/library/cudnn",
+           "its API's host, a one-part repository under library/");
+    oci_close(&o);
+    ok(oci_open(ctx, "oci://docker.io/team/cudnn:9", true, &o) == CDM_OK, "a user's repository");
+    is_str(o.v2, "https://registry-1.docker.io/v2/team/cudnn", "kept as it is");
+    oci_close(&o);
+    ok(oci_open(ctx, "oci://ghcr.io/team/cudnn:9", false, &o) == CDM_OK, "another registry");
+    is_str(o.v2, "https://ghcr.io/v2/team/cudnn", "its own host, https");
+    oci_close(&o);
+    ok(oci_open(ctx, "oci://localhost:5000/cudnn:9", false, &o) == CDM_OK, "a loopback one");
+    is_str(o.v2, "http://localhost:5000/v2/cudnn", "plain http, no library/");
+    oci_close(&o);
+}
+
+/* docker login's file: Docker Hub's entry is kept under https://index.docker.io/v1/ */
+static void docker_login(void)
+{
+    const char *dir = "test_oci_ref.docker";
+    fs_mkdir(ctx, dir);
+    char *path = path_join(dir, "config.json");
+    FILE *f = fs_fopen(path, "wb");
+    fputs("{\"auths\": {\"https://index.docker.io/v1/\": {\"auth\": \"YWxpY2U6czNjcmV0\"},"
+          " \"reg.example.com:5000\": {\"auth\": \"Ym9iOnB3\"}}}\n",
+          f);
+    fclose(f);
+    testenv_setenv("CDM_REGISTRY_USERNAME", NULL);
+    testenv_setenv("REGISTRY_AUTH_FILE", NULL);
+    testenv_setenv("DOCKER_CONFIG", dir);
+    char *header = NULL;
+    ok(oci_creds_basic(ctx, "docker.io", &header) == CDM_OK, "Docker Hub's credentials found");
+    is_str(header, "Authorization: Basic YWxpY2U6czNjcmV0", "under index.docker.io/v1/");
+    free(header);
+    ok(oci_creds_basic(ctx, "reg.example.com:5000", &header) == CDM_OK, "another registry's");
+    is_str(header, "Authorization: Basic Ym9iOnB3", "under its host and port");
+    free(header);
+    ok(oci_creds_basic(ctx, "reg.example.com", &header) == CDM_ENOTFOUND,
+       "none for the same host on another port");
+    testenv_setenv("DOCKER_CONFIG", NULL);
+    fs_remove_file(ctx, path);
+    fs_remove_if_empty_dir(dir);
+    free(path);
+}
+
 static void tags(void)
 {
     char tag[128];
@@ -88,6 +137,8 @@ int main(void)
     cdm_ctx_new(&ctx, &options);
     base64();
     references();
+    docker_hub();
+    docker_login();
     tags();
     cdm_ctx_free(ctx);
     return tap_done();

@@ -129,8 +129,16 @@ int oci_open(cdm_ctx *ctx, const char *text, bool push, struct oci *o)
     if (rc)
         return rc;
     o->text = xstrdup(text);
-    o->v2 = xasprintf("%s://%s/v2/%s", plain_http(ctx, o->ref.registry) ? "http" : "https",
-                      o->ref.registry, o->ref.repo);
+    const char *host = o->ref.registry;
+    if (oci_docker_hub(host)) { /* as docker reads oci://docker.io/ubuntu */
+        host = "registry-1.docker.io";
+        if (!strchr(o->ref.repo, '/')) {
+            char *library = xasprintf("library/%s", o->ref.repo);
+            free(o->ref.repo);
+            o->ref.repo = library;
+        }
+    }
+    o->v2 = xasprintf("%s://%s/v2/%s", plain_http(ctx, host) ? "http" : "https", host, o->ref.repo);
     o->actions = push ? "pull,push" : "pull";
     net_init(&o->net, ctx);
     o->net.headers = o->headers;

@@ -13,6 +13,12 @@ const char *oci_creds_hint(void)
            "(or skopeo login, with REGISTRY_AUTH_FILE)";
 }
 
+bool oci_docker_hub(const char *registry)
+{
+    return !strcmp(registry, "docker.io") || !strcmp(registry, "index.docker.io") ||
+           !strcmp(registry, "registry-1.docker.io");
+}
+
 static char *basic_header(const char *user_colon_password)
 {
     struct strbuf sb = STRBUF_INIT;
@@ -98,7 +104,8 @@ int oci_creds_basic(cdm_ctx *ctx, const char *registry, char **header)
         files[1] = path_join(home, ".docker/config.json");
     for (size_t i = 0; i < 2 && rc == CDM_ENOTFOUND; i++)
         if (files[i] && *files[i])
-            rc = from_file(ctx, files[i], registry, header);
+            rc = from_file(ctx, files[i],
+                           oci_docker_hub(registry) ? "index.docker.io/v1" : registry, header);
     for (size_t i = 0; i < 2; i++)
         free(files[i]);
     free(docker);

@@ -15,6 +15,10 @@
  * auth file. */
 int oci_creds_basic(cdm_ctx *ctx, const char *registry, char **header);
 
+/* Docker Hub, under any of its names: its API is at registry-1.docker.io, its credentials
+ * are kept under https://index.docker.io/v1/, and a one-part repository is library/'s. */
+bool oci_docker_hub(const char *registry);
+
 /* What to do when a registry refuses: where credentials are read from. */
 const char *oci_creds_hint(void);
 
