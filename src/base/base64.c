@@ -21,13 +21,17 @@ void base64_encode(const void *data, size_t n, struct strbuf *out)
     }
 }
 
-static int sextet(char c)
+/* The URL's and file names' alphabet (a wheel's RECORD): '-' and '_' for '+' and '/'. */
+static const char url_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+static int sextet(const char *letters, char c)
 {
-    const char *at = c ? strchr(alphabet, c) : NULL;
-    return at ? (int)(at - alphabet) : -1;
+    const char *at = c ? strchr(letters, c) : NULL;
+    return at ? (int)(at - letters) : -1;
 }
 
-bool base64_decode(const char *text, struct strbuf *out)
+static bool decode(const char *letters, const char *text, struct strbuf *out)
 {
     size_t len = strlen(text);
     while (len && text[len - 1] == '=')
@@ -37,7 +41,7 @@ bool base64_decode(const char *text, struct strbuf *out)
     struct strbuf got = STRBUF_INIT;
     unsigned v = 0, bits = 0;
     for (size_t i = 0; i < len; i++) {
-        int s = sextet(text[i]);
+        int s = sextet(letters, text[i]);
         if (s < 0) {
             sb_free(&got);
             return false;
@@ -53,4 +57,14 @@ bool base64_decode(const char *text, struct strbuf *out)
     sb_addn(out, got.buf ? got.buf : "", got.len);
     sb_free(&got);
     return true;
+}
+
+bool base64_decode(const char *text, struct strbuf *out)
+{
+    return decode(alphabet, text, out);
+}
+
+bool base64url_decode(const char *text, struct strbuf *out)
+{
+    return decode(url_alphabet, text, out);
 }

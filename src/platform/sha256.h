@@ -13,4 +13,7 @@ void sha256_finish_hex(struct sha256 *h, char out[65]);
 void sha256_reset(struct sha256 *h);
 void sha256_free(struct sha256 *h);
 
+/* The SHA-256 of n bytes at data, as 64 lowercase hex digits and a NUL (sha256_common.c). */
+void sha256_hex_of(const void *data, size_t n, char out[65]);
+
 #endif

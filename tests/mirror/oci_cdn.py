@@ -8,16 +8,17 @@ the registry's token on to the storage host fails.
 
 Usage: oci_cdn.py REGISTRY_HOST:PORT REGISTRY_DATA PORTFILE LOG"""
 import http.client
-import http.server
 import os
 import re
 import sys
+
+from loopback import QuietHandler, serve
 
 
 def main():
     upstream, data, portfile, log = sys.argv[1:5]
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         protocol_version = "HTTP/1.1"
 
         def note(self, what):
@@ -67,14 +68,7 @@ def main():
 
         do_HEAD = do_GET
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(portfile + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(portfile + ".tmp", portfile)
-    server.serve_forever()
+    serve(Handler, portfile)
 
 
 if __name__ == "__main__":

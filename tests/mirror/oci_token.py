@@ -9,7 +9,6 @@ Usage: oci_token.py DIR USER PASSWORD PORTFILE LOG
   each request is a line of LOG: the scope asked, and whether it was granted."""
 import base64
 import datetime
-import http.server
 import json
 import os
 import sys
@@ -20,6 +19,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.x509.oid import NameOID
+
+from loopback import QuietHandler, serve
 
 ISSUER = "cdm-test-issuer"
 
@@ -80,7 +81,7 @@ def main():
     key, cert = make_key(folder)
     expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self):
             url = urllib.parse.urlparse(self.path)
             query = urllib.parse.parse_qs(url.query)
@@ -103,14 +104,7 @@ def main():
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with open(portfile + ".tmp", "w") as f:
-        f.write(str(server.server_address[1]))
-    os.rename(portfile + ".tmp", portfile)
-    server.serve_forever()
+    serve(Handler, portfile)
 
 
 if __name__ == "__main__":

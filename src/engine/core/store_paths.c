@@ -133,11 +133,8 @@ char *store_deployed_object(const cdm_ctx *ctx, const char *sha256)
 
 char *view_name(const char *install_id, const char *tk_version, const char *tk_real)
 {
-    struct sha256 *h = sha256_new();
-    sha256_update(h, tk_real, strlen(tk_real));
     char hex[65];
-    sha256_finish_hex(h, hex);
-    sha256_free(h);
+    sha256_hex_of(tk_real, strlen(tk_real), hex);
     return xasprintf("%s" VIEW_TOOLKIT "%s-%.8s", install_id, tk_version, hex);
 }
 

@@ -5,6 +5,7 @@
 
 #include "rfc822.h"
 #include "wheel.h"
+#include "base/base64.h"
 #include "archive_walk.h"
 #include "entry_check.h"
 #include "platform/fs.h"
@@ -25,38 +26,15 @@ bool wheel_file_name(const char *file_name)
     return str_ends_with_icase(file_name, ".whl");
 }
 
-static int b64url_value(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '-' ? 62 : c == '_' ? 63 : -1;
-}
-
 bool wheel_digest_hex(const char *b64, char out[65])
 {
-    unsigned char bytes[33];
-    size_t n = 0, len = strlen(b64);
-    if (len != 43) /* 32 bytes, unpadded */
-        return false;
-    unsigned long acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < len; i++) {
-        int v = b64url_value(b64[i]);
-        if (v < 0)
-            return false;
-        acc = (acc << 6 | (unsigned)v) & 0xffffff;
-        if ((bits += 6) >= 8) {
-            bits -= 8;
-            bytes[n++] = (unsigned char)(acc >> bits);
-        }
-    }
-    for (size_t i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", bytes[i]);
-    return n == 32;
+    struct strbuf bytes = STRBUF_INIT;
+    bool ok = strlen(b64) == 43 /* 32 bytes, unpadded */ && base64url_decode(b64, &bytes) &&
+              bytes.len == 32;
+    for (size_t i = 0; ok && i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", (unsigned char)bytes.buf[i]);
+    sb_free(&bytes);
+    return ok;
 }
 
 /* "nvidia-cudnn-cu12", "nvidia_cudnn_cu12" and "Nvidia.Cudnn-CU12" are one name (PEP 503):

@@ -214,11 +214,8 @@ static void name_the_bill(struct cdm_sbom *s)
     s->created = end && !*end && t >= 0 ? (int64_t)t : (int64_t)time(NULL);
     char *seed = xasprintf("%s %s %s %lld", s->install.id, s->install.sha256, s->verification_code,
                            (long long)s->created);
-    struct sha256 *h = sha256_new();
-    sha256_update(h, seed, strlen(seed));
     char hex[65];
-    sha256_finish_hex(h, hex);
-    sha256_free(h);
+    sha256_hex_of(seed, strlen(seed), hex);
     free(seed);
     hex[12] = '4';                                                /* the version */
     hex[16] = "89ab"[strtol((char[]){hex[16], 0}, NULL, 16) & 3]; /* the variant */
