@@ -68,6 +68,13 @@ pypi)
   seed '{"meta":{"api-version":"1.1"},"name":"nvidia-cudnn-cu12","files":[{"filename":"nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl","url":"https://files.example/packages/ab/nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl","hashes":{"sha256":"3a4c5e3d9d2e1b4f6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c"},"size":664800000,"yanked":false},{"filename":"nvidia_cudnn_cu12-9.1.0.70-py3-none-win_amd64.whl","url":"../../x.whl","hashes":{},"yanked":"bad"}],"versions":["9.1.0.70"]}'
   seed '<!DOCTYPE html><html><body><a href="../../packages/nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl#sha256=3a4c5e3d9d2e1b4f6a7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c" data-yanked="">x</a><a href='"'"'//h/y.whl#md5=1'"'"'>y</a><a href=z.whl>z</a><a href="</body></html>'
   ;;
+oci)
+  # cdm push's manifest and config (the first byte chooses the reader), and challenges
+  seed '\x00{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"application/vnd.cdm.cudnn.v1","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:9903e1693e0ec8f1e94dda89f0455b69f74d8327b07120fafefc87b8f32f11de","size":269},"layers":[{"mediaType":"application/x-xz","digest":"sha256:dcd30a3ba6b91063dbd483fea98dae36342c3e21494c644c67082bc74ded2601","size":599136,"annotations":{"org.opencontainers.image.title":"cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"}}]}'
+  seed '\x01{"architecture":"amd64","os":"linux","cdm":{"id":"9.1.0.70-cuda12","version":"9.1.0.70","cuda":12,"platform":"linux-x86_64","source":"archive","archive":"cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz","size":599136,"sha256":"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","official":false}}'
+  seed '\x02realm="https://auth.example/token",service="registry.example",scope="repository:a/b:pull,push"'
+  seed '\x02realm=https://x,service="unterminated'
+  ;;
 wheel)
   # NVIDIA's wheel layout (tests/make_wheel.py), Linux and Windows, deflated small
   python3 "$TESTS_DIR/make_wheel.py" "$dir" nvidia-cudnn-cu12 9.1.0.70 >/dev/null

@@ -124,6 +124,86 @@ static void docker_login(void)
     free(path);
 }
 
+/* A manifest as a hostile registry could send it: cdm takes a layer only with a plain file
+ * name for downloads/, a sha256 digest, a size, and cdm's artifact type. */
+static const char *manifest_with(char *buf, size_t size, const char *type, const char *digest,
+                                 const char *length, const char *title, int layers)
+{
+    int n = snprintf(buf, size,
+                     "{\"artifactType\":\"%s\",\"layers\":[{\"digest\":\"%s\",\"size\":%s,"
+                     "\"annotations\":{\"org.opencontainers.image.title\":\"%s\"}}",
+                     type, digest, length, title);
+    for (int i = 1; i < layers; i++)
+        n += snprintf(buf + n, size - (size_t)n, ",{}");
+    snprintf(buf + n, size - (size_t)n, "]}");
+    return buf;
+}
+
+static void hostile_manifests(void)
+{
+    const char *type = OCI_ARTIFACT_TYPE,
+               *name = "cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz";
+    const char *digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    char buf[1024];
+    struct manifest_entry e;
+    const char *text = manifest_with(buf, sizeof(buf), type, digest, "599136", name, 1);
+    ok(oci_manifest_layer(text, strlen(text), &e), "cdm's manifest gives its layer");
+    is_str(e.name, name, "named by its title");
+    is_int(e.size, 599136, "its size");
+    const struct {
+        const char *type, *digest, *size, *title;
+        int layers;
+        const char *why;
+    } bad[] = {
+        {type, digest, "1", "../cudnn.tar.xz", 1, "a title that climbs out of downloads/"},
+        {type, digest, "1", "x/cudnn.tar.xz", 1, "a title with a folder"},
+        {type, digest, "1", "x\\\\cudnn.tar.xz", 1, "a title with a backslash"},
+        {type, digest, "1", "C:cudnn.tar.xz", 1, "a title with a drive"},
+        {type, digest, "1", "..", 1, "a title of dots"},
+        {type, digest, "1", "", 1, "an empty title"},
+        {type, digest, "-1", name, 1, "a negative size"},
+        {type, digest, "1e300", name, 1, "a size past any file"},
+        {type, "sha512:00", "1", name, 1, "another digest"},
+        {type, "sha256:0123", "1", name, 1, "a short digest"},
+        {"application/vnd.oci.image.layer.v1.tar", digest, "1", name, 1, "an image, not cdm's"},
+        {type, digest, "1", name, 2, "two layers"},
+    };
+    for (size_t i = 0; i < CDM_ARRAY_LEN(bad); i++) {
+        text = manifest_with(buf, sizeof(buf), bad[i].type, bad[i].digest, bad[i].size,
+                             bad[i].title, bad[i].layers);
+        ok(!oci_manifest_layer(text, strlen(text), &e), "refused: %s", bad[i].why);
+    }
+    ok(!oci_manifest_layer("{\"layers\":", 11, &e), "refused: JSON cut short");
+    struct manifest_entry layer = {0};
+    copy_text(layer.sha256, sizeof(layer.sha256), digest + 7);
+    copy_text(layer.name, sizeof(layer.name), name);
+    char config[512];
+    const char *configs[] = {"12", "0", "1e300", "\"12\""};
+    for (size_t i = 0; i < CDM_ARRAY_LEN(configs); i++) {
+        snprintf(config, sizeof(config),
+                 "{\"cdm\":{\"version\":\"9.1.0.70\",\"cuda\":%s,\"platform\":"
+                 "\"linux-x86_64\",\"archive\":\"%s\",\"sha256\":\"%s\"}}",
+                 configs[i], name, digest + 7);
+        ok(oci_config_describes(config, strlen(config), &layer) == (i == 0),
+           "a config whose CUDA major is %s is %s", configs[i], i == 0 ? "taken" : "refused");
+    }
+    snprintf(config, sizeof(config),
+             "{\"cdm\":{\"version\":\"9.1.0.70\",\"cuda\":12,\"platform\":\"linux-x86_64\","
+             "\"archive\":\"other.tar.xz\",\"sha256\":\"%s\"}}",
+             digest + 7);
+    ok(!oci_config_describes(config, strlen(config), &layer), "refused: a config of another file");
+    char *realm =
+        oci_challenge_param("realm=\"https://a/t\",service=\"r\",scope=\"repository:a:pull,"
+                            "push\"",
+                            "scope");
+    is_str(realm, "repository:a:pull,push", "a challenge's quoted value, its comma kept");
+    free(realm);
+    realm = oci_challenge_param("realm=\"https://a/t", "realm");
+    is_str(realm, "https://a/t", "an unterminated quote ends at the text's end");
+    free(realm);
+    ok(oci_challenge_param("service=x", "realm") == NULL, "no realm: none");
+}
+
 static void tags(void)
 {
     char tag[128];
@@ -139,6 +219,7 @@ int main(void)
     references();
     docker_hub();
     docker_login();
+    hostile_manifests();
     tags();
     cdm_ctx_free(ctx);
     return tap_done();

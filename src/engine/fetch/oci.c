@@ -157,8 +157,7 @@ void oci_close(struct oci *o)
 
 /* ---- token auth --------------------------------------------------------------------- */
 
-/* The value of key in a challenge's parameters (key="value", comma-separated), or NULL. */
-static char *challenge_param(const char *params, const char *key)
+char *oci_challenge_param(const char *params, const char *key)
 {
     size_t klen = strlen(key);
     for (const char *p = params; *p;) {
@@ -213,7 +212,8 @@ int oci_collect_body(void *arg, const void *data, size_t n)
 static int fetch_token(struct oci *o, const char *params, const char *basic)
 {
     cdm_ctx *ctx = o->ctx;
-    char *realm = challenge_param(params, "realm"), *service = challenge_param(params, "service");
+    char *realm = oci_challenge_param(params, "realm"),
+         *service = oci_challenge_param(params, "service");
     struct strbuf url = STRBUF_INIT, body = STRBUF_INIT;
     int rc = CDM_OK;
     if (!realm || (strncmp(realm, "https://", 8) && strncmp(realm, "http://", 7)) ||
@@ -234,16 +234,14 @@ static int fetch_token(struct oci *o, const char *params, const char *basic)
     sb_add(&url, "scope=");
     url_escape(&url, scope);
     free(scope);
+    /* the credentials, or nothing: never the registry's own header (net's) */
     const char *headers[] = {basic, NULL};
     struct http_request req = {.url = sb_str(&url),
-                               .headers = basic ? headers : NULL,
+                               .headers = headers,
                                .accept = "application/json",
                                .head = oci_collect_head,
                                .body = oci_collect_body,
                                .arg = &body};
-    const char *none[] = {NULL};
-    if (!basic)
-        req.headers = none; /* never the registry's own header */
     struct http_result r;
     if ((rc = net_send(&o->net, &req, &r)))
         goto out;
@@ -334,11 +332,8 @@ int oci_get_manifest(struct oci *o, const char *reference, struct strbuf *body, 
     else if (!rc && r.status != 200)
         rc = net_status_failed(&o->net, url, r.status);
     if (!rc) {
-        struct sha256 *h = sha256_new();
-        sha256_update(h, body->buf ? body->buf : "", body->len);
         char hex[65];
-        sha256_finish_hex(h, hex);
-        sha256_free(h);
+        sha256_hex_of(body->buf ? body->buf : "", body->len, hex);
         snprintf(digest, 80, "sha256:%s", hex);
     }
     free(url);
@@ -416,6 +411,12 @@ static size_t read_text(void *arg, void *buf, size_t n)
     memcpy(buf, t->text + t->at, give);
     t->at += give;
     return give;
+}
+
+int oci_put_text_blob(struct oci *o, const char *digest, const char *text, bool *sent)
+{
+    struct text_reader t = {text, strlen(text), 0};
+    return oci_put_blob(o, digest, t.len, read_text, &t, sent);
 }
 
 int oci_put_manifest(struct oci *o, const char *tag, const char *manifest)

@@ -53,6 +53,10 @@ struct oci {
 int oci_open(cdm_ctx *ctx, const char *text, bool push, struct oci *o);
 void oci_close(struct oci *o);
 
+/* The value of key in a WWW-Authenticate challenge's parameters (key="value" or key=value,
+ * comma-separated), malloc'd; NULL when there is none. */
+char *oci_challenge_param(const char *params, const char *key);
+
 /* One request to the registry (req->url absolute), its auth challenge answered once: a
  * token from the realm it names (with the credentials of oci_creds.c), or Basic. CDM_OK
  * when a response came; r says its status, its 2xx body went to req's callbacks. */
@@ -74,6 +78,9 @@ char *oci_blob_url(const struct oci *o, const char *digest);
  * each call), unless the registry has it already (*sent false then). */
 int oci_put_blob(struct oci *o, const char *digest, uint64_t size,
                  size_t (*read)(void *arg, void *buf, size_t n), void *arg, bool *sent);
+
+/* oci_put_blob of a small text (a config). */
+int oci_put_text_blob(struct oci *o, const char *digest, const char *text, bool *sent);
 
 /* Store manifest (JSON of OCI_MANIFEST_TYPE) under tag. */
 int oci_put_manifest(struct oci *o, const char *tag, const char *manifest);

@@ -108,14 +108,43 @@ static bool layer_of(const cJSON *manifest, struct manifest_entry *e)
         string_of(cJSON_GetObjectItemCaseSensitive(layer, "annotations"), OCI_TITLE);
     const char *type = string_of(manifest, "artifactType");
     if (cJSON_GetArraySize(layers) != 1 || !digest || !oci_digest_valid(digest) ||
-        !cJSON_IsNumber(size) || size->valuedouble < 0 || !title || !type ||
-        strcmp(type, OCI_ARTIFACT_TYPE) || !manifest_path_safe(title) || strchr(title, '/'))
+        !cJSON_IsNumber(size) || size->valuedouble < 0 || size->valuedouble > 9e15 || !title ||
+        !type || strcmp(type, OCI_ARTIFACT_TYPE) || !manifest_path_safe(title) ||
+        strchr(title, '/'))
         return false;
     copy_text(e->sha256, sizeof(e->sha256), digest + 7);
     e->size = (uint64_t)size->valuedouble;
     copy_text(e->name, sizeof(e->name), title);
     copy_text(e->relative_path, sizeof(e->relative_path), title);
     return true;
+}
+
+bool oci_manifest_layer(const char *text, size_t n, struct manifest_entry *e)
+{
+    memset(e, 0, sizeof(*e));
+    cJSON *doc = cJSON_ParseWithLength(text, n);
+    bool ok = doc && layer_of(doc, e);
+    cJSON_Delete(doc);
+    return ok;
+}
+
+bool oci_config_describes(const char *text, size_t n, struct manifest_entry *e)
+{
+    cJSON *whole = cJSON_ParseWithLength(text, n);
+    const cJSON *doc = cJSON_GetObjectItemCaseSensitive(whole, "cdm");
+    const char *version = string_of(doc, "version"), *platform = string_of(doc, "platform");
+    const char *sha256 = string_of(doc, "sha256"), *archive = string_of(doc, "archive");
+    const cJSON *cuda = cJSON_GetObjectItemCaseSensitive(doc, "cuda");
+    bool ok = version && platform && sha256 && archive && cJSON_IsNumber(cuda) &&
+              cuda->valuedouble >= 1 && cuda->valuedouble <= 99 && !strcmp(sha256, e->sha256) &&
+              !strcmp(archive, e->name);
+    if (ok) {
+        copy_text(e->version, sizeof(e->version), version);
+        copy_text(e->platform, sizeof(e->platform), platform);
+        e->cuda = (int)cuda->valuedouble;
+    }
+    cJSON_Delete(whole);
+    return ok;
 }
 
 /* The config blob, fetched and held to its digest, said to describe the layer in e. */
@@ -132,29 +161,15 @@ static int read_config(struct oci *o, const cJSON *manifest, const char *referen
     struct strbuf body = STRBUF_INIT;
     int rc = net_get_text(&o->net, url, NULL, 1u << 16, "config of cdm's", &body);
     free(url);
-    cJSON *whole = rc ? NULL : cJSON_ParseWithLength(body.buf, body.len);
-    const cJSON *doc = cJSON_GetObjectItemCaseSensitive(whole, "cdm");
-    const char *version = string_of(doc, "version"), *platform = string_of(doc, "platform");
-    const char *sha256 = string_of(doc, "sha256"), *archive = string_of(doc, "archive");
-    const cJSON *cuda = cJSON_GetObjectItemCaseSensitive(doc, "cuda");
     char hex[65];
-    struct sha256 *h = sha256_new();
-    sha256_update(h, body.buf ? body.buf : "", body.len);
-    sha256_finish_hex(h, hex);
-    sha256_free(h);
-    if (!rc && (strcmp(hex, digest + 7) || !version || !platform || !sha256 || !archive ||
-                !cJSON_IsNumber(cuda) || strcmp(sha256, e->sha256) || strcmp(archive, e->name)))
+    sha256_hex_of(body.buf ? body.buf : "", body.len, hex);
+    bool same_bytes = !strcmp(hex, digest + 7);
+    if (!rc && (!same_bytes || !oci_config_describes(body.buf ? body.buf : "", body.len, e)))
         rc = cdm_error_set(ctx, CDM_EARCHIVE,
                            "the config of '%s' (%s) does not describe its layer%s; push it "
                            "again with cdm push",
                            o->text, reference,
-                           strcmp(hex, digest + 7) ? " (its bytes are not its digest's)" : "");
-    if (!rc) {
-        copy_text(e->version, sizeof(e->version), version);
-        copy_text(e->platform, sizeof(e->platform), platform);
-        e->cuda = (int)cuda->valuedouble;
-    }
-    cJSON_Delete(whole);
+                           same_bytes ? "" : " (its bytes are not its digest's)");
     sb_free(&body);
     return rc;
 }

@@ -29,4 +29,11 @@ int oci_pick(struct oci *o, const char *spec_text, int cuda, const char *platfor
  * held to the layer. CDM_EARCHIVE naming the reference when it is no artifact of cdm's. */
 int oci_read_artifact(struct oci *o, const char *reference, struct manifest_entry *e);
 
+/* The pure parts, for the tests and the fuzzer: the one layer of a manifest's text (false
+ * when it is not cdm's artifact: its type, one layer, a sha256 digest, a size, a title
+ * that is a plain file name); a config's text said to describe the layer in e (its
+ * archive's name and sha256), e's version, platform and CUDA major then filled. */
+bool oci_manifest_layer(const char *text, size_t n, struct manifest_entry *e);
+bool oci_config_describes(const char *text, size_t n, struct manifest_entry *e);
+
 #endif

@@ -125,34 +125,23 @@ static char *manifest_json(const struct cdm_install_info *in, const char *config
     return text;
 }
 
-static void digest_of(const char *text, size_t n, char out[80])
+static void digest_of(const char *text, char out[80])
 {
     char hex[65];
-    struct sha256 *h = sha256_new();
-    sha256_update(h, text, n);
-    sha256_finish_hex(h, hex);
-    sha256_free(h);
+    sha256_hex_of(text, strlen(text), hex);
     snprintf(out, 80, "sha256:%s", hex);
 }
 
 struct upload {
     cdm_ctx *ctx;
     struct fs_reader *file; /* the archive */
-    const char *text;       /* or a text */
-    size_t len, at;
 };
 
 static size_t read_upload(void *arg, void *buf, size_t n)
 {
     struct upload *u = arg;
-    if (u->file) {
-        long long got = fs_reader_read(u->ctx, u->file, buf, n);
-        return got < 0 ? SIZE_MAX : (size_t)got;
-    }
-    size_t give = u->len - u->at < n ? u->len - u->at : n;
-    memcpy(buf, u->text + u->at, give);
-    u->at += give;
-    return give;
+    long long got = fs_reader_read(u->ctx, u->file, buf, n);
+    return got < 0 ? SIZE_MAX : (size_t)got;
 }
 
 /* The archive's blob, then the config's. */
@@ -170,10 +159,9 @@ static int send_blobs(struct oci *o, const char *archive, const struct cdm_insta
         rc = oci_put_blob(o, out->layer, size, read_upload, &up, &out->layer_sent);
     if (up.file)
         fs_reader_close(up.file);
-    struct upload text = {.ctx = ctx, .text = config, .len = strlen(config)};
     bool sent;
     if (!rc)
-        rc = oci_put_blob(o, config_digest, text.len, read_upload, &text, &sent);
+        rc = oci_put_text_blob(o, config_digest, config, &sent);
     return rc;
 }
 
@@ -207,12 +195,12 @@ int cdm_push(cdm_ctx *ctx, const struct cdm_push_request *req, struct cdm_push_r
     snprintf(out->layer, sizeof(out->layer), "sha256:%s", in.sha256);
     out->size = in.archive_size;
     config = config_json(&in, out->layer);
-    digest_of(config, strlen(config), config_digest);
+    digest_of(config, config_digest);
     manifest = manifest_json(&in, config_digest, strlen(config), out->layer);
     if ((rc = send_blobs(&o, archive, &in, config, config_digest, out)) ||
         (rc = oci_put_manifest(&o, tag, manifest)))
         goto out;
-    digest_of(manifest, strlen(manifest), out->digest);
+    digest_of(manifest, out->digest);
     snprintf(out->reference, sizeof(out->reference), "oci://%s/%s:%s", o.ref.registry, o.ref.repo,
              tag);
 out:
