@@ -20,6 +20,8 @@ wheels (*.whl):
   slow      a trickle: 8 KiB every 20 ms
   stall     half of the body, then nothing for 5 s
   trickle   the first 64 KiB at once, then 10 bytes a second (never a full stall)
+  paced     at $MIRROR_RATE bytes a second (default 12500000: 100 Mb/s), read from the file
+            as it is sent (a link of that speed, for tests/bench/stream.sh)
   huge      a Content-Length of 10^15 bytes, then the file's bytes and a closed connection
   404 403 500  that status; 500-once: 500 the first time, then as ok
 
@@ -46,7 +48,8 @@ import urllib.parse
 
 ROOT, PORT_FILE, LOG_FILE = sys.argv[1:4]
 MODES = {"ok", "cut", "cut-once", "wrong", "norange", "redirect", "slow", "stall", "trickle",
-         "huge", "404", "403", "500", "500-once"}
+         "huge", "404", "403", "500", "500-once", "paced"}
+PACED_CHUNK = 256 * 1024
 log_lock = threading.Lock()
 faulted = set()  # (mode, path) that had their one fault
 
@@ -130,6 +133,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not os.path.isfile(path):
             self.send(404, b"not found\n")
             return self.finish_log(mode, rel, 404, 0, rng)
+        if mode == "paced" and rel.startswith("cudnn/"):
+            return self.paced(path, rel, rng)
         with open(path, "rb") as f:
             data = f.read()
         if not (rel.startswith("cudnn/") or re.match(r"v[0-9.]+/", rel) or rel.endswith(".whl")):
@@ -195,6 +200,37 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, OSError):
             pass
         self.finish_log(mode, rel, status, sent, rng)
+
+
+    def paced(self, path, rel, rng):
+        """The file from the range's start at $MIRROR_RATE bytes a second, as a link of that
+        speed would bring it: each chunk sent when the clock says it may be."""
+        rate = float(os.environ.get("MIRROR_RATE", "12500000"))
+        chunk = max(4096, min(PACED_CHUNK, int(rate / 50)))  # 50 sends a second at least
+        size = os.path.getsize(path)
+        start = int(rng.split("=", 1)[1].split("-", 1)[0]) if rng else 0
+        if start >= size > 0:
+            self.send(416, b"", [("Content-Range", f"bytes */{size}")])
+            return self.finish_log("paced", rel, 416, 0, rng)
+        self.send_response(206 if start else 200)
+        if start:
+            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        self.send_header("Content-Length", str(size - start))
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        sent, t0 = 0, time.monotonic()
+        try:
+            with open(path, "rb") as f:
+                f.seek(start)
+                while data := f.read(chunk):
+                    self.wfile.write(data)
+                    sent += len(data)
+                    ahead = t0 + sent / rate - time.monotonic()
+                    if ahead > 0:
+                        time.sleep(ahead)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        self.finish_log("paced", rel, 206 if start else 200, sent, rng)
 
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):

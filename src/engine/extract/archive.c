@@ -41,6 +41,7 @@ struct stream {
     uint64_t end; /* libarchive reads up to here: the file's end, or its archive's (a .deb's
                    * data.tar); the hash is of the whole file */
     int error;    /* set when the read callback failed: its message is in ctx */
+    const struct arriving *arriving; /* a download still coming in: wait at its end */
     /* while extracting: the writer hashes the bytes, the decoder reads the block in */
     struct extract_writer *writer;
     struct xw_block *in;
@@ -61,6 +62,20 @@ static size_t stream_want(const struct stream *s, size_t n)
     return left < n ? (size_t)left : n;
 }
 
+/* Up to want bytes of the file from where the reader is (s->done): of a file still
+ * arriving, what has come, after a wait when nothing new has; 0 at the file's end. */
+static long long stream_fill(struct stream *s, void *buf, size_t want)
+{
+    for (;;) {
+        long long n = fs_reader_read(s->ctx, s->reader, buf, want);
+        if (n != 0 || !s->arriving || !want)
+            return n;
+        long long there = s->arriving->wait(s->arriving->arg, s->ctx, s->done);
+        if (there <= (long long)s->done)
+            return there < 0 ? there : 0;
+    }
+}
+
 static la_ssize_t stream_read_shared(struct stream *s, const void **buf)
 {
     if (s->in)
@@ -70,7 +85,7 @@ static la_ssize_t stream_read_shared(struct stream *s, const void **buf)
         s->error = WRITER_FAILED;
         return -1;
     }
-    long long n = fs_reader_read(s->ctx, s->reader, s->in->data, stream_want(s, XW_BLOCK_SIZE));
+    long long n = stream_fill(s, s->in->data, stream_want(s, XW_BLOCK_SIZE));
     if (n < 0) {
         s->error = (int)n;
         return -1;
@@ -94,7 +109,7 @@ static la_ssize_t stream_read(struct archive *a, void *arg, const void **buf)
     }
     if (s->writer)
         return stream_read_shared(s, buf);
-    long long n = fs_reader_read(s->ctx, s->reader, s->block, stream_want(s, READ_BLOCK));
+    long long n = stream_fill(s, s->block, stream_want(s, READ_BLOCK));
     if (n < 0) {
         s->error = (int)n;
         return -1;
@@ -138,7 +153,7 @@ static la_ssize_t stream_read_decoded(struct archive *a, void *arg, const void *
 static int stream_drain(struct stream *s)
 {
     long long n;
-    while ((n = fs_reader_read(s->ctx, s->reader, s->block, READ_BLOCK)) > 0) {
+    while ((n = stream_fill(s, s->block, READ_BLOCK)) > 0) {
         sha256_update(s->hash, s->block, (size_t)n);
         s->done += (uint64_t)n;
     }
@@ -157,23 +172,27 @@ static void stream_close(struct stream *s)
 }
 
 /* The file at path, its archive the whole of it, or size bytes from offset (size 0: all):
- * the bytes before that are hashed here, those after it by stream_drain. */
+ * the bytes before that are hashed here, those after it by stream_drain. A file still
+ * arriving is read as far as it has come, its size the one it will have. */
 static int stream_open(cdm_ctx *ctx, const char *path, uint64_t offset, uint64_t size,
-                       struct stream *s)
+                       const struct arriving *arriving, struct stream *s)
 {
     memset(s, 0, sizeof(*s));
     s->ctx = ctx;
     s->path = path;
+    s->arriving = arriving;
     int rc = fs_reader_open(ctx, path, &s->reader, &s->total);
     if (rc)
         return rc;
+    if (arriving)
+        s->total = arriving->size;
     s->hash = sha256_new();
     s->block = xmalloc(READ_BLOCK);
     s->end = size ? offset + size : s->total;
     long long n = 1;
     while (s->end <= s->total && s->done < offset && n > 0) {
         size_t want = offset - s->done < READ_BLOCK ? (size_t)(offset - s->done) : READ_BLOCK;
-        if ((n = fs_reader_read(ctx, s->reader, s->block, want)) > 0)
+        if ((n = stream_fill(s, s->block, want)) > 0)
             sha256_update(s->hash, s->block, (size_t)n), s->done += (uint64_t)n;
     }
     if (n > 0 && s->end <= s->total)
@@ -188,7 +207,7 @@ static int stream_open(cdm_ctx *ctx, const char *path, uint64_t offset, uint64_t
 int archive_hash(cdm_ctx *ctx, const char *path, char sha256[65], uint64_t *size)
 {
     struct stream s;
-    int rc = stream_open(ctx, path, 0, 0, &s);
+    int rc = stream_open(ctx, path, 0, 0, NULL, &s);
     if (!rc)
         rc = stream_drain(&s);
     if (!rc) {
@@ -357,6 +376,11 @@ static bool is_zip(const char *path)
     return zip;
 }
 
+bool archive_unpacks_arriving(const char *name)
+{
+    return str_ends_with_icase(name, ".tar.xz") && xz_mt_exists();
+}
+
 /* libarchive's streaming readers (a zip goes to zip_extract): the hash is of the bytes
  * read. *xz_builtin false: no liblzma, only the external xz program (the Windows build). */
 static struct archive *reader_new(bool *xz_builtin)
@@ -412,21 +436,25 @@ static int open_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, 
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result)
 {
-    /* by its bytes: a download is read under a .partial name */
-    if (!limits->part_size && is_zip(path))
+    /* by its bytes: a download is read under a .partial name (one still arriving is a
+     * .tar.xz: archive_unpacks_arriving) */
+    if (!limits->part_size && !limits->arriving && is_zip(path))
         return zip_extract(ctx, path, dest, limits, result);
     struct handed handed = {0};
     struct walk w; /* holds nothing yet: a failed open leaves nothing to free */
     walk_start(&w, ctx, path, dest, limits, result, write_regular, &handed);
     struct stream s;
-    int rc = stream_open(ctx, path, limits->part_offset, limits->part_size, &s);
+    int rc = stream_open(ctx, path, limits->part_offset, limits->part_size, limits->arriving, &s);
     if (rc)
         return rc;
     handed = (struct handed){.writer = xw_start(s.hash), .stream = &s};
     s.writer = handed.writer;
     bool xz_builtin;
     struct archive *a = reader_new(&xz_builtin);
-    if (limits->threads > 1 && xz_of_blocks(ctx, path, limits->part_offset, limits->part_size) &&
+    /* The blocks are counted in the index at the file's end; one still arriving has none
+     * yet, and liblzma's decoder takes either (one block it decodes on this thread). */
+    if (limits->threads > 1 &&
+        (limits->arriving || xz_of_blocks(ctx, path, limits->part_offset, limits->part_size)) &&
         (s.xz = xz_mt_new(limits->threads, limits->thread_memory, xz_input, &s))) {
         s.decoded = xmalloc(DECODED_BLOCK);
         xz_builtin = true;

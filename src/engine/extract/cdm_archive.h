@@ -36,6 +36,22 @@ struct entry_select {
     const char *(*map)(const char *path, bool link, char *out, size_t size);
 };
 
+/* A file still arriving (a download unpacked while it comes, download_stream.c): the
+ * extraction reads what is there and waits for more. */
+struct arriving {
+    uint64_t size; /* the whole file's bytes, as its manifest gives them */
+    /* Wait until the file holds more than have bytes: their count; have once the whole file
+     * came and the download is done with it; negative, its message set in ctx, when the
+     * download failed. Called from the extracting thread alone. */
+    long long (*wait)(void *arg, cdm_ctx *ctx, uint64_t have);
+    void *arg;
+};
+
+/* Whether a file of this name can be unpacked while it arrives: a .tar.xz, where this build
+ * decodes xz on its own (not on Windows, which reads no .tar.xz). A zip's directory is at
+ * its end: it is downloaded first. */
+bool archive_unpacks_arriving(const char *name);
+
 struct extract_limits {
     unsigned long long max_total_size;
     unsigned long long max_entries;
@@ -49,6 +65,7 @@ struct extract_limits {
     /* The archive is part_size bytes of the file from part_offset (a Debian package's
      * data.tar.*, read where it lies in the .deb); part_size 0: the whole file. */
     uint64_t part_offset, part_size;
+    const struct arriving *arriving; /* NULL: the file is whole */
 };
 
 struct extract_result {

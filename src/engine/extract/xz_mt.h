@@ -8,6 +8,7 @@
 #ifndef CDM_XZ_MT_H
 #define CDM_XZ_MT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,8 @@
 typedef long long (*xz_input_fn)(void *arg, const unsigned char **buf);
 
 struct xz_mt;
+/* Whether this build has the decoder (xz_mt_new may still fail for want of memory). */
+bool xz_mt_exists(void);
 /* A decoder on up to threads threads, its memory for them bounded by memlimit bytes (past
  * it liblzma decodes on one thread); NULL where there is none. */
 struct xz_mt *xz_mt_new(unsigned threads, uint64_t memlimit, xz_input_fn input, void *arg);

@@ -3,6 +3,11 @@
 #include "xz_mt.h"
 #include "base/util.h"
 
+bool xz_mt_exists(void)
+{
+    return false;
+}
+
 struct xz_mt *xz_mt_new(unsigned threads, uint64_t memlimit, xz_input_fn input, void *arg)
 {
     (void)threads;

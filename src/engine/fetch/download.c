@@ -21,6 +21,10 @@ int download_hold(cdm_ctx *ctx, const char *folder, const struct manifest_entry 
     char *name = xasprintf("%s.partial", e->name);
     d->partial = path_join(folder, name);
     free(name);
+    d->max_size = ctx->config.max_total_size;
+    d->stop = &ctx->interrupted;
+    d->progress = ctx->options.progress;
+    d->progress_arg = ctx->options.callback_arg;
     uint64_t size;
     rc = fs_partial_open(ctx, d->partial, false, &d->file, &size);
     if (rc == CDM_EBUSY) {
@@ -29,7 +33,7 @@ int download_hold(cdm_ctx *ctx, const char *folder, const struct manifest_entry 
     }
     if (rc) {
         free(d->partial);
-        d->partial = NULL;
+        memset(d, 0, sizeof(*d));
     }
     return rc;
 }
@@ -62,10 +66,18 @@ static uint64_t kept(void *arg)
     return fs_partial_size(t->d->file);
 }
 
+/* The partial's size told to whoever reads it meanwhile: their status stops the transfer. */
+static int tell_size(struct transfer *t)
+{
+    const struct download_watch *w = t->d->watch;
+    return w ? w->size_now(w->arg, fs_partial_size(t->d->file)) : CDM_OK;
+}
+
 static int start_over(struct transfer *t)
 {
     sha256_reset(t->hash);
-    return fs_partial_truncate(t->ctx, t->d->file);
+    int rc = fs_partial_truncate(t->ctx, t->d->file);
+    return rc ? rc : tell_size(t);
 }
 
 static int restart(void *arg)
@@ -80,7 +92,7 @@ static int restart(void *arg)
  * max_size) is refused at the headers, not read until a timeout. */
 static int announced_length(struct transfer *t, const struct http_head *h, uint64_t start)
 {
-    uint64_t limit = t->e->size ? t->e->size : t->ctx->config.max_total_size;
+    uint64_t limit = t->e->size ? t->e->size : t->d->max_size;
     if (!h->length || start + h->length <= limit)
         return CDM_OK;
     fs_partial_truncate(t->ctx, t->d->file);
@@ -93,7 +105,7 @@ static int announced_length(struct transfer *t, const struct http_head *h, uint6
                          (unsigned long long)limit);
 }
 
-static int head(void *arg, const struct http_head *h)
+static int head_accepted(void *arg, const struct http_head *h)
 {
     struct transfer *t = arg;
     uint64_t have = fs_partial_size(t->d->file);
@@ -115,11 +127,19 @@ static int head(void *arg, const struct http_head *h)
     return announced_length(t, h, 0);
 }
 
+/* The response's head: the bytes kept are what this response continues, told to a reader
+ * only now (a server that sends the file whole again has them cut back first). */
+static int head(void *arg, const struct http_head *h)
+{
+    int rc = head_accepted(arg, h);
+    return rc ? rc : tell_size(arg);
+}
+
 static int body(void *arg, const void *data, size_t n)
 {
     struct transfer *t = arg;
     uint64_t have = fs_partial_size(t->d->file);
-    if (t->ctx->interrupted) /* Ctrl-C: what came is kept to resume from, and said so */
+    if (*t->d->stop) /* Ctrl-C: what came is kept to resume from, and said so */
         return cdm_error_set(t->ctx, CDM_EIO,
                              "download of '%s' interrupted; the %llu bytes so far stay in '%s' "
                              "for the next run to resume ('cdm gc' removes them)",
@@ -134,12 +154,12 @@ static int body(void *arg, const void *data, size_t n)
     }
     /* An archive of unknown size (from before the manifests) is bounded by what an install
      * may unpack: its hash is checked only at the end. */
-    if (!t->e->size && have + n > t->ctx->config.max_total_size) {
+    if (!t->e->size && have + n > t->d->max_size) {
         fs_partial_truncate(t->ctx, t->d->file);
         return cdm_error_set(t->ctx, CDM_ECHECKSUM,
                              "'%s' is longer than [install] max_size (%llu bytes); the download "
                              "was deleted and nothing was installed",
-                             t->url, (unsigned long long)t->ctx->config.max_total_size);
+                             t->url, (unsigned long long)t->d->max_size);
     }
     int rc = fs_partial_append(t->ctx, t->d->file, data, n);
     if (rc)
@@ -148,9 +168,9 @@ static int body(void *arg, const void *data, size_t n)
                              "and the next run resumes)",
                              cdm_error_message(t->ctx), (unsigned long long)have);
     sha256_update(t->hash, data, n);
-    if (t->ctx->options.progress)
-        t->ctx->options.progress(t->ctx->options.callback_arg, have + n, t->e->size);
-    return CDM_OK;
+    if (t->d->progress)
+        t->d->progress(t->d->progress_arg, have + n, t->e->size);
+    return tell_size(t);
 }
 
 /* Hash the bytes a partial holds already (a resumed download). */

@@ -59,7 +59,8 @@ static bool done_already(cdm_ctx *ctx, const struct manifest_entry *e, bool forc
 }
 
 /* Download e from url into <root>/downloads, unless another process installed it while
- * this one waited for the download's lock; out->path is then the verified file. */
+ * this one waited for the download's lock; out->path is then the verified file, or, for
+ * a .tar.xz, the file still arriving (out->stream), unpacked as it comes. */
 static int download_entry(cdm_ctx *ctx, struct net *net, const char *url,
                           const struct manifest_entry *e, bool force, struct fetched *out)
 {
@@ -69,6 +70,12 @@ static int download_entry(cdm_ctx *ctx, struct net *net, const char *url,
     /* after the wait: another process may have installed it meanwhile */
     if (rc || done_already(ctx, e, force, out, &rc))
         return rc;
+    if (e->size && archive_unpacks_arriving(e->name) &&
+        (out->stream = download_stream_start(ctx, net, url, e, &out->hold))) {
+        cdm_note(ctx, "unpacking '%s' as it downloads", e->name);
+        out->path = xstrdup(out->hold.partial);
+        return CDM_OK;
+    }
     rc = download_run(ctx, net, url, e, &out->hold);
     if (!rc)
         out->path = xstrdup(out->hold.partial);
@@ -245,10 +252,25 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
     return rc;
 }
 
+const struct arriving *fetch_arriving(struct fetched *f)
+{
+    return f->stream ? download_stream_arriving(f->stream) : NULL;
+}
+
+int fetch_whole(cdm_ctx *ctx, struct fetched *f)
+{
+    return f->stream ? download_stream_finish(ctx, f->stream) : CDM_OK;
+}
+
 void fetch_done(cdm_ctx *ctx, struct fetched *f)
 {
-    /* a whole, verified download has served its purpose, installed or refused */
-    download_release(ctx, &f->hold, f->hold.file && f->path);
+    /* a whole, verified download has served its purpose, installed or refused; one cut
+     * short stays for the next run to resume */
+    bool whole = f->hold.file && f->path;
+    if (f->stream)
+        whole = download_stream_end(f->stream) && whole;
+    f->stream = NULL;
+    download_release(ctx, &f->hold, whole);
     free(f->path);
     f->path = NULL;
 }

@@ -2,7 +2,7 @@
 #ifndef CDM_FETCH_H
 #define CDM_FETCH_H
 
-#include "download.h"
+#include "download_stream.h"
 
 struct fetched {
     char *path;              /* the archive to extract: the verified .partial, or a local base's */
@@ -16,13 +16,20 @@ struct fetched {
     bool other_file;         /* the source has the version, but not the file --sha256 names */
     struct cdm_install_info existing; /* that install */
     struct download hold;             /* a download's lock, kept until the install is done */
+    /* a .tar.xz still downloading, unpacked while it arrives (path is its partial) */
+    struct download_stream *stream;
 };
 
 /* Find req->what (a version spec) for platform in [fetch] base and download it (unless
  * the store has it from the same archive). Runs without the store lock. */
 int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const char *platform,
                       struct fetched *out);
-/* After the install (done or failed): a finished download is deleted, the lock released. */
+/* What the extraction reads a download still arriving through (NULL: the file is whole). */
+const struct arriving *fetch_arriving(struct fetched *f);
+/* Wait until a download still arriving is whole and checked: CDM_OK, or why it failed. */
+int fetch_whole(cdm_ctx *ctx, struct fetched *f);
+/* After the install (done or failed): a finished download is deleted, the lock released;
+ * one still arriving is stopped, what came kept to resume from. */
 void fetch_done(cdm_ctx *ctx, struct fetched *f);
 
 #endif

@@ -13,6 +13,9 @@ void net_init(struct net *net, cdm_ctx *ctx)
     net->timeout = ctx->config.fetch_timeout;
     net->retries = ctx->config.fetch_retries;
     net->retry_wait = ctx->config.fetch_retry_wait;
+    net->low_speed = ctx->config.fetch_low_speed;
+    net->low_speed_time = ctx->config.fetch_low_speed_time;
+    net->max_time = ctx->config.fetch_max_time;
 }
 
 void net_close(struct net *net)
@@ -141,9 +144,9 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
             .headers = net->headers,
             .ca_file = net->ca_file,
             .timeout = net->timeout,
-            .low_speed = ctx->config.fetch_low_speed,
-            .low_speed_time = ctx->config.fetch_low_speed_time,
-            .max_time = ctx->config.fetch_max_time,
+            .low_speed = net->low_speed,
+            .low_speed_time = net->low_speed_time,
+            .max_time = net->max_time,
             .head = call_head,
             .body = call_body,
             .arg = &call,
@@ -181,9 +184,9 @@ int net_send(struct net *net, struct http_request *req, struct http_result *r)
                 (req->method && (!strcmp(req->method, "POST") || !strcmp(req->method, "PUT")));
     req->ca_file = net->ca_file;
     req->timeout = net->timeout;
-    req->low_speed = ctx->config.fetch_low_speed;
-    req->low_speed_time = ctx->config.fetch_low_speed_time;
-    req->max_time = ctx->config.fetch_max_time;
+    req->low_speed = net->low_speed;
+    req->low_speed_time = net->low_speed_time;
+    req->max_time = net->max_time;
     if (!req->headers)
         req->headers = net->headers;
     unsigned wait = net->retry_wait;

@@ -8,11 +8,14 @@
 #include "internal.h"
 #include "platform/http.h"
 
+/* The settings are copied from the configuration by net_init: after it, ctx serves for
+ * errors and notes alone, and a worker's error sink may stand for it. */
 struct net {
     cdm_ctx *ctx;
     struct http_session *http; /* started by the first GET */
     const char *ca_file;
     unsigned timeout, retries, retry_wait;
+    unsigned low_speed, low_speed_time, max_time;
     const char *const *headers; /* more header lines for every request (a registry's token) */
 };
 

@@ -70,6 +70,34 @@ static int describe_for_here(cdm_ctx *ctx, const struct cdm_install_request *req
     return rc;
 }
 
+/* The file unpacked into tmp: with the parts kept before it, or alone; a download still
+ * arriving read as it comes, where its kind is read in one pass (NVIDIA's .tar.xz), and
+ * held whole and checked before the install goes on. */
+static int unpack_new(cdm_ctx *ctx, const char *archive, const struct source *src,
+                      const struct checksums *sums, struct parts *parts, struct fetched *dl,
+                      const char *tmp, struct extract_result *x)
+{
+    bool one_pass =
+        !src->kind->parts && !src->kind->payload && !src->kind->window && !src->kind->check;
+    const struct arriving *arriving = one_pass ? fetch_arriving(dl) : NULL;
+    int rc = arriving ? CDM_OK : fetch_whole(ctx, dl);
+    if (!rc)
+        rc = src->kind->parts ? parts_unpack(ctx, parts, archive, src, sums, tmp, x)
+                              : install_unpack(ctx, archive, tmp, src, sums, NULL, arriving, x);
+    if (!rc || !arriving)
+        return rc ? rc : fetch_whole(ctx, dl);
+    /* the bytes read were wrong or cut short: the download's own verdict says it best */
+    int fetched = ctx->interrupted ? CDM_OK : fetch_whole(ctx, dl);
+    if (fetched || ctx->interrupted)
+        return fetched ? fetched : rc;
+    /* The download came whole and matched where the bytes read did not: bytes kept from an
+     * earlier run, found wrong and fetched again meanwhile. Once more, from the whole file. */
+    extract_result_free(x);
+    if ((rc = fs_remove_tree(ctx, tmp)) || (rc = fs_mkdir(ctx, tmp)))
+        return rc;
+    return install_unpack(ctx, archive, tmp, src, sums, NULL, NULL, x);
+}
+
 /* The install itself, without the licence's record (cdm_install, below). */
 static int install_request(cdm_ctx *ctx, const struct cdm_install_request *req,
                            struct cdm_install_result *result)
@@ -117,7 +145,8 @@ static int install_request(cdm_ctx *ctx, const struct cdm_install_request *req,
     struct cdm_install_info existing;
     bool done = false, compare = false;
     if (db_install_get(ctx, in.id, &existing) == CDM_OK &&
-        ((rc = against_existing(ctx, req, archive, &dl, &sums, &existing, &done, &compare)) ||
+        ((rc = fetch_whole(ctx, &dl)) ||
+         (rc = against_existing(ctx, req, archive, &dl, &sums, &existing, &done, &compare)) ||
          done)) {
         result->install = existing;
         goto out;
@@ -134,8 +163,7 @@ static int install_request(cdm_ctx *ctx, const struct cdm_install_request *req,
         goto out;
     tmp = store_staging_tmp(ctx, in.id);
     if ((rc = fs_mkdir(ctx, tmp)) ||
-        (rc = src.kind->parts ? parts_unpack(ctx, &parts, archive, &src, &sums, tmp, &x)
-                              : install_unpack(ctx, archive, tmp, &src, &sums, NULL, &x)) ||
+        (rc = unpack_new(ctx, archive, &src, &sums, &parts, &dl, tmp, &x)) ||
         (rc = check_content(ctx, archive, &src, &x)))
         goto out;
     rc = commit_new(ctx, tmp, &src, &parts, dl.official, &x, &in, result);
@@ -392,7 +420,7 @@ static int compare_other_file(cdm_ctx *ctx, const char *archive, const struct so
     if (!libraries)
         rc = parts_recorded_libraries(ctx, existing, &recorded);
     if (!rc)
-        rc = install_unpack(ctx, archive, *tmp, src, sums, &recorded, &x);
+        rc = install_unpack(ctx, archive, *tmp, src, sums, &recorded, NULL, &x);
     if (!rc && !part) /* a part alone lacks the headers or the libraries */
         rc = check_content(ctx, archive, src, &x);
     if (!rc)

@@ -220,7 +220,7 @@ static int join_one(cdm_ctx *ctx, const struct part_ref *part, const char *tmp, 
     char *dir = xasprintf("%s.part%zu", tmp, n);
     struct extract_result px = {0};
     int rc = fs_mkdir(ctx, dir);
-    if (!rc && !(rc = install_unpack(ctx, part->path, dir, part->src, part->sums, x, &px)) &&
+    if (!rc && !(rc = install_unpack(ctx, part->path, dir, part->src, part->sums, x, NULL, &px)) &&
         !(rc = move_entries(ctx, dir, tmp, &px)))
         rc = merge_results(ctx, x, &px);
     if (fs_kind(dir) != FS_NONE) {
@@ -250,7 +250,7 @@ int parts_unpack(cdm_ctx *ctx, const struct parts *p, const char *archive, const
             refs[k++] = (struct part_ref){p->kept[i].path, &p->kept[i].src, &kept_sums[i]};
         }
     }
-    int rc = install_unpack(ctx, refs[0].path, tmp, refs[0].src, refs[0].sums, NULL, x);
+    int rc = install_unpack(ctx, refs[0].path, tmp, refs[0].src, refs[0].sums, NULL, NULL, x);
     for (size_t i = 1; !rc && i < n; i++)
         rc = join_one(ctx, &refs[i], tmp, i, x);
     for (size_t i = 0; i < p->count; i++)

@@ -29,7 +29,8 @@ static int extract_file(cdm_ctx *ctx, const char *archive, const char *tmp,
                         struct extract_result *x)
 {
     int rc = archive_extract(ctx, archive, tmp, limits, x);
-    if (rc == CDM_EARCHIVE && sums->count) {
+    /* (one still arriving has its hash checked by the download) */
+    if (rc == CDM_EARCHIVE && sums->count && !limits->arriving) {
         char sha[65];
         uint64_t size;
         struct saved_error saved = error_save(ctx);
@@ -48,7 +49,7 @@ static int extract_file(cdm_ctx *ctx, const char *archive, const char *tmp,
  * after), or read where it lies. */
 int install_unpack(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
                    const struct checksums *sums, const struct extract_result *beside,
-                   struct extract_result *x)
+                   const struct arriving *arriving, struct extract_result *x)
 {
     struct extract_limits limits = {ctx->config.max_total_size,
                                     ctx->config.max_entries,
@@ -57,7 +58,8 @@ int install_unpack(cdm_ctx *ctx, const char *archive, const char *tmp, const str
                                     src->select,
                                     beside,
                                     0,
-                                    0};
+                                    0,
+                                    arriving};
     if (ctx->options.progress) /* the phase the progress line below is about */
         cdm_note(ctx, "unpacking and checking '%s'", path_basename(archive));
     char *dir = src->kind->payload ? xasprintf("%s.payload", tmp) : NULL, *payload = NULL;

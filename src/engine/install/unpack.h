@@ -8,9 +8,10 @@
 
 /* Unpack the file at archive (of src's kind) into tmp (an empty folder), checking every
  * hash that applies on the way (sums: the whole file's), then the form's own list of its
- * files' hashes. beside: the files of the install's parts unpacked before (NULL: none). */
+ * files' hashes. beside: the files of the install's parts unpacked before (NULL: none).
+ * arriving: the file is still downloading, read as it comes (NULL: it is whole). */
 int install_unpack(cdm_ctx *ctx, const char *archive, const char *tmp, const struct source *src,
                    const struct checksums *sums, const struct extract_result *beside,
-                   struct extract_result *x);
+                   const struct arriving *arriving, struct extract_result *x);
 
 #endif
