@@ -28,57 +28,73 @@
     "${XDG_DATA_HOME+:$XDG_DATA_HOME}/${XDG_STATE_HOME+:$XDG_STATE_HOME}"
 
 /* bash and zsh: the same text but for reading a file's first N characters (bash's read
- * counts with -n, zsh's with -k) and the shell named. zsh's $status is its $?, hence rc. */
-#define HOOK_BASH_ZSH(READ, SHELL) \
+ * counts with -n, zsh's with -k), the working folder's path with links resolved (zsh's :A
+ * modifier; bash has no builtin for it, so a subshell, only where a link is on the way) and
+ * the shell named. zsh's $status is its $?, hence rc. */
+#define HOOK_BASH_ZSH(READ, REAL, SHELL) \
     "# Before each prompt the shell checks, with builtins alone, what `cdm activate --auto`\n" \
     "# decides from: cdm's variables, the folders from here up to the nearest link (links, the\n" \
     "# text of pin files), where that link leads, the config's text and, outside projects, the\n" \
-    "# default's. cdm starts only when one differs. One function, no calls: in bash a call costs\n" \
-    "# as much as a few tests.\n" \
+    "# default's. cdm starts only when one differs. bash copies a function's whole body at each\n" \
+    "# call, and a test, a local or a command costs about what the file system's answer costs:\n" \
+    "# so the check is one short function with few of each, and the rest is called only when\n" \
+    "# something differs.\n" \
     "_cdm_hook() {\n" \
-    "  local rc=$? quiet=--quiet dir=${_cdm_hook_dir-} d f text file default=${_cdm_hook_default-} used\n" \
-    "  if [[ \"${_CDM_HOOK_PWD-}\" != \"$PWD\" ]]; then\n" \
-    "    _CDM_HOOK_PWD=$PWD\n" \
-    "    quiet=\n" \
-    "  fi\n" \
-    "  [[ $quiet && $dir && ($PWD == \"$dir\" || $PWD -ef $dir) ]] || dir=$PWD\n" \
-    "  d=$dir f=" HOOK_SH_ENV "$'\\5'${_cdm_hook_name-}\n" \
-    "  while :; do # as cdm looks: a link first, then a pin file\n" \
-    "    [[ -L $d/$_cdm_hook_name ]] && { f+=$'\\1'$d default=; break; }\n" \
-    "    if [[ -f $d/.cudnn-version ]]; then # a regular file: nothing that could block is read\n" \
-    "      text=\n" \
-    "      " READ("4096") " <\"$d/.cudnn-version\"\n" \
-    "      f+=$'\\2'$d$'\\3'$text\n" \
-    "    fi\n" \
+    "  local rc=$? q=--quiet dir=${_cdm_hook_dir-} d r f t\n" \
+    "  [[ ${_CDM_HOOK_PWD-} == \"$PWD\" && $dir && ($PWD == \"$dir\" || . -ef $dir) ]] || _cdm_hook_where\n" \
+    "  # The folders from here up, as cdm walks them from its real path: by ../ from here, which\n" \
+    "  # is that path and a shorter one for the file system to follow; d names them in f.\n" \
+    "  d=$dir r= f=" HOOK_SH_ENV "$'\\5'${_cdm_hook_name-}\n" \
+    "  while :; do # as cdm looks: a link first, then a pin file; one test per empty folder\n" \
+    "    while [[ $d && ! -L $r$_cdm_hook_name && ! -f $r.cudnn-version ]]; do d=${d%/*} r+=../; done\n" \
+    "    [[ -L $r$_cdm_hook_name ]] && { f+=$'\\1'$d; break; }\n" \
+    "    [[ -f $r.cudnn-version ]] && { t=; " READ("4096") " <\"$r.cudnn-version\"; f+=$'\\2'$d$'\\3'$t; }\n" \
     "    [[ $d ]] || break\n" \
-    "    d=${d%/*}\n" \
+    "    d=${d%/*} r+=../\n" \
     "  done\n" \
-    "  for file in \"$default\" \"${_cdm_hook_config-}\"; do\n" \
-    "    text=-\n" \
-    "    [[ $file == /* && -f $file ]] && { text=; " READ("65536") " <\"$file\"; }\n" \
-    "    f+=$'\\4'$text\n" \
-    "  done\n" \
-    "  if [[ $quiet && $f == \"${_cdm_hook_seen-}\" ]] &&\n" \
-    "    [[ -z ${_cdm_hook_target-} || $_cdm_hook_link -ef $_cdm_hook_target ]]; then\n" \
-    "    return $rc\n" \
-    "  fi\n" \
-    "  used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'${_cdm_hook_config-}\n" \
+    "  # the default's text outside projects (d is empty then), the config's; - for no regular\n" \
+    "  # file (nothing that could block is read), and an empty one is not opened\n" \
+    "  t=-\n" \
+    "  [[ ! $d && ${_cdm_hook_default-} == /* && -f $_cdm_hook_default ]] &&\n" \
+    "    { t=; [[ -s $_cdm_hook_default ]] && " READ("65536") " <\"$_cdm_hook_default\"; }\n" \
+    "  f+=$'\\4'$t t=-\n" \
+    "  [[ ${_cdm_hook_config-} == /* && -f $_cdm_hook_config ]] &&\n" \
+    "    { t=; [[ -s $_cdm_hook_config ]] && " READ("65536") " <\"$_cdm_hook_config\"; }\n" \
+    "  f+=$'\\4'$t\n" \
+    "  [[ $q && $f == \"${_cdm_hook_seen-}\" && (-z ${_cdm_hook_target-} || $_cdm_hook_link -ef $_cdm_hook_target) ]] ||\n" \
+    "    _cdm_hook_run\n" \
+    "  return $rc\n" \
+    "}\n" \
+    "# A new folder (cdm then runs without --quiet), or one cdm did not name: walk from its real\n" \
+    "# path, as cdm (getcwd) does, so that its answer is for the same path.\n" \
+    "_cdm_hook_where() {\n" \
+    "  [[ ${_CDM_HOOK_PWD-} == \"$PWD\" ]] || { _CDM_HOOK_PWD=$PWD q=; }\n" \
+    "  " REAL "\n" \
+    "}\n" \
+    "_cdm_hook_run() {\n" \
+    "  local used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'${_cdm_hook_config-}\n" \
     "  _cdm_hook_dir= _cdm_hook_seen=\n" \
-    "  eval \"$(command cdm activate --hook-state $quiet --shell " SHELL ")\"\n" \
+    "  eval \"$(command cdm activate --hook-state $q --shell " SHELL ")\"\n" \
     "  # What was read before cdm decided stands for its decision only where cdm read the same,\n" \
     "  # with cdm's variables as it left them.\n" \
     "  if [[ $_cdm_hook_dir && $used == \"$_cdm_hook_dir\"$'\\1'$_cdm_hook_name$'\\1'$_cdm_hook_default$'\\1'$_cdm_hook_config ]]; then\n" \
     "    _cdm_hook_seen=" HOOK_SH_ENV "$'\\5'${f#*$'\\5'}\n" \
     "  fi\n" \
-    "  return $rc\n" \
     "}\n"
 
-#define BASH_READ(N) "IFS= read -r -d '' -n " N " text"
-#define ZSH_READ(N) "read -r -k " N " -u 0 text"
+#define BASH_READ(N) "IFS= read -r -d '' -n " N " t"
+#define ZSH_READ(N) "read -r -k " N " -u 0 t"
+/* A link on the way from / to $PWD: the path that cdm sees is another one. */
+#define BASH_REAL                                                                        \
+    "local d=$PWD\n"                                                                      \
+    "  dir=$PWD\n"                                                                        \
+    "  while [[ $d && ! -L $d ]]; do d=${d%/*}; done\n"                                   \
+    "  [[ $d || $PWD == //* ]] && { dir=$(builtin pwd -P 2>/dev/null) || dir=$PWD; }"
+#define ZSH_REAL "dir=${PWD:A}"
 
 static const char hook_bash[] =
     "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook bash)\"\n"
-    HOOK_BASH_ZSH(BASH_READ, "bash")
+    HOOK_BASH_ZSH(BASH_READ, BASH_REAL, "bash")
     "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
     "  if [[ \"$(declare -p PROMPT_COMMAND 2>&1)\" == \"declare -a\"* ]]; then\n"
     "    PROMPT_COMMAND=(_cdm_hook \"${PROMPT_COMMAND[@]}\")\n"
@@ -89,7 +105,7 @@ static const char hook_bash[] =
 
 static const char hook_zsh[] =
     "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook zsh)\"\n"
-    HOOK_BASH_ZSH(ZSH_READ, "zsh")
+    HOOK_BASH_ZSH(ZSH_READ, ZSH_REAL, "zsh")
     "typeset -ag precmd_functions chpwd_functions\n"
     "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
     "  precmd_functions=(_cdm_hook $precmd_functions)\n"
@@ -143,7 +159,9 @@ static const char hook_fish[] =
     "    end\n"
     "    set -l dir \"$_cdm_hook_dir\"\n"
     "    if test -z \"$quiet\"; or test -z \"$dir\"; or not test \"$PWD\" -ef \"$dir\"\n"
-    "        set dir $PWD\n"
+    "        # cdm decides from the real path (getcwd): walk the folders it walks\n"
+    "        set dir (builtin realpath . 2>/dev/null)\n"
+    "        test -n \"$dir\"; or set dir $PWD\n"
     "    end\n"
     "    __cdm_hook_env\n"
     "    __cdm_hook_facts $dir\n"
@@ -163,8 +181,7 @@ static const char hook_fish[] =
     "        __cdm_hook_env\n"
     "        set -g __cdm_hook_seen \"$__cdm_hook_e / $seen\"\n"
     "    end\n"
-    "end\n"
-    "__cdm_hook\n";
+    "end\n";
 
 /* PowerShell: wrap the prompt (Set-Location stays untouched); keep $LASTEXITCODE; pass
  * the folder, since Set-Location does not move the process's own working folder. Files are
@@ -260,12 +277,15 @@ static const char hook_pwsh_prompt[] =
 static const struct {
     const char *shell;
     const char *text, *more;
+    const char *last; /* after the first state: a call that should see it */
 } hooks[] = {
-    {"bash", hook_bash, ""},
-    {"zsh", hook_zsh, ""},
-    {"fish", hook_fish, ""},
-    {"pwsh", hook_pwsh, hook_pwsh_prompt},
-    {"powershell", hook_pwsh, hook_pwsh_prompt},
+    {"bash", hook_bash, "", ""},
+    {"zsh", hook_zsh, "", ""},
+    /* fish runs the hook once as it is read: with the files to compare known, or that
+     * first cdm's answer would be thrown away and the first prompt start cdm again */
+    {"fish", hook_fish, "", "__cdm_hook\n"},
+    {"pwsh", hook_pwsh, hook_pwsh_prompt, ""},
+    {"powershell", hook_pwsh, hook_pwsh_prompt, ""},
 };
 
 /* What the first prompt's cdm will say the files it reads are (the link's name, the
@@ -304,6 +324,7 @@ static int run_hook(struct cli *cli, cdm_ctx *ctx, const struct cli_args *args)
             fputs(hooks[i].text, stdout);
             fputs(hooks[i].more, stdout);
             print_first_state(cli, sh);
+            fputs(hooks[i].last, stdout);
             return EXIT_OK;
         }
     }

@@ -199,4 +199,30 @@ for sh in bash zsh; do
   check "$sh hook: a shell started in a project starts cdm once for three prompts ($n)" test "$n" = 1
 done
 
+# A shell that cds into a project by a path through a link: cdm answers for the real path
+# (getcwd), which the hook then walks too, so the prompts after the cd start no cdm. Before,
+# the next prompt started cdm again (--quiet) for the same folder by its other name, and fish
+# also once more at its first prompt. Each shell starts cdm twice: where it starts, and at cd.
+ln -s "$P" "$SCRATCH/w/via"
+for sh in bash zsh fish; do
+  have $sh || continue
+  : >"$LOGGED/calls"
+  rm -f "$LOGGED/active"
+  case $sh in
+  fish)
+    printf 'cdm hook fish | source\nfunction p; emit fish_prompt; end\np\ncd %s\np; p; p\n' \
+      "$SCRATCH/w/via/sub" >"$LOGGED/via.fish"
+    cmd=(fish --no-config "$LOGGED/via.fish") ;;
+  *)
+    printf 'eval "$(cdm hook %s)"\ncd %s\n:\n:\n:\n' $sh "$SCRATCH/w/via/sub" >"$LOGGED/via.$sh"
+    cmd=("$sh" -i) ;;
+  esac
+  printf 'echo "$CDM_ACTIVE" >%s\n' "$LOGGED/active" >>"$LOGGED/via.$sh"
+  if [ $sh = fish ]; then (cd "$OUTSIDE" && PATH="$LOGGED:$PATH" "${cmd[@]}" >/dev/null 2>&1)
+  else (cd "$OUTSIDE" && PATH="$LOGGED:$PATH" "${cmd[@]}" <"$LOGGED/via.$sh" >/dev/null 2>&1); fi
+  n=$(grep -c '^activate' "$LOGGED/calls")
+  check "$sh hook: cd into a project through a link starts cdm once there ($n in all)" test "$n" = 2
+  check "$sh hook: and activates the project" test "$(cat "$LOGGED/active" 2>/dev/null)" = $V9
+done
+
 done_testing

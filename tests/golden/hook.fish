@@ -42,7 +42,9 @@ function __cdm_hook --on-variable PWD --on-event fish_prompt --description 'cdm:
     end
     set -l dir "$_cdm_hook_dir"
     if test -z "$quiet"; or test -z "$dir"; or not test "$PWD" -ef "$dir"
-        set dir $PWD
+        # cdm decides from the real path (getcwd): walk the folders it walks
+        set dir (builtin realpath . 2>/dev/null)
+        test -n "$dir"; or set dir $PWD
     end
     __cdm_hook_env
     __cdm_hook_facts $dir
@@ -63,7 +65,7 @@ function __cdm_hook --on-variable PWD --on-event fish_prompt --description 'cdm:
         set -g __cdm_hook_seen "$__cdm_hook_e / $seen"
     end
 end
-__cdm_hook
 set -g _cdm_hook_name 'cuda_link'
 set -g _cdm_hook_default '@SCRATCH@/home/.local/share/cdm/default'
 set -g _cdm_hook_config '@SCRATCH@/config.ini'
+__cdm_hook
