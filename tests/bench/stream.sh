@@ -5,8 +5,11 @@
 # the same speed) and the install from the local file (`cdm install FILE`). The goal is at
 # most 1.1x. Medians of 3, in turn, fresh folders. The archives are a tar of MB megabytes
 # (default 150) of half-compressible files shaped as libraries (as xz_threads.sh makes),
-# packed as one xz block (xz -6) and as many (xz -T0 -1, xz's 3 MiB blocks); or ARCHIVE, a
-# real cuDNN of NVIDIA's name and layout (tests/pack_real_cudnn.sh), alone.
+# packed as one xz block (xz -6) and as many (xz -T0 -1, xz's 3 MiB blocks); or the tar of
+# ARCHIVE, a real cuDNN of NVIDIA's name and layout (tests/pack_real_cudnn.sh), packed as one
+# block (xz -1, faster to make) and as many. STREAM_RATES changes the speeds and the rounds:
+# BYTES_A_SECOND:LABEL[:ROUNDS] ... (a median of 1 is that run). CDM_BEFORE=path/to/another/cdm
+# adds its install from the local file, in the same rounds (an earlier build: no slower?).
 # Usage: tests/bench/stream.sh [path/to/cdm] [MB] [ARCHIVE]
 set -eu
 CDM=$(realpath "${1:-build/cdm}")
@@ -23,9 +26,9 @@ export CDM_CONFIG="$work/config.ini" CDM_STATE="$work/state.db"
 # the archives to serve: name, then one folder each holding it
 if [ -n "$ARCHIVE" ]; then
   n=$(basename "$ARCHIVE" .tar.xz)
-  mkdir -p "$work/real"
-  cp "$ARCHIVE" "$work/real/"
-  kinds=real
+  mkdir -p "$work/one" "$work/many"
+  xz -dc "$ARCHIVE" | xz -T1 -1 >"$work/one/$n.tar.xz"
+  xz -dc "$ARCHIVE" | xz -T0 -1 >"$work/many/$n.tar.xz"
 else
   n=cudnn-linux-x86_64-9.1.0.70_cuda12-archive
   mkdir -p "$work/$n/lib" "$work/$n/include" "$work/one" "$work/many"
@@ -39,7 +42,6 @@ else
   tar -C "$work" -cf - "$n" | xz -T1 -6 >"$work/one/$n.tar.xz"
   tar -C "$work" -cf - "$n" | xz -T0 -1 >"$work/many/$n.tar.xz"
   rm -rf "${work:?}/$n"
-  kinds="one many"
 fi
 version=$(echo "$n" | sed -E 's/^cudnn-[a-z0-9_-]+-([0-9]+\.[0-9]+\.[0-9]+)\.[0-9]+_cuda([0-9]+).*/\1 \2/')
 label=${version% *} cuda=${version#* }
@@ -59,28 +61,34 @@ ms() { local s; s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - 
 fresh() { rm -rf "$work/s" "$work/dl" "$work/state.db"; sync; }
 download() { fresh; CDM_ROOT=$work/s "$CDM" fetch "$label" --cuda "$cuda" --into "$work/dl"; sync; }
 local_file() { fresh; CDM_ROOT=$work/s "$CDM" install -q --platform linux-x86_64 "$1"; }
+local_before() { fresh; CDM_ROOT=$work/s "$CDM_BEFORE" install -q --platform linux-x86_64 "$1"; }
 streamed() { fresh; CDM_ROOT=$work/s "$CDM" install -q --platform linux-x86_64 "$label" --cuda "$cuda"; }
-median() { sort -n | sed -n 2p; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "cdm install VERSION from a loopback mirror at a link's speed, unpacked as it arrives"
-for kind in $kinds; do
+for kind in one many; do
   a=$work/$kind/$n.tar.xz
   blocks=$(xz --robot --list "$a" | awk '$1 == "totals" {print $3}')
-  for rate in 125000000:1Gb/s 12500000:100Mb/s; do
-    serve "$kind" "${rate%%:*}"
-    d=() l=() s=()
-    for _round in 1 2 3; do
+  for rate in ${STREAM_RATES:-125000000:1Gb/s 12500000:100Mb/s}; do
+    IFS=: read -r bytes speed rounds <<<"$rate"
+    serve "$kind" "$bytes"
+    d=() l=() s=() b=(0)
+    for _round in $(seq "${rounds:-3}"); do
       d+=("$(ms download)")
       l+=("$(ms local_file "$a")")
       s+=("$(ms streamed)")
+      [ -z "${CDM_BEFORE:-}" ] || b+=("$(ms local_before "$a")")
       ls -d "$work/s/$label."*"-cuda$cuda" >/dev/null 2>&1 ||
         { echo "the streamed install did not install" >&2; exit 1; }
     done
     td=$(printf '%s\n' "${d[@]}" | median)
     tl=$(printf '%s\n' "${l[@]}" | median)
     ts=$(printf '%s\n' "${s[@]}" | median)
+    tb=$(printf '%s\n' "${b[@]:1}" | median)
     larger=$((td > tl ? td : tl))
     printf '%-4s %3s blocks, %7s: streamed %6d ms | download alone %6d ms | local file %6d ms | %.2fx the larger (goal 1.1x)\n' \
-      "$kind" "$blocks" "${rate#*:}" "$ts" "$td" "$tl" "$(python3 -c "print($ts / $larger)")"
+      "$kind" "$blocks" "$speed" "$ts" "$td" "$tl" "$(python3 -c "print($ts / $larger)")"
+    [ -z "${CDM_BEFORE:-}" ] || printf '%23s earlier cdm, local file %6d ms (this one %.2fx)\n' "" "$tb" \
+      "$(python3 -c "print($tl / $tb)")"
   done
 done

@@ -8,6 +8,9 @@
 #
 #   tests/bench/zip.sh [path/to/cdm] [CUDNN_DIR]
 #
+# CDM_BEFORE=path/to/another/cdm adds its two rows (an earlier build, measured in the same
+# rounds: what a change bought).
+#
 # CUDNN_DIR holds a real cuDNN's include/ and lib/ (default: /usr/local/cuda when it has
 # one, else the nvidia-cudnn wheel's nvidia/cudnn of the python3 on PATH, else the wheel in
 # /var/cache/cdm-wheels unpacked). It is zipped once as NVIDIA zips it (deflate level 6,
@@ -61,11 +64,14 @@ fresh() { chmod -R u+w "$work/x" 2>/dev/null || true; rm -rf "$work/x" && mkdir 
 ms() { local s; fresh; s=$(date +%s%N); "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }; echo $((($(date +%s%N) - s) / 1000000)); }
 cdm_isal() { CDM_ROOT=$work/x/s "$CDM" install -q "$zip"; }
 cdm_zlib() { CDM_TEST_INFLATE=zlib CDM_ROOT=$work/x/s "$CDM" install -q "$zip"; }
+before_isal() { CDM_ROOT=$work/x/s "$CDM_BEFORE" install -q "$zip"; }
+before_zlib() { CDM_TEST_INFLATE=zlib CDM_ROOT=$work/x/s "$CDM_BEFORE" install -q "$zip"; }
 bsd() { bsdtar -xf "$zip" -C "$work/x"; }
 bsd_sync() { bsdtar -xf "$zip" -C "$work/x" && sync; }
 py_sync() { python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "$zip" "$work/x" && sync; }
 floor() { tar -xf "$cache/$name.tar" -C "$work/x" && sync; }
 tools="cdm_isal cdm_zlib floor py_sync"
+[ -z "${CDM_BEFORE:-}" ] || tools="before_isal before_zlib $tools"
 command -v bsdtar >/dev/null && tools="$tools bsd bsd_sync"
 declare -A t
 for _round in 1 2 3; do
@@ -85,6 +91,8 @@ for tool in $tools; do
   case $tool in
     cdm_isal) label="cdm install (ISA-L)" ;;
     cdm_zlib) label="cdm install (zlib)" ;;
+    before_isal) label="earlier cdm (ISA-L)" ;;
+    before_zlib) label="earlier cdm (zlib)" ;;
     floor) label="floor: tar -x of the .tar + sync" ;;
     py_sync) label="python zipfile + sync" ;;
     bsd) label="bsdtar -x" ;;

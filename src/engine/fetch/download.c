@@ -245,7 +245,7 @@ int download_run(cdm_ctx *ctx, struct net *net, const char *url, const struct ma
         char got[65];
         sha256_finish_hex(t.hash, got);
         if (!strcmp(got, e->sha256)) {
-            rc = fs_partial_sync(ctx, d->file);
+            rc = d->kept ? fs_partial_sync(ctx, d->file) : CDM_OK;
             break;
         }
         if (!fresh) {

@@ -29,6 +29,12 @@ struct download {
     void (*progress)(void *arg, uint64_t done, uint64_t total); /* NULL: none shown */
     void *progress_arg;
     const struct download_watch *watch; /* NULL: nobody reads the partial meanwhile */
+    /* The file is kept once whole (cdm fetch --into), so flushed to disk then; an install's
+     * download is deleted once installed and is not: a flush would wait for the disk (and
+     * for other programs' writes) for nothing, the install's own files being made durable
+     * on their own, and a partial damaged by a power cut fails its hash and is fetched
+     * again. */
+    bool kept;
 };
 
 /* Lock folder/<entry name>.partial, waiting (and saying so) while another cdm process

@@ -348,6 +348,7 @@ static int fetch_archive(cdm_ctx *ctx, struct redist *r, const struct manifest_e
     if (fs_kind(dest) != FS_FILE) {
         if ((rc = download_hold(ctx, folder, e, &d)))
             return rc;
+        d.kept = true;                  /* the file itself is what this command leaves */
         if (fs_kind(dest) != FS_FILE) { /* not finished by another process meanwhile */
             char *local = r->dir ? redist_local_archive(r, e) : NULL;
             char *url = redist_entry_location(r, e);
