@@ -22,6 +22,16 @@ traced() {
 # line numbers of the first / last match of an extended regex in the trace
 first() { grep -nE "$1" "$trace" | head -1 | cut -d: -f1; }
 last() { grep -nE "$1" "$trace" | tail -1 | cut -d: -f1; }
+# in_order N...: every N a line number and each after the one before (an empty one, a call
+# not found, fails); a function, so that check tests the order and not only the first
+in_order() {
+  local a
+  for a; do [ -n "$a" ] || return 1; done
+  while [ $# -gt 1 ]; do
+    [ "$1" -lt "$2" ] || return 1
+    shift
+  done
+}
 
 # install_order VERSION SYNCED WAY: the traced install of VERSION wrote its files, made them
 # durable (SYNCED: the regex of the call that ends it), renamed the folder into place, then
@@ -38,10 +48,10 @@ install_order() {
   into_place=$(first "rename.*\.ready\", .*$esc-cuda12\"")
   recorded=$(last 'pwrite64\([0-9]+</[^>]*cdm\.db-wal>')
   diag "last file created: ${created:-none}, synced: ${synced:-none}, renamed to .ready: ${to_ready:-none}, into place: ${into_place:-none}, last index write: ${recorded:-none}"
-  check "files are written before the sync ($way)" test -n "$created" -a -n "$synced" && [ "$created" -lt "$synced" ]
-  check "the sync ends before the first rename" test -n "$to_ready" && [ "$synced" -lt "$to_ready" ]
-  check "the version is renamed into place after that" test -n "$into_place" && [ "$to_ready" -lt "$into_place" ]
-  check "and the index's last write (the install complete) comes after it" test -n "$recorded" && [ "$into_place" -lt "$recorded" ]
+  check "files are written before the sync ($way)" in_order "$created" "$synced"
+  check "the sync ends before the first rename" in_order "$synced" "$to_ready"
+  check "the version is renamed into place after that" in_order "$to_ready" "$into_place"
+  check "and the index's last write (the install complete) comes after it" in_order "$into_place" "$recorded"
   check "no file of the version is created after the sync" \
     test -z "$(sed -n "$((synced + 1)),\$p" "$trace" | grep -E "openat\(.*$esc-cuda12.*O_CREAT")"
 }
@@ -78,9 +88,9 @@ pin_synced=$synced pin_renamed=$renamed
 link_renamed=$(first 'rename.*cuda_link\.cdm-[0-9]+\.tmp", .*/project/cuda_link"')
 diag "pin synced: ${pin_synced:-none}, pin renamed: ${pin_renamed:-none}, link renamed: ${link_renamed:-none}, project folder synced: ${dir_synced:-none}"
 check "the pin's data is synced before its rename" \
-  test -n "$pin_synced" -a -n "$pin_renamed" && [ "$pin_synced" -lt "$pin_renamed" ]
-check "the project's folder is synced after the link and the pin are renamed" \
-  test -n "$dir_synced" -a -n "$link_renamed" && [ "$dir_synced" -gt "$link_renamed" ] && [ "$dir_synced" -gt "$pin_renamed" ]
+  in_order "$pin_synced" "$pin_renamed"
+check "the project's folder is synced after the link is renamed" in_order "$link_renamed" "$dir_synced"
+check "and after the pin is renamed" in_order "$pin_renamed" "$dir_synced"
 
 # A deploy's copy into a toolkit goes through the same writer: each file's data on disk
 # before its rename, its folder synced after.
@@ -95,7 +105,7 @@ check "the traced deploy succeeds" test -f "$TK/include/cudnn_version.h"
 replaced 'cudnn\.h' '/cuda-12\.3/include'
 diag "cudnn.h synced: ${synced:-none}, renamed: ${renamed:-none}, include folder synced: ${dir_synced:-none}"
 check "a deployed file's data is synced before its rename" \
-  test -n "$synced" -a -n "$renamed" && [ "$synced" -lt "$renamed" ]
-check "and its folder after it" test -n "$dir_synced" -a -n "$renamed" && [ "$dir_synced" -gt "$renamed" ]
+  in_order "$synced" "$renamed"
+check "and its folder after it" in_order "$renamed" "$dir_synced"
 
 done_testing
