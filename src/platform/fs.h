@@ -75,13 +75,13 @@ int fs_file_create(cdm_ctx *ctx, const char *path, bool executable, struct fs_fi
 int fs_file_create_read_only(cdm_ctx *ctx, const char *path, bool executable, struct fs_file **out);
 int fs_file_write(cdm_ctx *ctx, struct fs_file *f, const void *buf, size_t n);
 /* Close; closes also after a failure. The data is durable once fs_sync_written has run on
- * a folder above it (Linux syncs the file system once, other systems flush each file here). */
+ * a folder above it (Linux starts its writeback here, other systems flush each file here). */
 int fs_file_close(cdm_ctx *ctx, struct fs_file *f);
 /* Make every file written below dir with fs_file_create, and every folder entry there,
  * durable before anything refers to them: on Linux an fsync of each file and folder below
- * dir (its own writes only, not other programs'), or one syncfs of dir's file system past
- * 4,096 entries (one call for 90,000 files instead of as many fsyncs); elsewhere
- * fs_file_close flushed each. */
+ * dir, many at once (its own writes only, not other programs'), or one syncfs of dir's file
+ * system where the system has little pending beside so many entries (one call for 90,000
+ * files instead of as many fsyncs); elsewhere fs_file_close flushed each. */
 int fs_sync_written(cdm_ctx *ctx, const char *dir);
 /* Put f's data on disk now, for a small file that replaces another by a rename (a pin, the
  * default): without it a power cut after the rename can leave the name on an empty file. */

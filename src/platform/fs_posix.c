@@ -125,90 +125,6 @@ void fs_sync_dir(const char *dir)
     }
 }
 
-#ifdef __linux__
-/* Past this many entries one syncfs of the file system costs less than an fsync each (an
- * install of 90,000 files); up to it, an install waits for its own writes alone, not for
- * what other programs have pending on the same disk (a 1 KB archive waited seconds behind
- * another program's gigabytes). CDM_SYNC_EACH_MAX changes it (0: always syncfs), for the
- * benchmark (tests/bench/sync.sh) and the tests of both ways. */
-static size_t sync_each_max(void)
-{
-    const char *v = getenv("CDM_SYNC_EACH_MAX");
-    char *end;
-    unsigned long n = v && *v ? strtoul(v, &end, 10) : 0;
-    return v && *v && !*end ? (size_t)n : 4096;
-}
-
-/* fsync every file and folder below the open folder fd, links not followed (a link is an
- * entry of its folder, made durable with it). 0: done; 1: more than *budget entries (the
- * caller syncs the file system instead); -errno: failed. */
-static int sync_each_at(int fd, size_t *budget)
-{
-    int dup_fd = dup(fd);
-    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-    if (!d) {
-        int e = errno;
-        if (dup_fd >= 0)
-            close(dup_fd);
-        return -e;
-    }
-    rewinddir(d); /* the duplicate shares the offset of a folder read before */
-    int rc = 0;
-    struct dirent *e;
-    while (!rc && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (*budget == 0) {
-            rc = 1;
-            break;
-        }
-        (*budget)--;
-        struct stat st;
-        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            rc = -errno;
-            break;
-        }
-        if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-            continue;
-        int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0);
-        int child = openat(fd, e->d_name, flags);
-        if (child < 0) {
-            rc = -errno;
-            break;
-        }
-        if (S_ISDIR(st.st_mode))
-            rc = sync_each_at(child, budget);
-        if (!rc && fsync(child) != 0)
-            rc = -errno;
-        close(child);
-    }
-    closedir(d);
-    return rc;
-}
-#endif
-
-int fs_sync_written(cdm_ctx *ctx, const char *dir)
-{
-#ifdef __linux__
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return cdm_error_os(ctx, CDM_EIO, "cannot flush '%s' to disk", dir);
-    size_t budget = sync_each_max();
-    int rc = budget ? sync_each_at(fd, &budget) : 1;
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (rc == 1) /* too many to flush one by one: the whole file system at once */
-        rc = syncfs(fd) == 0 ? 0 : -errno;
-    close(fd);
-    if (rc)
-        return cdm_error_errno(ctx, CDM_EIO, -rc, "cannot flush '%s' to disk", dir);
-#else
-    (void)ctx;
-    fs_sync_dir(dir); /* the files were flushed as they were closed */
-#endif
-    return CDM_OK;
-}
-
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -321,8 +237,8 @@ int fs_file_close(cdm_ctx *ctx, struct fs_file *f)
 {
     int rc = CDM_OK;
 #ifdef __linux__
-    /* Start writing the file to disk now, without waiting, so that the one syncfs after
-     * the extraction (fs_sync_written) finds little left to wait for: the disk works while
+    /* Start writing the file to disk now, without waiting, so that the flush after the
+     * extraction (fs_sync_written) finds little left to wait for: the disk works while
      * the next entries are inflated (a zip install: 1.31 s to 1.18 s, median of 5). */
     sync_file_range(f->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #else /* no syncfs: each file is flushed as it is closed */

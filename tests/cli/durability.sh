@@ -1,5 +1,5 @@
 # An install's files are on disk before anything refers to them: under strace, every file
-# of the version is created, then flushed (an fsync each, or one syncfs past 4,096 entries),
+# of the version is created, then flushed (an fsync each, or one syncfs: fs_sync_written),
 # then the folder renamed into place, then the index records it complete.
 . "$TESTS_DIR/cli/lib.sh"
 
@@ -55,18 +55,29 @@ install_order() {
   check "no file of the version is created after the sync" \
     test -z "$(sed -n "$((synced + 1)),\$p" "$trace" | grep -E "openat\(.*$esc-cuda12.*O_CREAT")"
 }
-# An install of a few dozen files flushes its own files and folders, one fsync each (the
-# folder itself last), and waits for no other program's writes: no syncfs.
-install_order 9.1.0.70 'fsync\([0-9]+</[^>]*\.staging/9\.1\.0\.70-cuda12\.[0-9]+\.tmp>\) = 0' "an fsync each"
+# An install of a few dozen files, an fsync each (CDM_SYNC_WAY=parallel): its own files and
+# folders, from several threads at once, all done before the folder's own fsync (the sync
+# above), and it waits for no other program's writes: no syncfs.
+CDM_SYNC_WAY=parallel install_order 9.1.0.70 'fsync\([0-9]+</[^>]*\.staging/9\.1\.0\.70-cuda12\.[0-9]+\.tmp>\)' "an fsync each"
 unsynced=
 while read -r f; do
-  grep -qE "fsync\([0-9]+<$f>\) = 0" "$trace" || unsynced="$unsynced $f"
+  grep -qE "fsync\([0-9]+<$f>(\)| <unfinished)" "$trace" || unsynced="$unsynced $f"
 done < <(grep -oE 'openat\(.*\.staging/9\.1\.0\.70-cuda12\.[0-9]+\.tmp/[^"]*", O_[^)]*O_CREAT' "$trace" |
   sed -E 's/^openat\([^"]*"([^"]*)".*/\1/' | sort -u)
 check "every file it created is flushed by name${unsynced:+ (not:$unsynced)}" test -z "$unsynced"
+# strace -f splits a call that another thread interrupts into "<unfinished ...>" and
+# "<... fsync resumed>) = 0": a failure shows as "= -1" on either form
+check "every fsync succeeds" test -z "$(grep -E 'fsync.*\) += -1' "$trace")"
+check "from more than one thread" test "$(grep -E '^[0-9]+ +(<\.\.\. )?fsync' "$trace" | cut -d' ' -f1 | sort -u | wc -l)" -gt 1
+ended=$(last '(fsync\(.*\.tmp/.*\) += 0|<\.\.\. fsync resumed>\) += 0)')
+check "all of them end before the folder's own fsync" in_order "$ended" "$synced"
 check "and the file system is not synced as a whole" test -z "$(grep -E '^[0-9]+ +syncfs\(' "$trace")"
-# Past CDM_SYNC_EACH_MAX entries (4,096; here 0), one syncfs instead.
-CDM_SYNC_EACH_MAX=0 install_order 9.2.0.82 '^[0-9]+ +syncfs\(.*= 0' "one syncfs past the limit"
+# CDM_SYNC_WAY=syncfs: one syncfs instead (the way of an install of many entries while
+# little else is pending).
+CDM_SYNC_WAY=syncfs install_order 9.2.0.82 '^[0-9]+ +syncfs\(.*= 0' "one syncfs"
+# Unforced, the install's size and what the system has pending choose; either way the
+# sync comes first.
+install_order 9.3.0.75 '(^[0-9]+ +syncfs\(.*= 0|fsync\([0-9]+</[^>]*\.staging/9\.3\.0\.75-cuda12\.[0-9]+\.tmp>\))' "chosen by size"
 
 # A link switch: the pin file's data is on disk before the rename that makes it the pin, and
 # the project's folder is synced after the link's rename, so a power cut leaves the old pin
