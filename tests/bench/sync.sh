@@ -9,7 +9,7 @@
 #
 # The archive defaults to a generated one of NVIDIA's layout (a few dozen small files: the
 # 1 KB case of the issue). The other program is `dd` writing ${CDM_BENCH_DIRTY_MB:-2048} MB
-# without a flush into the same folder, started just before each install: "pending" while
+# without a flush into the same folder, ended just before each install: "pending" while
 # its data waits in memory, "written back" when a flush of it (`sync FILE`) is under way
 # too, which is where the device's queue is full. Each case runs ${CDM_BENCH_RUNS:-5} times,
 # the ways in turn; the median counts. Then the floor under a full queue (one fresh 4 KB
@@ -40,8 +40,8 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
 # other_program STATE: starts dd (none when STATE is idle); "back": and a flush of its file
 other_program() {
   [ "$1" != idle ] || return 0
-  dd if=/dev/zero of="$work/dirty" bs=1M count="$dirty_mb" status=none &
-  sleep 1 # its writes are pending when the install begins
+  # ended before the install begins: its writes wait in memory, and no CPU is shared
+  dd if=/dev/zero of="$work/dirty" bs=1M count="$dirty_mb" status=none
   if [ "$1" = back ]; then
     sync "$work/dirty" &
     sleep 0.2 # its writeback is under way
