@@ -8,7 +8,7 @@
 # packed archive is cached in ${CDM_BENCH_CACHE:-/var/tmp/cdm-bench}), else a generated
 # archive of the same size; the zip is the same tree zipped (cached beside it). Each tool
 # runs ${CDM_BENCH_RUNS:-5} times into fresh folders, in turn; the median counts. cdm does more than bsdtar: it hashes the archive and every file, makes them
-# durable (an fsync each, or one syncfs past 4,096 entries) before recording them in SQLite.
+# durable (an fsync each, from several threads, or one syncfs) before recording them in SQLite.
 #
 # Goals: 1. tar.xz cdm <= 1.05x bsdtar; 2. zip cdm <= 0.85x bsdtar; 3. peak RSS < 64 MiB.
 set -euo pipefail
