@@ -73,7 +73,7 @@ one_install() {
   t1=$(date +%s.%N)
   settle
   rm_tree "$root"
-  echo "$t1 - $t0" | bc
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
 # flush_span TRACE: seconds from the start of the first fsync or syncfs of the staging
 # folder's entries to the end of the last (the folder's own fsync, or the syncfs)
@@ -118,7 +118,7 @@ probe() {
   t1=$(date +%s.%N)
   settle
   rm -f "$work/probe"
-  echo "$t1 - $t0" | bc
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
 idle=$(for _ in $(seq "$runs"); do probe idle; done | median)
 back=$(for _ in $(seq "$runs"); do probe back; done | median)
