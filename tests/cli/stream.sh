@@ -2,7 +2,8 @@
 # the staging folder while the partial download is still short of its size. A kill at any
 # point leaves nothing installed and the next install resumes the download; Ctrl-C says
 # what it kept; the install is recorded only with the whole archive's hash. The mirror
-# sends at 200 KB/s (a 0.5 MB archive: about 2.6 s), so that there are points to stop at.
+# sends at 200 KB/s (a 0.5 MB archive: about 2.6 s), so that there are points to stop at:
+# each kill comes once the partial has grown by 40 KB more.
 . "$TESTS_DIR/cli/lib.sh"
 export MIRROR_RATE=200000
 . "$TESTS_DIR/cli/lib_mirror.sh"
@@ -44,18 +45,28 @@ check "it is recorded with the archive's hash" \
 check "the finished download is deleted" test ! -e "$DL/$A927_12.partial"
 
 # ---- a kill at any point ------------------------------------------------------------------
+# (each kill comes once the partial has grown by another step: a loaded machine starts late)
 run_cdm remove "$ID"
 expect_rc 0 "removed again"
 : >"$SERVER_LOG"
+# grown_past N: wait (up to 20 s) until the install's partial holds more than N bytes
+grown_past() {
+  for _ in $(seq 400); do
+    [ "$(partial_size)" -gt "$1" ] && return 0
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
 before=0
-for at in 0.3 0.6 0.5; do
+for step in 1 2 3; do
   install_bg
-  sleep "$at"
+  grown_past $((before + 40000))
   kill -9 "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   got=$(partial_size)
-  check "killed after $at s: nothing installed" test "$(installed)" -eq 0 -a ! -e "$CDM_ROOT/$ID"
-  check "killed after $at s: the partial grew ($before to $got of $size bytes)" \
+  check "kill $step: nothing installed" test "$(installed)" -eq 0 -a ! -e "$CDM_ROOT/$ID"
+  check "kill $step: the partial grew ($before to $got of $size bytes)" \
     test "$got" -gt "$before" -a "$got" -lt "$size"
   before=$got
 done
@@ -71,16 +82,38 @@ run_cdm verify "$ID"
 expect_rc 0 "and the install verifies"
 check "no staging folder is left" test "$(staged_files)" -eq 0
 
+# ---- a kill at each step of the install itself ----------------------------------------------
+# (the mirror at full speed: the first entry unpacked, everything flushed, the folder renamed
+# into place, the index written) then an install without the kill
+for point in extract-entry extracted renamed recorded; do
+  run_cdm remove "$ID"
+  rm -f "$DL/$A927_12.partial"
+  CDM_FETCH_BASE=$(base ok) CDM_CRASH_AT=$point run_cdm install 9.27 --cuda 12
+  run_cdm list --json
+  state=$(json "'installed' if '$ID' in [i['id'] for i in d] else 'absent'")
+  case $point in
+    extract-entry | extracted) want=absent ;;
+    *) want=either ;;
+  esac
+  check "killed at '$point': the install is $state (wanted: $want)" \
+    test "$want" = either -o "$state" = "$want"
+  CDM_FETCH_BASE=$(base ok) run_cdm install 9.27 --cuda 12
+  expect_rc 0 "after the kill at '$point', the install completes"
+  run_cdm verify "$ID"
+  expect_rc 0 "and verifies"
+done
+
 # ---- Ctrl-C --------------------------------------------------------------------------------
 run_cdm remove "$ID"
+rm -f "$DL/$A927_12.partial" # whole, left by the kill after the rename above
 install_bg
-sleep 0.5
+grown_past 40000
 kill -INT "$pid"
 wait "$pid"
 rc=$?
 check "Ctrl-C stops the install (status $rc)" test "$rc" -ne 0
-check "saying the bytes so far are kept for the next run" \
-  grep -q "interrupted" "$SCRATCH/err"
+check "saying it was interrupted and the bytes so far stay for the next run" \
+  grep -q "interrupted.*bytes downloaded so far stay in '.*\.partial' for the next run" "$SCRATCH/err"
 check "nothing installed after Ctrl-C" test "$(installed)" -eq 0 -a ! -e "$CDM_ROOT/$ID"
 check "the partial is kept" test "$(partial_size)" -gt 0
 

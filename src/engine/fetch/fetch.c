@@ -267,8 +267,15 @@ void fetch_done(cdm_ctx *ctx, struct fetched *f)
     /* a whole, verified download has served its purpose, installed or refused; one cut
      * short stays for the next run to resume */
     bool whole = f->hold.file && f->path;
-    if (f->stream)
+    if (f->stream) {
         whole = download_stream_end(f->stream) && whole;
+        uint64_t kept = f->hold.file ? fs_partial_size(f->hold.file) : 0;
+        if (!whole && kept && ctx->interrupted && cdm_error_code(ctx)) /* Ctrl-C: say what stays */
+            cdm_error_append(ctx, cdm_error_code(ctx),
+                             "; the %llu bytes downloaded so far stay in '%s' for the next run "
+                             "to resume ('cdm gc' removes them)",
+                             (unsigned long long)kept, f->hold.partial);
+    }
     f->stream = NULL;
     download_release(ctx, &f->hold, whole);
     free(f->path);
