@@ -117,6 +117,27 @@ check "saying it was interrupted and the bytes so far stay for the next run" \
 check "nothing installed after Ctrl-C" test "$(installed)" -eq 0 -a ! -e "$CDM_ROOT/$ID"
 check "the partial is kept" test "$(partial_size)" -gt 0
 
+# ---- the partial cut short by another program while it is read ----------------------------
+# The install must not wait or spin at the end it was told of. The download writes on at its
+# own offset (a hole where the cut was): either the bytes read still match the manifest and
+# the install stands, verified, or it fails with nothing installed.
+run_cdm remove "$ID"
+rm -f "$DL/$A927_12.partial"
+timeout 60 "$CDM" install 9.27 --cuda 12 >"$SCRATCH/out" 2>"$SCRATCH/err" &
+pid=$!
+grown_past 40000
+: >"$DL/$A927_12.partial"
+wait "$pid"
+rc=$?
+check "a partial cut short meanwhile does not hang the install (status $rc)" test "$rc" -ne 124
+if [ "$rc" -eq 0 ]; then
+  run_cdm verify "$ID"
+  expect_rc 0 "what it installed verifies"
+else
+  check "nothing installed from a partial cut short" test "$(installed)" -eq 0 -a ! -e "$CDM_ROOT/$ID"
+fi
+run_cdm remove "$ID"
+
 # ---- wrong bytes, read before the download knows -------------------------------------------
 rm -f "$DL/$A927_12.partial"
 CDM_FETCH_BASE=$(base wrong) run_cdm install 9.27 --cuda 12

@@ -63,9 +63,12 @@ static size_t stream_want(const struct stream *s, size_t n)
 }
 
 /* Up to want bytes of the file from where the reader is (s->done): of a file still
- * arriving, what has come, after a wait when nothing new has; 0 at the file's end. */
+ * arriving, what has come, after a wait when nothing new has; 0 at the file's end. The
+ * same size said twice with nothing to read is a file cut short behind the download's
+ * back, not a reason to spin. */
 static long long stream_fill(struct stream *s, void *buf, size_t want)
 {
+    long long said = -1;
     for (;;) {
         long long n = fs_reader_read(s->ctx, s->reader, buf, want);
         if (n != 0 || !s->arriving || !want)
@@ -73,6 +76,12 @@ static long long stream_fill(struct stream *s, void *buf, size_t want)
         long long there = s->arriving->wait(s->arriving->arg, s->ctx, s->done);
         if (there <= (long long)s->done)
             return there < 0 ? there : 0;
+        if (there == said)
+            return cdm_error_set(s->ctx, CDM_EIO,
+                                 "cannot read '%s': it became shorter while it was downloaded "
+                                 "(another program changed it); run the command again",
+                                 s->path);
+        said = there;
     }
 }
 
