@@ -86,13 +86,14 @@ check "the archive under the cuda13 key is preferred to the flat one" \
 # ---- faults --------------------------------------------------------------------------------
 # (the store's lock is taken while a download is unpacked as it arrives: who held it last is
 # written down, the store itself left as it was)
-tree_before=$(tree_digest "$CDM_ROOT" | grep -v "downloads\|lock-holder")
+store_digest() { tree_digest "$CDM_ROOT" | grep -v "downloads\|lock-holder"; }
+tree_before=$(store_digest)
 CDM_FETCH_BASE=$(base wrong) run_cdm install 9.27 --cuda 12
 expect_rc 1 "a tampered archive is refused"
 expect_err "does not match its manifest: sha256 .* expected, .* received.*deleted and nothing was installed" \
   "the error says the hash differs and the download was deleted"
 check "the partial download is gone" test ! -e "$DL/$A927_12.partial"
-check "the store is as it was" test "$(tree_digest "$CDM_ROOT" | grep -v "downloads\|lock-holder")" = "$tree_before"
+check "the store is as it was" test "$(store_digest)" = "$tree_before"
 run_cdm list --json
 check "9.27.0.48-cuda12 is not installed" test "$(json '"9.27.0.48-cuda12" in [i["id"] for i in d]')" = False
 
@@ -103,7 +104,7 @@ expect_err "was cut.*bytes received are kept in '.*\\.partial': run the command 
   "saying the bytes are kept and how to resume"
 kept=$(stat -c %s "$DL/$A880_12.partial" 2>/dev/null || echo 0)
 check "the partial holds the first half ($kept of $size bytes)" test "$kept" -eq $((size / 2))
-check "the store is as it was" test "$(tree_digest "$CDM_ROOT" | grep -v "downloads\|lock-holder")" = "$tree_before"
+check "the store is as it was" test "$(store_digest)" = "$tree_before"
 run_cdm install 8.8.0 --cuda 12 --json
 expect_rc 0 "run again: the download resumes and installs"
 expect_err "resuming '$A880_12' at byte $kept" "saying where it resumes"

@@ -100,9 +100,7 @@ static char **copy_lines(const char *const *lines)
 
 static void stream_free(struct download_stream *s)
 {
-    for (size_t i = 0; s->headers && s->headers[i]; i++)
-        free(s->headers[i]);
-    free(s->headers);
+    strv_free(s->headers);
     net_close(&s->net);
     error_sink_free(&s->sink);
     monitor_free(s->monitor);

@@ -86,10 +86,12 @@ static int unpack_new(cdm_ctx *ctx, const char *archive, const struct source *sr
                               : install_unpack(ctx, archive, tmp, src, sums, NULL, arriving, x);
     if (!rc || !arriving)
         return rc ? rc : fetch_whole(ctx, dl);
+    if (ctx->interrupted)
+        return rc;
     /* the bytes read were wrong or cut short: the download's own verdict says it best */
-    int fetched = ctx->interrupted ? CDM_OK : fetch_whole(ctx, dl);
-    if (fetched || ctx->interrupted)
-        return fetched ? fetched : rc;
+    int fetched = fetch_whole(ctx, dl);
+    if (fetched)
+        return fetched;
     /* The download came whole and matched where the bytes read did not: bytes kept from an
      * earlier run, found wrong and fetched again meanwhile. Once more, from the whole file. */
     extract_result_free(x);
