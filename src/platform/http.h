@@ -51,6 +51,7 @@ struct http_request {
     uint64_t upload_size;
     size_t (*upload_read)(void *arg, void *buf, size_t n);
     uint64_t from;       /* > 0: ask for the bytes from here on (Range: bytes=from-) */
+    uint64_t to;         /* > 0: and up to this one (Range: bytes=from-to) */
     const char *accept;  /* the Accept header's value; NULL: the client's default */
     const char *ca_file; /* NULL: the system's certificate store */
     unsigned timeout;    /* seconds: to connect, and the longest wait for data */

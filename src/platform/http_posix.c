@@ -345,7 +345,7 @@ enum http_failure http_send(struct http_session *s, const struct http_request *r
     long timeout = req->timeout ? (long)req->timeout : 30;
     struct transfer t = {.req = req, .timeout = timeout, .result = result};
     char errbuf[CURL_ERROR_SIZE] = "";
-    char range[32];
+    char range[48];
     bool https = !strncmp(req->url, "https://", 8);
     api->easy_reset(c); /* keeps the connections, drops the last request's options */
     api->easy_setopt(c, CURLOPT_URL, req->url);
@@ -365,10 +365,13 @@ enum http_failure http_send(struct http_session *s, const struct http_request *r
     api->easy_setopt(c, CURLOPT_XFERINFODATA, &t);
     if (req->ca_file)
         api->easy_setopt(c, CURLOPT_CAINFO, req->ca_file);
-    if (req->from) {
+    if (req->to)
+        snprintf(range, sizeof(range), "%llu-%llu", (unsigned long long)req->from,
+                 (unsigned long long)req->to);
+    else if (req->from)
         snprintf(range, sizeof(range), "%llu-", (unsigned long long)req->from);
+    if (req->from || req->to)
         api->easy_setopt(c, CURLOPT_RANGE, range);
-    }
     struct curl_slist *headers = header_lines(api, req);
     api->easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     api->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);

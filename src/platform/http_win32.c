@@ -270,9 +270,14 @@ static enum http_failure read_body(HINTERNET request, const struct http_request 
 /* The request's own headers: the range a resumed download starts at, what it accepts. */
 static void add_headers(HINTERNET request, const struct http_request *req)
 {
-    if (req->from) {
-        wchar_t range[64];
-        swprintf(range, CDM_ARRAY_LEN(range), L"Range: bytes=%llu-", (unsigned long long)req->from);
+    if (req->from || req->to) {
+        wchar_t range[80];
+        if (req->to)
+            swprintf(range, CDM_ARRAY_LEN(range), L"Range: bytes=%llu-%llu",
+                     (unsigned long long)req->from, (unsigned long long)req->to);
+        else
+            swprintf(range, CDM_ARRAY_LEN(range), L"Range: bytes=%llu-",
+                     (unsigned long long)req->from);
         WinHttpAddRequestHeaders(request, range, (DWORD)-1L, WINHTTP_ADDREQ_FLAG_ADD);
     }
     if (req->accept) {

@@ -3,7 +3,8 @@
 # point leaves nothing installed and the next install resumes the download; Ctrl-C says
 # what it kept; the install is recorded only with the whole archive's hash. The mirror
 # sends at 200 KB/s (a 0.5 MB archive: about 2.6 s), so that there are points to stop at:
-# each kill comes once the partial has grown by 40 KB more.
+# each kill comes once the partial has grown by 40 KB more. A zip (Windows) the same way,
+# its directory and headers asked for by range ahead of the download.
 . "$TESTS_DIR/cli/lib.sh"
 export MIRROR_RATE=200000
 . "$TESTS_DIR/cli/lib_mirror.sh"
@@ -145,5 +146,101 @@ expect_rc 1 "an archive with a changed byte is refused"
 expect_err "does not match its manifest.*deleted and nothing was installed" \
   "with the download's own words"
 check "nothing installed from wrong bytes" test "$(installed)" -eq 0 -a ! -e "$CDM_ROOT/$ID"
+
+# ---- a zip, unpacked while it arrives ------------------------------------------------------
+# NVIDIA's Windows zip of a version of its own (9.28.0), with 600 KB of random bytes as its
+# third entry: the headers after it lie past what the download brings first.
+ZIP=cudnn-windows-x86_64-9.28.0.10_cuda13-archive.zip
+ZID=9.28.0.10-cuda13
+"$MAKE_FIXTURE" "$SCRATCH/$ZIP"
+python3 - "$SCRATCH/$ZIP" <<'PY'
+import os, sys, zipfile
+path = sys.argv[1]
+with zipfile.ZipFile(path) as z, zipfile.ZipFile(path + ".new", "w") as out:
+    for i, info in enumerate(z.infolist()):
+        out.writestr(info, z.read(info), compress_type=info.compress_type)
+        if i == 1:
+            top = info.filename.split("/")[0]
+            out.writestr(top + "/bin/x64/payload.bin", os.urandom(600000), zipfile.ZIP_DEFLATED)
+os.replace(path + ".new", path)
+PY
+python3 "$TESTS_DIR/mirror/make_mirror.py" "$MIRROR" 9.28.0 "windows-x86_64/cuda13=$SCRATCH/$ZIP"
+zsize=$(stat -c %s "$SCRATCH/$ZIP")
+zip_partial() { stat -c %s "$DL/$ZIP.partial" 2>/dev/null || echo 0; }
+zip_bg() { "$CDM" install 9.28 --cuda 13 --platform windows-x86_64 >"$SCRATCH/out" 2>"$SCRATCH/err" & pid=$!; }
+zip_installed() { "$CDM" list --json 2>/dev/null | grep -c "\"$ZID\"" || true; }
+# ranged: requests for a range with an end (what is asked ahead of the download)
+ranged() { requests "e['path'].endswith('$ZIP') and (e['range'] or '-').split('-')[1] != '' and e['status'] == 206"; }
+
+: >"$SERVER_LOG"
+zip_bg
+both=no
+while kill -0 "$pid" 2>/dev/null; do
+  got=$(zip_partial)
+  if [ "$got" -gt 0 ] && [ "$got" -lt "$zsize" ] &&
+    [ -n "$(find "$CDM_ROOT/.staging" -name payload.bin -size +8k 2>/dev/null)" ]; then
+    both=yes
+    diag "the zip's largest entry is being written with $got of $zsize bytes downloaded"
+    break
+  fi
+  sleep 0.05
+done
+wait "$pid"
+rc=$?
+check "the zip's install from the mirror succeeds" test "$rc" -eq 0
+check "its entries were unpacked while the download was still short of its size" test "$both" = yes
+check "it says it unpacks the zip as it downloads" grep -q "unpacking '$ZIP' as it downloads" "$SCRATCH/err"
+check "its directory was asked for by range, ahead of the download" test "$(ranged)" -ge 1
+run_cdm verify "$ZID"
+expect_rc 0 "the streamed zip verifies"
+run_cdm list --json
+check "the zip is recorded with its hash" \
+  test "$(json "[i['sha256'] for i in d if i['id'] == '$ZID'][0]")" = "$(sha256sum "$SCRATCH/$ZIP" | cut -d' ' -f1)"
+check "the zip's finished download is deleted" test ! -e "$DL/$ZIP.partial"
+
+# a kill once 150 KB came: nothing installed, and the next install resumes
+run_cdm remove "$ZID"
+zip_bg
+for _ in $(seq 400); do
+  [ "$(zip_partial)" -gt 150000 ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.05
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+kept=$(zip_partial)
+check "a killed zip install leaves nothing installed" test "$(zip_installed)" -eq 0 -a ! -e "$CDM_ROOT/$ZID"
+check "and keeps its partial download ($kept of $zsize bytes)" test "$kept" -gt 0 -a "$kept" -lt "$zsize"
+zip_bg
+wait "$pid"
+check "the next zip install completes" test $? -eq 0
+check "resuming the zip's download" grep -q "resuming '$ZIP' at byte $kept of $zsize" "$SCRATCH/err"
+run_cdm verify "$ZID"
+expect_rc 0 "the resumed zip verifies"
+
+# a server that sends other bytes by range than in the file: unpacked again from the file
+run_cdm remove "$ZID"
+CDM_FETCH_BASE=$(base paced-lie) run_cdm install 9.28 --cuda 13 --platform windows-x86_64
+expect_rc 0 "a zip whose ranges lie still installs, from the whole file"
+expect_err "sent other bytes of '$ZIP' by range than in the whole file; unpacking it again" \
+  "saying the ranges disagreed with the file"
+run_cdm verify "$ZID"
+expect_rc 0 "and what it installed verifies"
+
+# a server that takes no range: the zip is downloaded first, then unpacked
+run_cdm remove "$ZID"
+: >"$SERVER_LOG"
+CDM_FETCH_BASE=$(base norange) run_cdm install 9.28 --cuda 13 --platform windows-x86_64
+expect_rc 0 "a zip from a server without ranges installs"
+check "no range was answered there" test "$(ranged)" -eq 0
+run_cdm verify "$ZID"
+expect_rc 0 "and verifies"
+
+# wrong bytes: refused, nothing installed
+run_cdm remove "$ZID"
+rm -f "$DL/$ZIP.partial"
+CDM_FETCH_BASE=$(base wrong) run_cdm install 9.28 --cuda 13 --platform windows-x86_64
+expect_rc 1 "a zip with a changed byte is refused"
+check "nothing installed from a wrong zip" test "$(zip_installed)" -eq 0 -a ! -e "$CDM_ROOT/$ZID"
 
 done_testing

@@ -11,7 +11,8 @@ index pages are always served as they are; the mode applies to archives (paths b
 cudnn/, and below v<version>/ as NVIDIA kept the archives older than its manifests) and to
 wheels (*.whl):
 
-  ok        as it is, with Range requests honoured (206), 416 past the end
+  ok        as it is, with Range requests honoured (206; "bytes=A-" and "bytes=A-B"), 416
+            past the end
   cut       headers for the whole body, half of it, then the connection closes
   cut-once  cut the first request for each archive, serve the later ones
   wrong     one byte in the middle changed (the same size)
@@ -21,7 +22,10 @@ wheels (*.whl):
   stall     half of the body, then nothing for 5 s
   trickle   the first 64 KiB at once, then 10 bytes a second (never a full stall)
   paced     at $MIRROR_RATE bytes a second (default 12500000: 100 Mb/s), read from the file
-            as it is sent (a link of that speed, for tests/bench/stream.sh)
+            as it is sent (a link of that speed, for tests/bench/stream.sh); each
+            connection at that speed
+  paced-lie as paced, but a range with an end ("bytes=A-B", what a reader asks ahead of the
+            download) has its first byte changed
   huge      a Content-Length of 10^15 bytes, then the file's bytes and a closed connection
   404 403 500  that status; 500-once: 500 the first time, then as ok
 
@@ -48,7 +52,7 @@ import urllib.parse
 
 ROOT, PORT_FILE, LOG_FILE = sys.argv[1:4]
 MODES = {"ok", "cut", "cut-once", "wrong", "norange", "redirect", "slow", "stall", "trickle",
-         "huge", "404", "403", "500", "500-once", "paced"}
+         "huge", "404", "403", "500", "500-once", "paced", "paced-lie"}
 PACED_CHUNK = 256 * 1024
 log_lock = threading.Lock()
 faulted = set()  # (mode, path) that had their one fault
@@ -133,8 +137,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not os.path.isfile(path):
             self.send(404, b"not found\n")
             return self.finish_log(mode, rel, 404, 0, rng)
-        if mode == "paced" and rel.startswith("cudnn/"):
-            return self.paced(path, rel, rng)
+        if mode in ("paced", "paced-lie") and rel.startswith("cudnn/"):
+            return self.paced(path, rel, rng, mode)
         with open(path, "rb") as f:
             data = f.read()
         if not (rel.startswith("cudnn/") or re.match(r"v[0-9.]+/", rel) or rel.endswith(".whl")):
@@ -155,17 +159,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "wrong":
             middle = len(data) // 2
             data = data[:middle] + bytes([data[middle] ^ 0xFF]) + data[middle + 1:]
-        start = 0
+        start, end = 0, len(data)
         if rng and mode != "norange":
-            start = int(rng.split("=", 1)[1].split("-", 1)[0])
+            start, end = range_asked(rng, len(data))
             if start >= len(data):
                 self.send(416, b"", [("Content-Range", f"bytes */{len(data)}")])
                 return self.finish_log(mode, rel, 416, 0, rng)
-        body = data[start:]
-        status = 206 if start else 200
+        body = data[start:end]
+        status = 206 if (start or end < len(data)) else 200
         self.send_response(status)
-        if start:
-            self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+        if status == 206:
+            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{len(data)}")
         self.send_header("Content-Length", str(10**15 if mode == "huge" else len(body)))
         self.send_header("Accept-Ranges", "none" if mode == "norange" else "bytes")
         self.end_headers()
@@ -202,27 +206,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.finish_log(mode, rel, status, sent, rng)
 
 
-    def paced(self, path, rel, rng):
+    def paced(self, path, rel, rng, mode):
         """The file from the range's start at $MIRROR_RATE bytes a second, as a link of that
         speed would bring it: each chunk sent when the clock says it may be."""
         rate = float(os.environ.get("MIRROR_RATE", "12500000"))
         chunk = max(4096, min(PACED_CHUNK, int(rate / 50)))  # 50 sends a second at least
         size = os.path.getsize(path)
-        start = int(rng.split("=", 1)[1].split("-", 1)[0]) if rng else 0
+        start, end = range_asked(rng, size) if rng else (0, size)
         if start >= size > 0:
             self.send(416, b"", [("Content-Range", f"bytes */{size}")])
-            return self.finish_log("paced", rel, 416, 0, rng)
-        self.send_response(206 if start else 200)
-        if start:
-            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
-        self.send_header("Content-Length", str(size - start))
+            return self.finish_log(mode, rel, 416, 0, rng)
+        status = 206 if (start or end < size) else 200
+        self.send_response(status)
+        if status == 206:
+            self.send_header("Content-Range", f"bytes {start}-{end - 1}/{size}")
+        self.send_header("Content-Length", str(end - start))
         self.send_header("Accept-Ranges", "bytes")
         self.end_headers()
         sent, t0 = 0, time.monotonic()
+        lie = mode == "paced-lie" and rng and rng.partition("-")[2].strip() != ""
         try:
             with open(path, "rb") as f:
                 f.seek(start)
-                while data := f.read(chunk):
+                while sent < end - start and (data := f.read(min(chunk, end - start - sent))):
+                    if lie and sent == 0:
+                        data = bytes([data[0] ^ 0xFF]) + data[1:]
                     self.wfile.write(data)
                     sent += len(data)
                     ahead = t0 + sent / rate - time.monotonic()
@@ -230,7 +238,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         time.sleep(ahead)
         except (BrokenPipeError, ConnectionResetError, OSError):
             pass
-        self.finish_log("paced", rel, 206 if start else 200, sent, rng)
+        self.finish_log(mode, rel, status, sent, rng)
+
+
+def range_asked(rng, size):
+    """A Range header's bytes as [start, end): "bytes=A-" to the file's end, "bytes=A-B"
+    up to B (cut at the end)."""
+    first, _, last = rng.split("=", 1)[1].partition("-")
+    end = min(size, int(last) + 1) if last.strip() else size
+    return int(first), end
 
 
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):

@@ -385,9 +385,14 @@ static bool is_zip(const char *path)
     return zip;
 }
 
+bool archive_is_zip_name(const char *name)
+{
+    return str_ends_with_icase(name, ".zip");
+}
+
 bool archive_unpacks_arriving(const char *name)
 {
-    return str_ends_with_icase(name, ".tar.xz") && xz_mt_exists();
+    return (str_ends_with_icase(name, ".tar.xz") && xz_mt_exists()) || archive_is_zip_name(name);
 }
 
 /* libarchive's streaming readers (a zip goes to zip_extract): the hash is of the bytes
@@ -445,9 +450,9 @@ static int open_failed(cdm_ctx *ctx, struct archive *a, const struct stream *s, 
 int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
                     const struct extract_limits *limits, struct extract_result *result)
 {
-    /* by its bytes: a download is read under a .partial name (one still arriving is a
-     * .tar.xz: archive_unpacks_arriving) */
-    if (!limits->part_size && !limits->arriving && is_zip(path))
+    /* by its bytes: a download is read under a .partial name (one still arriving says
+     * whether it is a zip: it is read from its end) */
+    if (!limits->part_size && (limits->arriving ? limits->arriving->ahead != NULL : is_zip(path)))
         return zip_extract(ctx, path, dest, limits, result);
     struct handed handed = {0};
     struct walk w; /* holds nothing yet: a failed open leaves nothing to free */

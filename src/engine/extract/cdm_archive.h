@@ -42,15 +42,22 @@ struct arriving {
     uint64_t size; /* the whole file's bytes, as its manifest gives them */
     /* Wait until the file holds more than have bytes: their count; have once the whole file
      * came and the download is done with it; negative, its message set in ctx, when the
-     * download failed. Called from the extracting thread alone. */
+     * download failed. */
     long long (*wait)(void *arg, cdm_ctx *ctx, uint64_t have);
+    /* A zip is read through its directory, at its end: the bytes that the download has not
+     * brought yet can be had ahead of it by range requests (the directory and the entries'
+     * headers). Copy at most n bytes at offset into buf from those had ahead: their count,
+     * 0 when none are there. fetch: ask the server for them first (a few KiB from offset)
+     * when they are not there. NULL for a file read in one pass (a .tar.xz). */
+    size_t (*ahead)(void *arg, uint64_t offset, void *buf, size_t n, bool fetch);
     void *arg;
 };
 
-/* Whether a file of this name can be unpacked while it arrives: a .tar.xz, where this build
- * decodes xz on its own (not on Windows, which reads no .tar.xz). A zip's directory is at
- * its end: it is downloaded first. */
+/* Whether a file of this name can be unpacked while it arrives: a .tar.xz where this build
+ * decodes xz on its own (not on Windows, which reads no .tar.xz), or a zip. */
 bool archive_unpacks_arriving(const char *name);
+/* Whether it is read through a directory at its end (a zip), which then comes first. */
+bool archive_is_zip_name(const char *name);
 
 struct extract_limits {
     unsigned long long max_total_size;
@@ -95,6 +102,10 @@ int archive_extract(cdm_ctx *ctx, const char *path, const char *dest,
 struct archive;
 struct zip_source;
 struct archive *zip_open(cdm_ctx *ctx, const char *path, struct zip_source **src);
+/* The same of a zip still arriving (NULL: whole); fetch: what is not there yet is asked
+ * for ahead of the download (the walk of the headers, zip_in.h). */
+struct archive *zip_open_arriving(cdm_ctx *ctx, const char *path, const struct arriving *arriving,
+                                  bool fetch, struct zip_source **src);
 int zip_failed(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_source *src);
 /* The same, naming the entry whose header libarchive warned about (NULL: none known). */
 int zip_failed_at(cdm_ctx *ctx, const char *path, struct archive *a, struct zip_source *src,

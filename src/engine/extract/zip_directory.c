@@ -7,7 +7,9 @@
  */
 #include "zip_directory.h"
 #include "inflate.h"
-#include "platform/fs.h"
+#include "zip_in.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,13 +40,13 @@ static uint32_t le32(const unsigned char *p)
 }
 
 /* n bytes at offset into buf: false on a short read (an error is in ctx if the read failed). */
-static bool read_at(cdm_ctx *ctx, struct fs_reader *r, uint64_t offset, void *buf, size_t n)
+static bool read_at(cdm_ctx *ctx, struct zip_in *r, uint64_t offset, void *buf, size_t n)
 {
-    if (fs_reader_seek(ctx, r, (long long)offset, SEEK_SET) < 0)
+    if (zip_in_seek(ctx, r, (long long)offset, SEEK_SET) < 0)
         return false;
     size_t got = 0;
     while (got < n) {
-        long long k = fs_reader_read(ctx, r, (char *)buf + got, n - got);
+        long long k = zip_in_read(ctx, r, (char *)buf + got, n - got);
         if (k <= 0)
             return false;
         got += (size_t)k;
@@ -60,7 +62,7 @@ struct directory_place {
  * when there is no locator, ZIP64_READ when place now holds its values, ZIP64_BAD. */
 enum zip64_end { ZIP64_NONE, ZIP64_READ, ZIP64_BAD };
 
-static enum zip64_end read_zip64_end(cdm_ctx *ctx, struct fs_reader *r, uint64_t end_at,
+static enum zip64_end read_zip64_end(cdm_ctx *ctx, struct zip_in *r, uint64_t end_at,
                                      struct directory_place *place)
 {
     unsigned char loc[ZIP64_LOCATOR], rec[ZIP64_END_SIZE];
@@ -83,7 +85,7 @@ static enum zip64_end read_zip64_end(cdm_ctx *ctx, struct fs_reader *r, uint64_t
 /* Where the directory lies, from the end record (the last one that ends the file) and the
  * zip64 end record where there is one (its values count, even where the end record's are
  * not the 0xffff... that say "see there", as Python's zipfile writes them). */
-static bool find_directory(cdm_ctx *ctx, struct fs_reader *r, uint64_t size,
+static bool find_directory(cdm_ctx *ctx, struct zip_in *r, uint64_t size,
                            struct directory_place *place)
 {
     if (size < END_SIZE)
@@ -187,7 +189,7 @@ static int by_name(const void *a, const void *b)
     return c ? c : (x->name_len > y->name_len) - (x->name_len < y->name_len);
 }
 
-bool zip_directory_read(cdm_ctx *ctx, struct fs_reader *r, uint64_t size, size_t max_entries,
+bool zip_directory_read(cdm_ctx *ctx, struct zip_in *r, uint64_t size, size_t max_entries,
                         struct zip_directory *d)
 {
     memset(d, 0, sizeof(*d));
@@ -255,7 +257,7 @@ static const char *local_disagrees(const unsigned char *h, const char *name,
     return NULL;
 }
 
-int zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_directory *d,
+int zip_entry_data_start(cdm_ctx *ctx, struct zip_in *r, const struct zip_directory *d,
                          const struct zip_dir_entry *e, const char *path, uint64_t *start)
 {
     unsigned char h[LOCAL_SIZE];
@@ -283,7 +285,7 @@ int zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_dir
     return 1;
 }
 
-int zip_directory_check_locals(cdm_ctx *ctx, struct fs_reader *r, struct zip_directory *d,
+int zip_directory_check_locals(cdm_ctx *ctx, struct zip_in *r, struct zip_directory *d,
                                const char *path)
 {
     for (size_t i = 0; i < d->count; i++) {

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct fs_reader;
+struct zip_in;
 
 struct zip_dir_entry {
     const char *name; /* the name's bytes as stored (not NUL-terminated) */
@@ -38,12 +38,12 @@ struct zip_directory {
 /* Read the directory of the zip open in r (size bytes long), of at most max_entries
  * entries. false when this reader cannot use it (then d is empty and libarchive reads
  * every entry); an error reading the file is reported in ctx and also gives false. */
-bool zip_directory_read(cdm_ctx *ctx, struct fs_reader *r, uint64_t size, size_t max_entries,
+bool zip_directory_read(cdm_ctx *ctx, struct zip_in *r, uint64_t size, size_t max_entries,
                         struct zip_directory *d);
 /* Every entry's local header read once, against the directory (zip_entry_data_start):
  * e->data_start set where its bytes are readable here. -1, the error in ctx, when one
  * disagrees with the directory (the zip is refused); else 0. */
-int zip_directory_check_locals(cdm_ctx *ctx, struct fs_reader *r, struct zip_directory *d,
+int zip_directory_check_locals(cdm_ctx *ctx, struct zip_in *r, struct zip_directory *d,
                                const char *path);
 /* The entry of this name when exactly one has it, its data readable here (method stored or
  * deflated, not encrypted, its local header checked) and of size bytes; else NULL. */
@@ -54,7 +54,7 @@ const struct zip_dir_entry *zip_directory_find(const struct zip_directory *d, co
  * Negative, the error set in ctx, when the local header disagrees with the directory in
  * name, method, encryption, CRC-32 or sizes: a damaged zip, or one made so that two readers
  * read two archives out of it, is refused (path names it). */
-int zip_entry_data_start(cdm_ctx *ctx, struct fs_reader *r, const struct zip_directory *d,
+int zip_entry_data_start(cdm_ctx *ctx, struct zip_in *r, const struct zip_directory *d,
                          const struct zip_dir_entry *e, const char *path, uint64_t *start);
 void zip_directory_free(struct zip_directory *d);
 

@@ -16,6 +16,7 @@
 
 #include "archive_walk.h"
 #include "inflate.h"
+#include "zip_in.h"
 #include "zip_pipe.h"
 #include "platform/fs.h"
 #include "platform/sha256.h"
@@ -67,7 +68,7 @@ struct worker {
      * handler), which it looks at every block */
     struct error_sink sink;
     /* a worker's readers, opened at its first entry of each kind */
-    struct fs_reader *reader;
+    struct zip_in *reader;
     struct zip_pipe *pipe;
     struct archive *archive;
     struct zip_source *source;
@@ -170,7 +171,8 @@ static int archive_seek_job(struct worker *k, struct job *j)
 {
     cdm_ctx *ctx = error_sink_ctx(&k->sink);
     const char *path = k->shared->path;
-    if (!k->archive && !(k->archive = zip_open(ctx, path, &k->source)))
+    if (!k->archive && !(k->archive = zip_open_arriving(ctx, path, k->shared->limits->arriving,
+                                                        false, &k->source)))
         return cdm_error_code(ctx);
     for (;;) {
         struct archive_entry *e;
@@ -209,7 +211,7 @@ static int inflate_here(struct worker *k, struct job_output *o, int *rc)
         return 0;
     if (!k->reader) {
         uint64_t size;
-        if ((*rc = fs_reader_open(ctx, sh->path, &k->reader, &size)))
+        if ((*rc = zip_in_open(ctx, sh->path, sh->limits->arriving, false, &k->reader, &size)))
             return 1;
         k->pipe = zip_pipe_new();
     }
@@ -258,7 +260,7 @@ static int worker_main(void *arg)
     if (k->archive)
         zip_close(k->archive, k->source);
     if (k->reader)
-        fs_reader_close(k->reader);
+        zip_in_close(k->reader);
     zip_pipe_free(k->pipe);
     k->archive = NULL;
     k->reader = NULL;
@@ -269,6 +271,7 @@ static int worker_main(void *arg)
 
 struct hasher {
     const char *path;
+    const struct arriving *arriving;
     struct error_sink sink; /* its errors, and the command's stop flag */
     char sha256[65];
     uint64_t size;
@@ -279,15 +282,15 @@ struct hasher {
 static int hash_main(void *arg)
 {
     struct hasher *h = arg;
-    struct fs_reader *r;
+    struct zip_in *r;
     uint64_t total;
-    if ((h->rc = fs_reader_open(error_sink_ctx(&h->sink), h->path, &r, &total)))
+    if ((h->rc = zip_in_open(error_sink_ctx(&h->sink), h->path, h->arriving, false, &r, &total)))
         return h->rc;
     struct sha256 *hash = sha256_new();
     unsigned char *buf = xmalloc(WORK_BLOCK);
     long long n = 0;
     while (!error_sink_stopped(&h->sink) &&
-           (n = fs_reader_read(error_sink_ctx(&h->sink), r, buf, WORK_BLOCK)) > 0) {
+           (n = zip_in_read(error_sink_ctx(&h->sink), r, buf, WORK_BLOCK)) > 0) {
         sha256_update(hash, buf, (size_t)n);
         h->size += (uint64_t)n;
     }
@@ -296,7 +299,7 @@ static int hash_main(void *arg)
     sha256_finish_hex(hash, h->sha256);
     sha256_free(hash);
     free(buf);
-    fs_reader_close(r);
+    zip_in_close(r);
     return h->rc;
 }
 
@@ -371,7 +374,7 @@ static int run_all(cdm_ctx *ctx, struct worker *workers, size_t n, struct hasher
 static int walk_directory(struct walk *w, struct plan *p)
 {
     struct zip_source *src = NULL;
-    struct archive *a = zip_open(w->ctx, w->archive_path, &src);
+    struct archive *a = zip_open_arriving(w->ctx, w->archive_path, w->limits->arriving, true, &src);
     if (!a)
         return cdm_error_code(w->ctx);
     int rc = CDM_OK;
@@ -404,16 +407,16 @@ static int read_directory(cdm_ctx *ctx, const char *path, const struct extract_l
 {
     struct error_sink quiet; /* a failure here is libarchive's to report */
     error_sink_init(&quiet, NULL);
-    struct fs_reader *r;
+    struct zip_in *r;
     uint64_t size;
     int ok = 0;
-    if (!fs_reader_open(error_sink_ctx(&quiet), path, &r, &size)) {
+    if (!zip_in_open(error_sink_ctx(&quiet), path, limits->arriving, true, &r, &size)) {
         ok = zip_directory_read(error_sink_ctx(&quiet), r, size, (size_t)limits->max_entries, d);
         if (ok && zip_directory_check_locals(ctx, r, d, path) < 0) {
             zip_directory_free(d);
             ok = -1;
         }
-        fs_reader_close(r);
+        zip_in_close(r);
     }
     error_sink_free(&quiet);
     inflate_choose();
@@ -433,6 +436,7 @@ int zip_extract(cdm_ctx *ctx, const char *path, const char *dest,
     struct hasher hasher;
     memset(&hasher, 0, sizeof(hasher));
     hasher.path = path;
+    hasher.arriving = limits->arriving;
     error_sink_init(&hasher.sink, &ctx->interrupted);
     size_t made = limits->threads;
     made = made < 1 ? 1 : made > ZIP_WORKERS_MAX ? ZIP_WORKERS_MAX : made;

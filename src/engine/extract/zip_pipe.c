@@ -5,7 +5,9 @@
  */
 #include "zip_pipe.h"
 #include "inflate.h"
-#include "platform/fs.h"
+#include "zip_in.h"
+
+#include <stdio.h>
 #include "platform/thread.h"
 
 #include <stdlib.h>
@@ -119,7 +121,7 @@ static int damaged(cdm_ctx *ctx, const char *path, const char *name, const char 
 struct entry_run {
     cdm_ctx *ctx;
     struct zip_pipe *p;
-    struct fs_reader *r;
+    struct zip_in *r;
     const char *path, *name;
     const struct zip_dir_entry *e;
     const struct zip_taker *taker;
@@ -140,7 +142,7 @@ static int inflate_entry(struct entry_run *x)
             return CDM_EIO; /* another worker's error is the one told */
         if (in_at == in_len && left_in > 0) {
             size_t want = left_in < IN_BLOCK ? (size_t)left_in : IN_BLOCK;
-            long long n = fs_reader_read(x->ctx, x->r, p->in, want);
+            long long n = zip_in_read(x->ctx, x->r, p->in, want);
             if (n < 0)
                 return (int)n;
             if (n == 0)
@@ -180,11 +182,11 @@ static int inflate_entry(struct entry_run *x)
     return CDM_OK;
 }
 
-int zip_pipe_entry(cdm_ctx *ctx, struct zip_pipe *p, struct fs_reader *r, const char *path,
+int zip_pipe_entry(cdm_ctx *ctx, struct zip_pipe *p, struct zip_in *r, const char *path,
                    const char *name, const struct zip_dir_entry *e, uint64_t start,
                    const struct zip_taker *taker, atomic_bool *stop)
 {
-    long long at = fs_reader_seek(ctx, r, (long long)start, SEEK_SET);
+    long long at = zip_in_seek(ctx, r, (long long)start, SEEK_SET);
     if (at < 0)
         return (int)at;
     struct entry_run x = {ctx, p, r, path, name, e, taker, stop, false};

@@ -11,7 +11,7 @@
 
 #include <stdatomic.h>
 
-struct fs_reader;
+struct zip_in;
 
 /* Takes the entry's bytes in order; runs on the pipe's thread for a large entry. Its
  * errors go into ctx, which is its own (not the caller's). */
@@ -26,7 +26,7 @@ void zip_pipe_free(struct zip_pipe *p);
 /* Inflate entry e of the archive at path (name: the entry's name, for messages), whose
  * compressed bytes start at start in r, into taker; its size and CRC-32 checked against
  * the directory's. Gives up (CDM_EIO, no message) once *stop is set. */
-int zip_pipe_entry(cdm_ctx *ctx, struct zip_pipe *p, struct fs_reader *r, const char *path,
+int zip_pipe_entry(cdm_ctx *ctx, struct zip_pipe *p, struct zip_in *r, const char *path,
                    const char *name, const struct zip_dir_entry *e, uint64_t start,
                    const struct zip_taker *taker, atomic_bool *stop);
 

@@ -10,7 +10,7 @@
 #include <archive_entry.h>
 
 #include "cdm_archive.h"
-#include "platform/fs.h"
+#include "zip_in.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@
 
 struct zip_file {
     cdm_ctx *ctx;
-    struct fs_reader *reader;
+    struct zip_in *reader;
     char *block;
     int error;
 };
@@ -28,7 +28,7 @@ static la_ssize_t zip_read(struct archive *a, void *arg, const void **buf)
 {
     (void)a;
     struct zip_file *z = arg;
-    long long n = fs_reader_read(z->ctx, z->reader, z->block, ZIP_BLOCK);
+    long long n = zip_in_read(z->ctx, z->reader, z->block, ZIP_BLOCK);
     if (n < 0) {
         z->error = (int)n;
         return -1;
@@ -41,7 +41,7 @@ static la_int64_t zip_seek(struct archive *a, void *arg, la_int64_t offset, int 
 {
     (void)a;
     struct zip_file *z = arg;
-    long long at = fs_reader_seek(z->ctx, z->reader, offset, whence);
+    long long at = zip_in_seek(z->ctx, z->reader, offset, whence);
     if (at < 0) {
         z->error = (int)at;
         return ARCHIVE_FATAL;
@@ -55,11 +55,17 @@ struct zip_source {
 
 struct archive *zip_open(cdm_ctx *ctx, const char *path, struct zip_source **out)
 {
+    return zip_open_arriving(ctx, path, NULL, false, out);
+}
+
+struct archive *zip_open_arriving(cdm_ctx *ctx, const char *path, const struct arriving *arriving,
+                                  bool fetch, struct zip_source **out)
+{
     struct zip_source *src = xcalloc(1, sizeof(*src));
     struct zip_file *z = &src->file;
     z->ctx = ctx;
     uint64_t size;
-    if (fs_reader_open(ctx, path, &z->reader, &size)) {
+    if (zip_in_open(ctx, path, arriving, fetch, &z->reader, &size)) {
         free(src);
         return NULL;
     }
@@ -100,7 +106,7 @@ void zip_close(struct archive *a, struct zip_source *src)
     archive_read_free(a);
     if (!src)
         return;
-    fs_reader_close(src->file.reader);
+    zip_in_close(src->file.reader);
     free(src->file.block);
     free(src);
 }

@@ -217,7 +217,7 @@ static int transfer(struct transfer *t, struct net *net)
                  (unsigned long long)t->e->size);
     else
         cdm_note(ctx, "downloading '%s' (%s)", t->url, size);
-    struct net_sink sink = {kept, restart, head, body, t, NULL};
+    struct net_sink sink = {kept, restart, head, body, t, NULL, 0};
     rc = net_get(net, t->url, &sink);
     have = fs_partial_size(t->d->file);
     if (rc == CDM_ENETWORK && have > 0)

@@ -1,5 +1,6 @@
 /* A download unpacked while it arrives: see download_stream.h. */
 #include "download_stream.h"
+#include "download_ahead.h"
 #include "platform/thread.h"
 
 #include <stdlib.h>
@@ -16,6 +17,7 @@ struct download_stream {
     struct download *d;
     struct download_watch watch;
     struct arriving arriving;
+    struct download_ahead *ahead; /* a zip's directory and headers; NULL for a .tar.xz */
     /* in the monitor */
     uint64_t size; /* the bytes in the partial that the download stands behind */
     bool done;     /* download_run returned, with rc */
@@ -75,6 +77,21 @@ static long long wait_for(void *arg, cdm_ctx *ctx, uint64_t have)
     return (long long)(size > have ? size : have); /* have: the whole file, its hash checked */
 }
 
+#define AHEAD_NEAR (256u << 10) /* bytes this close to the download's end are waited for */
+
+/* A zip's bytes had ahead, where the download has not written them yet (a reader that
+ * finds them written waits for the download, which then answers at once); those about to
+ * come are not asked for. */
+static size_t had_ahead(void *arg, uint64_t offset, void *buf, size_t n, bool fetch)
+{
+    struct download_stream *s = arg;
+    monitor_enter(s->monitor);
+    bool written = s->size > offset || s->done;
+    bool near = offset < s->size + AHEAD_NEAR;
+    monitor_leave(s->monitor);
+    return written ? 0 : download_ahead_copy(s->ahead, offset, buf, n, fetch && !near);
+}
+
 static int stream_main(void *arg)
 {
     struct download_stream *s = arg;
@@ -100,6 +117,7 @@ static char **copy_lines(const char *const *lines)
 
 static void stream_free(struct download_stream *s)
 {
+    download_ahead_free(s->ahead);
     strv_free(s->headers);
     net_close(&s->net);
     error_sink_free(&s->sink);
@@ -127,9 +145,14 @@ struct download_stream *download_stream_start(cdm_ctx *ctx, const struct net *ne
     s->d = d;
     s->size = fs_partial_size(d->file);
     s->watch = (struct download_watch){size_now, s};
-    s->arriving = (struct arriving){e->size, wait_for, s};
+    s->arriving = (struct arriving){e->size, wait_for, NULL, s};
+    if (archive_is_zip_name(e->name)) {
+        s->ahead = download_ahead_new(ctx, &s->net, url, e->size);
+        s->arriving.ahead = had_ahead;
+    }
     d->watch = &s->watch;
-    d->progress = NULL; /* the install shows how far it read, which is how far it came */
+    if (!s->ahead) /* a .tar.xz's install shows how far it read, which is how far it came */
+        d->progress = NULL;
     if (!(s->thread = thread_start(stream_main, s))) {
         d->watch = NULL;
         d->progress = ctx->options.progress;
@@ -142,6 +165,11 @@ struct download_stream *download_stream_start(cdm_ctx *ctx, const struct net *ne
 const struct arriving *download_stream_arriving(struct download_stream *s)
 {
     return &s->arriving;
+}
+
+bool download_stream_ahead_agrees(cdm_ctx *ctx, struct download_stream *s)
+{
+    return !s->ahead || download_ahead_agrees(ctx, s->ahead, s->d->file);
 }
 
 int download_stream_finish(cdm_ctx *ctx, struct download_stream *s)

@@ -20,6 +20,9 @@ struct download_stream *download_stream_start(cdm_ctx *ctx, const struct net *ne
                                               const struct manifest_entry *e, struct download *d);
 /* What the extraction reads through (limits.arriving). */
 const struct arriving *download_stream_arriving(struct download_stream *s);
+/* Whether the bytes a zip's readers had ahead of the download (download_ahead.h) are the
+ * whole file's: asked once the download is whole. */
+bool download_stream_ahead_agrees(cdm_ctx *ctx, struct download_stream *s);
 /* Wait for the download to end: CDM_OK once the whole file came and matched its hash,
  * else the download's status, its message put in ctx. */
 int download_stream_finish(cdm_ctx *ctx, struct download_stream *s);

@@ -60,7 +60,7 @@ static bool done_already(cdm_ctx *ctx, const struct manifest_entry *e, bool forc
 
 /* Download e from url into <root>/downloads, unless another process installed it while
  * this one waited for the download's lock; out->path is then the verified file, or, for
- * a .tar.xz, the file still arriving (out->stream), unpacked as it comes. */
+ * a .tar.xz or a zip, the file still arriving (out->stream), unpacked as it comes. */
 static int download_entry(cdm_ctx *ctx, struct net *net, const char *url,
                           const struct manifest_entry *e, bool force, struct fetched *out)
 {
@@ -255,6 +255,11 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
 const struct arriving *fetch_arriving(struct fetched *f)
 {
     return f->stream ? download_stream_arriving(f->stream) : NULL;
+}
+
+bool fetch_ahead_agrees(cdm_ctx *ctx, struct fetched *f)
+{
+    return !f->stream || download_stream_ahead_agrees(ctx, f->stream);
 }
 
 int fetch_whole(cdm_ctx *ctx, struct fetched *f)

@@ -26,6 +26,9 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
                       struct fetched *out);
 /* What the extraction reads a download still arriving through (NULL: the file is whole). */
 const struct arriving *fetch_arriving(struct fetched *f);
+/* Whether the bytes a zip still arriving had read ahead of its download are the whole
+ * file's (true where none were): asked once fetch_whole said it is whole. */
+bool fetch_ahead_agrees(cdm_ctx *ctx, struct fetched *f);
 /* Wait until a download still arriving is whole and checked: CDM_OK, or why it failed. */
 int fetch_whole(cdm_ctx *ctx, struct fetched *f);
 /* After the install (done or failed): a finished download is deleted, the lock released;

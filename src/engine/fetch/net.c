@@ -140,6 +140,7 @@ int net_get(struct net *net, const char *url, const struct net_sink *sink)
         struct http_request req = {
             .url = url,
             .from = sink->kept ? sink->kept(sink->arg) : 0,
+            .to = sink->last,
             .accept = sink->accept,
             .headers = net->headers,
             .ca_file = net->ca_file,
@@ -236,7 +237,7 @@ int net_get_text(struct net *net, const char *url, const char *accept, size_t ma
                  struct strbuf *out)
 {
     struct text_sink t = {net->ctx, out, url, what, max};
-    struct net_sink sink = {NULL, NULL, text_head, text_body, &t, accept};
+    struct net_sink sink = {NULL, NULL, text_head, text_body, &t, accept, 0};
     sb_reset(out);
     return net_get(net, url, &sink);
 }

@@ -30,6 +30,7 @@ struct net_sink {
     int (*body)(void *arg, const void *data, size_t n);
     void *arg;
     const char *accept; /* the Accept header to send; NULL: the client's default */
+    uint64_t last;      /* > 0: the last byte asked for (a range within the file) */
 };
 
 void net_init(struct net *net, cdm_ctx *ctx);

@@ -71,8 +71,8 @@ static int describe_for_here(cdm_ctx *ctx, const struct cdm_install_request *req
 }
 
 /* The file unpacked into tmp: with the parts kept before it, or alone; a download still
- * arriving read as it comes, where its kind is read in one pass (NVIDIA's .tar.xz), and
- * held whole and checked before the install goes on. */
+ * arriving read as it comes, where its kind is read in one pass (NVIDIA's .tar.xz and
+ * .zip), and held whole and checked before the install goes on. */
 static int unpack_new(cdm_ctx *ctx, const char *archive, const struct source *src,
                       const struct checksums *sums, struct parts *parts, struct fetched *dl,
                       const char *tmp, struct extract_result *x)
@@ -84,14 +84,24 @@ static int unpack_new(cdm_ctx *ctx, const char *archive, const struct source *sr
     if (!rc)
         rc = src->kind->parts ? parts_unpack(ctx, parts, archive, src, sums, tmp, x)
                               : install_unpack(ctx, archive, tmp, src, sums, NULL, arriving, x);
-    if (!rc || !arriving)
+    if (!arriving)
         return rc ? rc : fetch_whole(ctx, dl);
-    if (ctx->interrupted)
-        return rc;
-    /* the bytes read were wrong or cut short: the download's own verdict says it best */
-    int fetched = fetch_whole(ctx, dl);
-    if (fetched)
-        return fetched;
+    if (!rc) {
+        if ((rc = fetch_whole(ctx, dl)) || fetch_ahead_agrees(ctx, dl))
+            return rc;
+        /* a zip's headers were read from range requests the file itself contradicts */
+        cdm_note(ctx,
+                 "the server sent other bytes of '%s' by range than in the whole file; "
+                 "unpacking it again from the whole file",
+                 dl->name);
+    } else {
+        if (ctx->interrupted)
+            return rc;
+        /* the bytes read were wrong or cut short: the download's own verdict says it best */
+        int fetched = fetch_whole(ctx, dl);
+        if (fetched)
+            return fetched;
+    }
     /* The download came whole and matched where the bytes read did not: bytes kept from an
      * earlier run, found wrong and fetched again meanwhile. Once more, from the whole file. */
     extract_result_free(x);
