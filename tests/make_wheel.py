@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Write a wheel of NVIDIA's nvidia-cudnn-cu* layout, for pip and uv to install.
 
-    make_wheel.py OUTDIR DIST VERSION [--windows]
+    make_wheel.py OUTDIR DIST VERSION [--windows] [--large=BYTES]
 
 DIST is the distribution (nvidia-cudnn-cu13). The wheel holds what NVIDIA's does, by path:
 nvidia/cudnn/__init__.py, nvidia/cudnn/include/cudnn_version.h, the eight cuDNN 9 libraries
 in nvidia/cudnn/lib (nvidia/cudnn/bin/*.dll with --windows) beside an __init__.py, and a
 dist-info with METADATA, WHEEL, top_level.txt and a RECORD of sha256 digests. The libraries
 are a few KiB of bytes derived from DIST and VERSION (so two versions differ in every file),
-not programs. Prints the wheel's path.
+not programs; --large makes the engines library that many bytes (a download to watch
+arrive). Prints the wheel's path.
 """
 import base64
 import hashlib
@@ -37,6 +38,7 @@ def payload(seed, size):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     windows = "--windows" in sys.argv
+    large = [int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--large=")]
     outdir, dist, version = args
     major, minor, patch = (int(x) for x in version.split(".")[:3])
     name = dist.replace("-", "_")
@@ -50,7 +52,8 @@ def main():
             f"#define CUDNN_PATCHLEVEL {patch}\n").encode(),
     }
     for i, lib in enumerate(library_names(major, windows)):
-        files[lib] = payload(f"{dist} {version} {lib}", 3000 + 517 * i)
+        size = large[0] if large and "_engines_precompiled" in lib else 3000 + 517 * i
+        files[lib] = payload(f"{dist} {version} {lib}", size)
     files[f"{info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n"
         f"Summary: cuDNN runtime libraries\nRequires-Python: >=3\n").encode()

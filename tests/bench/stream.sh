@@ -10,6 +10,9 @@
 # block (xz -1, faster to make) and as many. STREAM_RATES changes the speeds and the rounds:
 # BYTES_A_SECOND:LABEL[:ROUNDS] ... (a median of 1 is that run). CDM_BEFORE=path/to/another/cdm
 # adds its install from the local file, in the same rounds (an earlier build: no slower?).
+# A third kind is the same tree as a zip (deflate level 6, tests/bench/pack_zip.py; on Linux
+# a zip of NVIDIA's name installs as the .tar.xz does), its directory and headers asked for
+# by range ahead of the download. STREAM_KINDS="one many zip" chooses among them.
 # Usage: tests/bench/stream.sh [path/to/cdm] [MB] [ARCHIVE]
 set -eu
 CDM=$(realpath "${1:-build/cdm}")
@@ -43,6 +46,12 @@ else
   tar -C "$work" -cf - "$n" | xz -T0 -1 >"$work/many/$n.tar.xz"
   rm -rf "${work:?}/$n"
 fi
+# the zip: the one-block tar's tree, packed as NVIDIA packs its zips
+mkdir -p "$work/zip" "$work/tree"
+xz -dc "$work/one/$n.tar.xz" | tar -C "$work/tree" -xf -
+python3 "$here/pack_zip.py" "$work/tree/$n" "$work/zip/$n.zip" >/dev/null
+rm -rf "$work/tree"
+file_of() { if [ "$1" = zip ]; then echo "$work/zip/$n.zip"; else echo "$work/$1/$n.tar.xz"; fi; }
 version=$(echo "$n" | sed -E 's/^cudnn-[a-z0-9_-]+-([0-9]+\.[0-9]+\.[0-9]+)\.[0-9]+_cuda([0-9]+).*/\1 \2/')
 label=${version% *} cuda=${version#* }
 
@@ -51,7 +60,7 @@ serve() {
   [ -z "$server" ] || { kill "$server"; wait "$server" 2>/dev/null || true; }
   rm -rf "$work/mirror" "$work/port"
   python3 "$here/../mirror/make_mirror.py" "$work/mirror" "$label" \
-    "linux-x86_64/cuda$cuda=$work/$1/$n.tar.xz" >/dev/null
+    "linux-x86_64/cuda$cuda=$(file_of "$1")" >/dev/null
   MIRROR_RATE=$2 python3 "$here/../mirror/server.py" "$work/mirror" "$work/port" /dev/null &
   server=$!
   for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
@@ -66,9 +75,10 @@ streamed() { fresh; CDM_ROOT=$work/s "$CDM" install -q --platform linux-x86_64 "
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "cdm install VERSION from a loopback mirror at a link's speed, unpacked as it arrives"
-for kind in one many; do
-  a=$work/$kind/$n.tar.xz
-  blocks=$(xz --robot --list "$a" | awk '$1 == "totals" {print $3}')
+for kind in ${STREAM_KINDS:-one many zip}; do
+  a=$(file_of "$kind")
+  blocks=" -"
+  [ "$kind" = zip ] || blocks=$(xz --robot --list "$a" | awk '$1 == "totals" {print $3}')
   for rate in ${STREAM_RATES:-125000000:1Gb/s 12500000:100Mb/s}; do
     IFS=: read -r bytes speed rounds <<<"$rate"
     serve "$kind" "$bytes"

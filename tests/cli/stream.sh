@@ -4,7 +4,8 @@
 # what it kept; the install is recorded only with the whole archive's hash. The mirror
 # sends at 200 KB/s (a 0.5 MB archive: about 2.6 s), so that there are points to stop at:
 # each kill comes once the partial has grown by 40 KB more. A zip (Windows) the same way,
-# its directory and headers asked for by range ahead of the download.
+# its directory and headers asked for by range ahead of the download; and a wheel from a
+# package index, its dist-info read ahead before anything is unpacked.
 . "$TESTS_DIR/cli/lib.sh"
 export MIRROR_RATE=200000
 . "$TESTS_DIR/cli/lib_mirror.sh"
@@ -20,21 +21,30 @@ partial_size() { stat -c %s "$DL/$A927_12.partial" 2>/dev/null || echo 0; }
 staged_files() { find "$CDM_ROOT/.staging" -type f 2>/dev/null | wc -l; }
 installed() { "$CDM" list --json 2>/dev/null | grep -c "\"$ID\"" || true; }
 install_bg() { "$CDM" install 9.27 --cuda 12 >"$SCRATCH/out" 2>"$SCRATCH/err" & pid=$!; }
+# while_short PARTIAL SIZE FIND_ARGS...: while the install $pid runs, whether a file that
+# find(1) picks in staging is there while PARTIAL is still short of SIZE bytes (both=yes);
+# then its status in rc
+while_short() {
+  local partial=$1 whole=$2 got
+  shift 2
+  both=no
+  while kill -0 "$pid" 2>/dev/null; do
+    got=$(stat -c %s "$partial" 2>/dev/null || echo 0)
+    if [ "$got" -gt 0 ] && [ "$got" -lt "$whole" ] &&
+      [ -n "$(find "$CDM_ROOT/.staging" "$@" 2>/dev/null | head -n1)" ]; then
+      both=yes
+      diag "unpacked files in staging with $got of $whole bytes downloaded"
+      break
+    fi
+    sleep 0.05
+  done
+  wait "$pid"
+  rc=$?
+}
 
 # ---- unpacked while it arrives ------------------------------------------------------------
 install_bg
-both=no
-while kill -0 "$pid" 2>/dev/null; do
-  got=$(partial_size)
-  if [ "$got" -gt 0 ] && [ "$got" -lt "$size" ] && [ "$(staged_files)" -gt 0 ]; then
-    both=yes
-    diag "files in staging with $got of $size bytes downloaded"
-    break
-  fi
-  sleep 0.05
-done
-wait "$pid"
-rc=$?
+while_short "$DL/$A927_12.partial" "$size" -type f
 check "the install from the mirror succeeds" test "$rc" -eq 0
 check "files were unpacked while the download was still short of its size" test "$both" = yes
 check "it says it unpacks as it downloads" grep -q "unpacking '$A927_12' as it downloads" "$SCRATCH/err"
@@ -174,19 +184,7 @@ ranged() { requests "e['path'].endswith('$ZIP') and (e['range'] or '-').split('-
 
 : >"$SERVER_LOG"
 zip_bg
-both=no
-while kill -0 "$pid" 2>/dev/null; do
-  got=$(zip_partial)
-  if [ "$got" -gt 0 ] && [ "$got" -lt "$zsize" ] &&
-    [ -n "$(find "$CDM_ROOT/.staging" -name payload.bin -size +8k 2>/dev/null)" ]; then
-    both=yes
-    diag "the zip's largest entry is being written with $got of $zsize bytes downloaded"
-    break
-  fi
-  sleep 0.05
-done
-wait "$pid"
-rc=$?
+while_short "$DL/$ZIP.partial" "$zsize" -name payload.bin -size +8k
 check "the zip's install from the mirror succeeds" test "$rc" -eq 0
 check "its entries were unpacked while the download was still short of its size" test "$both" = yes
 check "it says it unpacks the zip as it downloads" grep -q "unpacking '$ZIP' as it downloads" "$SCRATCH/err"
@@ -242,5 +240,42 @@ rm -f "$DL/$ZIP.partial"
 CDM_FETCH_BASE=$(base wrong) run_cdm install 9.28 --cuda 13 --platform windows-x86_64
 expect_rc 1 "a zip with a changed byte is refused"
 check "nothing installed from a wrong zip" test "$(zip_installed)" -eq 0 -a ! -e "$CDM_ROOT/$ZID"
+
+# ---- a wheel, unpacked while it arrives -----------------------------------------------------
+# A wheel of 600 KB from a package index (PEP 691: its size is known), its dist-info at its
+# end read ahead by range before its files are unpacked.
+WHL=$(python3 "$TESTS_DIR/make_wheel.py" "$SCRATCH" nvidia-cudnn-cu12 9.29.0.11 --large=600000)
+WNAME=$(basename "$WHL")
+WID=9.29.0.11-cuda12
+python3 "$TESTS_DIR/mirror/make_index.py" "$MIRROR" simple "$WHL" >/dev/null
+wsize=$(stat -c %s "$WHL")
+wheel_partial() { stat -c %s "$DL/$WNAME.partial" 2>/dev/null || echo 0; }
+wheel_installed() { "$CDM" list --json 2>/dev/null | grep -c "\"$WID\"" || true; }
+wheel_bg() {
+  "$CDM" install 9.29 --cuda 12 --from pypi >"$SCRATCH/out" 2>"$SCRATCH/err" & pid=$!
+}
+printf '[fetch]\nindex_url = http://127.0.0.1:%s/paced/simple/\n' "$PORT" >"$CDM_CONFIG"
+: >"$SERVER_LOG"
+wheel_bg
+while_short "$DL/$WNAME.partial" "$wsize" -name 'libcudnn_engines_precompiled*' -size +8k
+check "the wheel's install from the index succeeds" test "$rc" -eq 0
+check "its files were unpacked while the download was still short of its size" test "$both" = yes
+check "it says it unpacks the wheel as it downloads" grep -q "unpacking '$WNAME' as it downloads" "$SCRATCH/err"
+run_cdm verify "$WID"
+expect_rc 0 "the streamed wheel verifies"
+check "the wheel's finished download is deleted" test ! -e "$DL/$WNAME.partial"
+
+# a server whose ranges lie: the dist-info read ahead does not read (a CRC, a header), so it
+# is read again from the whole file once the download is whole and checked
+run_cdm remove "$WID"
+printf '[fetch]\nindex_url = http://127.0.0.1:%s/paced-lie/simple/\n' "$PORT" >"$CDM_CONFIG"
+: >"$SERVER_LOG"
+run_cdm install 9.29 --cuda 12 --from pypi
+expect_rc 0 "a wheel whose ranges lie installs, read again from the whole file"
+check "ranges were asked for and lied about" \
+  test "$(requests "e['path'].endswith('$WNAME') and e['mode'] == 'paced-lie' and e['status'] == 206")" -ge 1
+run_cdm verify "$WID"
+expect_rc 0 "and it verifies"
+check "its download is deleted" test ! -e "$DL/$WNAME.partial"
 
 done_testing

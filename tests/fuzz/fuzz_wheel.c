@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct cdm_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
     struct wheel_info w;
-    if (!wheel_read(&ctx, path, &w)) {
+    if (!wheel_read(&ctx, path, NULL, &w)) {
         /* every row as if unpacked below nvidia/cudnn/, with its own hash and size */
         struct extract_result x;
         memset(&x, 0, sizeof(x));

@@ -7,6 +7,7 @@
 #include "engine/core/internal.h"
 #include "engine/extract/cdm_archive.h"
 #include "engine/extract/inflate.h"
+#include "engine/extract/zip_in.h"
 #include "engine/extract/zip_pipe.h"
 #include "platform/fs.h"
 
@@ -39,7 +40,7 @@ static int append(void *arg, cdm_ctx *ctx, const unsigned char *buf, size_t n)
 }
 
 /* cdm's reading of the entry name of size bytes, where it takes one: true with its bytes. */
-static bool ours(struct fs_reader *r, const struct zip_directory *d, const char *path,
+static bool ours(struct zip_in *r, const struct zip_directory *d, const char *path,
                  const char *name, uint64_t size, struct strbuf *out)
 {
     struct cdm_ctx ctx;
@@ -58,7 +59,7 @@ static bool ours(struct fs_reader *r, const struct zip_directory *d, const char 
 }
 
 /* Every regular entry libarchive reads without a warning, read by cdm too: the same bytes. */
-static void compare_with_libarchive(struct fs_reader *r, const struct zip_directory *d,
+static void compare_with_libarchive(struct zip_in *r, const struct zip_directory *d,
                                     const char *path)
 {
     struct cdm_ctx ctx;
@@ -101,9 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(f);
     struct cdm_ctx ctx;
     memset(&ctx, 0, sizeof(ctx));
-    struct fs_reader *r;
+    struct zip_in *r;
     uint64_t file_size;
-    if (fs_reader_open(&ctx, path, &r, &file_size))
+    if (zip_in_open(&ctx, path, NULL, false, &r, &file_size))
         goto out;
     struct zip_directory d;
     /* as read_directory (zip_extract.c): a local header that disagrees refuses the zip */
@@ -130,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         compare_with_libarchive(r, &d, path);
         zip_directory_free(&d);
     }
-    fs_reader_close(r);
+    zip_in_close(r);
 out:
     error_state_free(&ctx.err);
     unlink(path); /* nothing left in /tmp after the run */

@@ -137,7 +137,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if not os.path.isfile(path):
             self.send(404, b"not found\n")
             return self.finish_log(mode, rel, 404, 0, rng)
-        if mode in ("paced", "paced-lie") and rel.startswith("cudnn/"):
+        if mode in ("paced", "paced-lie") and (rel.startswith("cudnn/") or rel.endswith(".whl")):
             return self.paced(path, rel, rng, mode)
         with open(path, "rb") as f:
             data = f.read()

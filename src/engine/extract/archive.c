@@ -387,7 +387,7 @@ static bool is_zip(const char *path)
 
 bool archive_is_zip_name(const char *name)
 {
-    return str_ends_with_icase(name, ".zip");
+    return str_ends_with_icase(name, ".zip") || str_ends_with_icase(name, ".whl");
 }
 
 bool archive_unpacks_arriving(const char *name)

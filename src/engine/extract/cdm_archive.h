@@ -56,7 +56,8 @@ struct arriving {
 /* Whether a file of this name can be unpacked while it arrives: a .tar.xz where this build
  * decodes xz on its own (not on Windows, which reads no .tar.xz), or a zip. */
 bool archive_unpacks_arriving(const char *name);
-/* Whether it is read through a directory at its end (a zip), which then comes first. */
+/* Whether it is read through a directory at its end (a zip, a wheel), which then comes
+ * first. */
 bool archive_is_zip_name(const char *name);
 
 struct extract_limits {

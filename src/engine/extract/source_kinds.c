@@ -26,7 +26,7 @@ static int read_archive(cdm_ctx *ctx, const char *path, const char *file_name, s
  * some mirrors rename wheels. */
 static int read_wheel(cdm_ctx *ctx, const char *path, const char *file_name, struct source *s)
 {
-    int rc = wheel_read(ctx, path, &s->wheel);
+    int rc = wheel_read(ctx, path, s->arriving, &s->wheel);
     if (rc)
         return rc;
     struct archive_name *n = &s->name;
@@ -118,9 +118,11 @@ static const struct source_kind source_kinds[] = {
     {"archive", "name", any_name, read_archive, NULL, NULL, NULL, false},
 };
 
-int source_open(cdm_ctx *ctx, const char *path, const char *file_name, struct source *out)
+int source_open(cdm_ctx *ctx, const char *path, const char *file_name,
+                const struct arriving *arriving, struct source *out)
 {
     memset(out, 0, sizeof(*out));
+    out->arriving = arriving;
     for (size_t i = 0; i < CDM_ARRAY_LEN(source_kinds); i++) {
         if (source_kinds[i].claims(file_name)) {
             out->kind = &source_kinds[i];

@@ -61,11 +61,14 @@ struct source {
     struct wheel_info wheel;           /* a wheel's dist-info */
     struct conda_info conda;           /* a conda package's info/ */
     struct syspkg pkg;                 /* a Debian or RPM package's identity and list of files */
+    const struct arriving *arriving;   /* the file still downloading; NULL: whole */
 };
 
 /* The kind of the file at path (file_name: its name as the user or the manifest gave it),
- * and what it says of itself. */
-int source_open(cdm_ctx *ctx, const char *path, const char *file_name, struct source *out);
+ * and what it says of itself; arriving: the file is still downloading (NULL: whole), read
+ * as it comes (a wheel's dist-info, asked for ahead). */
+int source_open(cdm_ctx *ctx, const char *path, const char *file_name,
+                const struct arriving *arriving, struct source *out);
 void source_free(struct source *s);
 
 #endif

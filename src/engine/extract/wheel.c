@@ -168,10 +168,11 @@ static struct strbuf *dist_info_file(cdm_ctx *ctx, const char *path, struct dist
                                      : NULL;
 }
 
-static int read_dist_info(cdm_ctx *ctx, const char *path, struct dist_info *d)
+static int read_dist_info(cdm_ctx *ctx, const char *path, const struct arriving *arriving,
+                          struct dist_info *d)
 {
     struct zip_source *src = NULL;
-    struct archive *a = zip_open(ctx, path, &src);
+    struct archive *a = zip_open_arriving(ctx, path, arriving, true, &src);
     if (!a)
         return cdm_error_code(ctx);
     int rc = CDM_OK;
@@ -240,11 +241,12 @@ static int describe(cdm_ctx *ctx, const char *path, const struct dist_info *d, s
     return CDM_OK;
 }
 
-int wheel_read(cdm_ctx *ctx, const char *path, struct wheel_info *out)
+int wheel_read(cdm_ctx *ctx, const char *path, const struct arriving *arriving,
+               struct wheel_info *out)
 {
     memset(out, 0, sizeof(*out));
     struct dist_info d = {.metadata = STRBUF_INIT, .wheel = STRBUF_INIT, .record = STRBUF_INIT};
-    int rc = read_dist_info(ctx, path, &d);
+    int rc = read_dist_info(ctx, path, arriving, &d);
     if (!rc && (!d.metadata.len || !d.record.len))
         rc = cdm_error_set(ctx, CDM_EARCHIVE,
                            "cannot install '%s': it has no dist-info with METADATA and RECORD; "

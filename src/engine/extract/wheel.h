@@ -30,9 +30,12 @@ struct wheel_info {
 /* True for a name ending in .whl. */
 bool wheel_file_name(const char *file_name);
 
-/* Read the dist-info of the wheel at path (untrusted, bounded) into out. Fails, naming the
- * wheel and what to do, when it is no NVIDIA cuDNN wheel or its dist-info cannot be read. */
-int wheel_read(cdm_ctx *ctx, const char *path, struct wheel_info *out);
+/* Read the dist-info of the wheel at path (untrusted, bounded) into out; arriving: the
+ * wheel is still downloading (NULL: whole), its dist-info asked for ahead. Fails, naming
+ * the wheel and what to do, when it is no NVIDIA cuDNN wheel or its dist-info cannot be
+ * read. */
+int wheel_read(cdm_ctx *ctx, const char *path, const struct arriving *arriving,
+               struct wheel_info *out);
 
 /* The same from a wheel pip installed: its dist-info folder in site-packages (METADATA,
  * WHEEL and RECORD, read bounded). */

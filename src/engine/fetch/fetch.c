@@ -254,12 +254,19 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
 
 const struct arriving *fetch_arriving(struct fetched *f)
 {
-    return f->stream ? download_stream_arriving(f->stream) : NULL;
+    return f->stream && !f->settled ? download_stream_arriving(f->stream) : NULL;
+}
+
+int fetch_settle(cdm_ctx *ctx, struct fetched *f)
+{
+    int rc = fetch_whole(ctx, f);
+    f->settled = !rc;
+    return rc;
 }
 
 bool fetch_ahead_agrees(cdm_ctx *ctx, struct fetched *f)
 {
-    return !f->stream || download_stream_ahead_agrees(ctx, f->stream);
+    return !f->stream || f->settled || download_stream_ahead_agrees(ctx, f->stream);
 }
 
 int fetch_whole(cdm_ctx *ctx, struct fetched *f)
@@ -282,7 +289,7 @@ void fetch_done(cdm_ctx *ctx, struct fetched *f)
                              (unsigned long long)kept, f->hold.partial);
     }
     f->stream = NULL;
-    download_release(ctx, &f->hold, whole);
+    download_release(ctx, &f->hold, whole && !f->keep);
     free(f->path);
     f->path = NULL;
 }

@@ -16,8 +16,10 @@ struct fetched {
     bool other_file;         /* the source has the version, but not the file --sha256 names */
     struct cdm_install_info existing; /* that install */
     struct download hold;             /* a download's lock, kept until the install is done */
-    /* a .tar.xz still downloading, unpacked while it arrives (path is its partial) */
+    /* a .tar.xz or a zip still downloading, unpacked while it arrives (path is its partial) */
     struct download_stream *stream;
+    bool keep;    /* the whole download stays for the next run, installed or not */
+    bool settled; /* whole and checked, read as it is from now on (fetch_settle) */
 };
 
 /* Find req->what (a version spec) for platform in [fetch] base and download it (unless
@@ -26,6 +28,10 @@ int fetch_for_install(cdm_ctx *ctx, const struct cdm_install_request *req, const
                       struct fetched *out);
 /* What the extraction reads a download still arriving through (NULL: the file is whole). */
 const struct arriving *fetch_arriving(struct fetched *f);
+/* Wait until a download still arriving is whole and checked, as fetch_whole does; from then
+ * on it is read as a whole file (fetch_arriving gives NULL): what was read of it as it came
+ * is read again. */
+int fetch_settle(cdm_ctx *ctx, struct fetched *f);
 /* Whether the bytes a zip still arriving had read ahead of its download are the whole
  * file's (true where none were): asked once fetch_whole said it is whole. */
 bool fetch_ahead_agrees(cdm_ctx *ctx, struct fetched *f);

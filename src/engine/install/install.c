@@ -70,15 +70,38 @@ static int describe_for_here(cdm_ctx *ctx, const struct cdm_install_request *req
     return rc;
 }
 
+/* Bytes had ahead of a download by range (a zip's directory and headers) that the whole
+ * file contradicts. A kind that said what it is from them (a wheel's dist-info) is
+ * refused, its whole download kept so that the next run reads the file alone (false, the
+ * error in ctx); NVIDIA's zip, named by its file name, is unpacked again from the whole
+ * file, which is said (true). */
+static bool unpack_again_after_ahead(cdm_ctx *ctx, const struct source *src, struct fetched *dl)
+{
+    if (src->kind->check) {
+        dl->keep = true;
+        cdm_error_set(ctx, CDM_ECHECKSUM,
+                      "cannot install '%s': the server sent other bytes of it by range than "
+                      "in the whole file; nothing was installed; the whole download is kept "
+                      "in '%s': run the command again to install from it",
+                      dl->name, dl->hold.partial);
+        return false;
+    }
+    cdm_note(ctx,
+             "the server sent other bytes of '%s' by range than in the whole file; unpacking "
+             "it again from the whole file",
+             dl->name);
+    return true;
+}
+
 /* The file unpacked into tmp: with the parts kept before it, or alone; a download still
  * arriving read as it comes, where its kind is read in one pass (NVIDIA's .tar.xz and
- * .zip), and held whole and checked before the install goes on. */
+ * .zip, a wheel), and held whole and checked before the install goes on. */
 static int unpack_new(cdm_ctx *ctx, const char *archive, const struct source *src,
                       const struct checksums *sums, struct parts *parts, struct fetched *dl,
                       const char *tmp, struct extract_result *x)
 {
-    bool one_pass =
-        !src->kind->parts && !src->kind->payload && !src->kind->window && !src->kind->check;
+    /* (a wheel's check holds its files to the RECORD read before, not to the file) */
+    bool one_pass = !src->kind->parts && !src->kind->payload && !src->kind->window;
     const struct arriving *arriving = one_pass ? fetch_arriving(dl) : NULL;
     int rc = arriving ? CDM_OK : fetch_whole(ctx, dl);
     if (!rc)
@@ -86,28 +109,39 @@ static int unpack_new(cdm_ctx *ctx, const char *archive, const struct source *sr
                               : install_unpack(ctx, archive, tmp, src, sums, NULL, arriving, x);
     if (!arriving)
         return rc ? rc : fetch_whole(ctx, dl);
-    if (!rc) {
-        if ((rc = fetch_whole(ctx, dl)) || fetch_ahead_agrees(ctx, dl))
-            return rc;
-        /* a zip's headers were read from range requests the file itself contradicts */
-        cdm_note(ctx,
-                 "the server sent other bytes of '%s' by range than in the whole file; "
-                 "unpacking it again from the whole file",
-                 dl->name);
-    } else {
-        if (ctx->interrupted)
-            return rc;
-        /* the bytes read were wrong or cut short: the download's own verdict says it best */
-        int fetched = fetch_whole(ctx, dl);
-        if (fetched)
-            return fetched;
-    }
-    /* The download came whole and matched where the bytes read did not: bytes kept from an
-     * earlier run, found wrong and fetched again meanwhile. Once more, from the whole file. */
+    if (rc && ctx->interrupted)
+        return rc;
+    /* the bytes read were wrong or cut short: the download's own verdict says it best */
+    int whole = fetch_whole(ctx, dl);
+    if (whole)
+        return whole;
+    bool agrees = fetch_ahead_agrees(ctx, dl);
+    if (!rc && agrees)
+        return CDM_OK;
+    if (!agrees && !unpack_again_after_ahead(ctx, src, dl))
+        return cdm_error_code(ctx);
+    /* The download came whole and matched where the bytes read did not (bytes kept from an
+     * earlier run, found wrong and fetched again meanwhile), or what was read ahead of it
+     * was not the file's. Once more, from the whole file. */
     extract_result_free(x);
     if ((rc = fs_remove_tree(ctx, tmp)) || (rc = fs_mkdir(ctx, tmp)))
         return rc;
     return install_unpack(ctx, archive, tmp, src, sums, NULL, NULL, x);
+}
+
+/* What the file says of itself. One still arriving is read as it comes (a wheel's
+ * dist-info, asked for ahead); where that fails, once more from the whole file once the
+ * download is whole and checked (bytes had by range that were not the file's, say), whose
+ * verdict stands. */
+static int open_source(cdm_ctx *ctx, const char *archive, const char *file_name, struct fetched *dl,
+                       struct source *src)
+{
+    const struct arriving *arriving = fetch_arriving(dl);
+    int rc = source_open(ctx, archive, file_name, arriving, src);
+    if (!rc || !arriving || ctx->interrupted)
+        return rc;
+    source_free(src);
+    return (rc = fetch_settle(ctx, dl)) ? rc : source_open(ctx, archive, file_name, NULL, src);
 }
 
 /* The install itself, without the licence's record (cdm_install, below). */
@@ -139,7 +173,7 @@ static int install_request(cdm_ctx *ctx, const struct cdm_install_request *req,
 
     /* a download's .partial file says nothing: the manifest gave the name */
     const char *file_name = dl.path ? dl.name : path_basename(archive);
-    if ((rc = source_open(ctx, archive, file_name, &src)))
+    if ((rc = open_source(ctx, archive, file_name, &dl, &src)))
         goto out;
     const struct archive_name name = src.name;
     if ((rc = fits_request(ctx, req, archive, &name, platform)) ||

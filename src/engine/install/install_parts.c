@@ -23,7 +23,7 @@ static bool reread_part(cdm_ctx *ctx, const struct db_part *row, const struct so
         why = "its file is gone or unreadable";
     else if (strcmp(sha, row->sha256))
         why = "its file has changed since";
-    else if (source_open(ctx, row->path, path_basename(row->path), &out->src) ||
+    else if (source_open(ctx, row->path, path_basename(row->path), NULL, &out->src) ||
              out->src.kind != given->kind ||
              version_compare(&out->src.name.version, &given->name.version) ||
              out->src.name.cuda_major != given->name.cuda_major)
@@ -46,7 +46,7 @@ static bool together_part(cdm_ctx *ctx, const char *path, const struct source *g
 {
     struct saved_error saved = error_save(ctx);
     /* of the same form: a Debian package's parts, or an RPM package's */
-    bool part = !source_open(ctx, path, path_basename(path), &out->src) &&
+    bool part = !source_open(ctx, path, path_basename(path), NULL, &out->src) &&
                 out->src.kind == given->kind &&
                 !version_compare(&out->src.name.version, &given->name.version) &&
                 out->src.name.cuda_major == given->name.cuda_major &&
