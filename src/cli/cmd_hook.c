@@ -36,50 +36,81 @@
     "# decides from: cdm's variables, the folders from here up to the nearest link (links, the\n" \
     "# text of pin files), where that link leads, the config's text and, outside projects, the\n" \
     "# default's. cdm starts only when one differs. bash copies a function's whole body at each\n" \
-    "# call, and a test, a local or a command costs about what the file system's answer costs:\n" \
-    "# so the check is one short function with few of each, and the rest is called only when\n" \
-    "# something differs.\n" \
+    "# call, and a test, a local, a loop's turn or a command costs about what the file system's\n" \
+    "# answer costs: so each time cdm has run, the walk up to the link is written out as one\n" \
+    "# test of those folders by ../ from here (_cdm_hook_same), and the prompt runs that alone;\n" \
+    "# the walk (_cdm_hook_walk) runs only when something differs.\n" \
     "_cdm_hook() {\n" \
-    "  local rc=$? q=--quiet dir=${_cdm_hook_dir-} d r f t\n" \
-    "  [[ ${_CDM_HOOK_PWD-} == \"$PWD\" && $dir && ($PWD == \"$dir\" || . -ef $dir) ]] || _cdm_hook_where\n" \
-    "  # The folders from here up, as cdm walks them from its real path: by ../ from here, which\n" \
-    "  # is that path and a shorter one for the file system to follow; d names them in f.\n" \
-    "  d=$dir r= f=" HOOK_SH_ENV "$'\\5'${_cdm_hook_name-}\n" \
-    "  while :; do # as cdm looks: a link first, then a pin file; one test per empty folder\n" \
-    "    while [[ $d && ! -L $r$_cdm_hook_name && ! -f $r.cudnn-version ]]; do d=${d%/*} r+=../; done\n" \
-    "    [[ -L $r$_cdm_hook_name ]] && { f+=$'\\1'$d; break; }\n" \
-    "    [[ -f $r.cudnn-version ]] && { t=; " READ("4096") " <\"$r.cudnn-version\"; f+=$'\\2'$d$'\\3'$t; }\n" \
-    "    [[ $d ]] || break\n" \
-    "    d=${d%/*} r+=../\n" \
-    "  done\n" \
-    "  # the default's text outside projects (d is empty then), the config's; - for no regular\n" \
-    "  # file (nothing that could block is read), and an empty one is not opened\n" \
-    "  t=-\n" \
-    "  [[ ! $d && ${_cdm_hook_default-} == /* && -f $_cdm_hook_default ]] &&\n" \
-    "    { t=; [[ -s $_cdm_hook_default ]] && " READ("65536") " <\"$_cdm_hook_default\"; }\n" \
-    "  f+=$'\\4'$t t=-\n" \
-    "  [[ ${_cdm_hook_config-} == /* && -f $_cdm_hook_config ]] &&\n" \
-    "    { t=; [[ -s $_cdm_hook_config ]] && " READ("65536") " <\"$_cdm_hook_config\"; }\n" \
-    "  f+=$'\\4'$t\n" \
-    "  [[ $q && $f == \"${_cdm_hook_seen-}\" && (-z ${_cdm_hook_target-} || $_cdm_hook_link -ef $_cdm_hook_target) ]] ||\n" \
-    "    _cdm_hook_run\n" \
+    "  local rc=$?\n" \
+    "  _cdm_hook_same || _cdm_hook_walk\n" \
     "  return $rc\n" \
     "}\n" \
+    "_cdm_hook_same() { return 1; }\n" \
+    "# The texts _cdm_hook_same compares after its test: FILE TEXT N..., each a regular file.\n" \
+    "_cdm_hook_read() {\n" \
+    "  local t\n" \
+    "  while (($#)); do t=; " READ("\"$3\"") " <\"$1\"; [[ $t == \"$2\" ]] || return; shift 3; done\n" \
+    "}\n" \
+    "# The folders from here up, as cdm walks them from its real path: by ../ from here, which\n" \
+    "# is that path and a shorter one for the file system to follow; d names them. Each fact\n" \
+    "# read is added to s as a test (and each text to x): as cdm looks, a link first, then a pin\n" \
+    "# file; up to the link, or the top, and then the default's file; and the config's.\n" \
+    "_cdm_hook_walk() {\n" \
+    "  local q=--quiet dir=${_cdm_hook_dir-} d r=./ l= t s= x=()\n" \
+    "  [[ ${_CDM_HOOK_PWD-} == \"$PWD\" && $dir && ($PWD == \"$dir\" || . -ef $dir) ]] || _cdm_hook_where\n" \
+    "  d=$dir\n" \
+    "  while :; do\n" \
+    "    while [[ $d && ! -L $r$_cdm_hook_name && ! -f $r.cudnn-version ]]; do\n" \
+    "      s+=\" && ! -L $r\\$_cdm_hook_name && ! -f $r.cudnn-version\" d=${d%/*} r=${r#./}../\n" \
+    "    done\n" \
+    "    [[ -L $r$_cdm_hook_name ]] && { l=$r; break; }\n" \
+    "    s+=\" && ! -L $r\\$_cdm_hook_name\"\n" \
+    "    _cdm_hook_file \"$r.cudnn-version\" \"$r.cudnn-version\" 4096\n" \
+    "    [[ $d ]] || break\n" \
+    "    d=${d%/*} r=${r#./}../\n" \
+    "  done\n" \
+    "  [[ $d || ${_cdm_hook_default-} != /* ]] || _cdm_hook_file '$_cdm_hook_default' \"$_cdm_hook_default\" 65536\n" \
+    "  [[ ${_cdm_hook_config-} != /* ]] || _cdm_hook_file '$_cdm_hook_config' \"$_cdm_hook_config\" 65536\n" \
+    "  _cdm_hook_run\n" \
+    "}\n" \
+    "# CODE FILE N: whether FILE is a regular file (nothing that could block is read), empty\n" \
+    "# (then not opened), and its first N characters, as a test of CODE and a text.\n" \
+    "_cdm_hook_file() {\n" \
+    "  if [[ -f $2 ]]; then\n" \
+    "    if [[ -s $2 ]]; then\n" \
+    "      t=; " READ("\"$3\"") " <\"$2\"; s+=\" && -s $1 && -f $1\" x+=(\"$2\" \"$t\" \"$3\")\n" \
+    "    else s+=\" && -f $1 && ! -s $1\"; fi\n" \
+    "  else s+=\" && ! -f $1\"; fi\n" \
+    "}\n" \
+
+/* the rest (two strings: C99 compilers need to take only 4095 characters in one) */
+#define HOOK_BASH_ZSH_MORE(READ, REAL, SHELL) \
     "# A new folder (cdm then runs without --quiet), or one cdm did not name: walk from its real\n" \
     "# path, as cdm (getcwd) does, so that its answer is for the same path.\n" \
     "_cdm_hook_where() {\n" \
     "  [[ ${_CDM_HOOK_PWD-} == \"$PWD\" ]] || { _CDM_HOOK_PWD=$PWD q=; }\n" \
     "  " REAL "\n" \
     "}\n" \
+    "# What was read before cdm decided stands for its decision only where cdm read the same,\n" \
+    "# with cdm's variables as it left them: then _cdm_hook_same tests it, here, in this folder\n" \
+    "# (by the path cdm named), and that the link cdm read still leads where it led.\n" \
     "_cdm_hook_run() {\n" \
     "  local used=$dir$'\\1'${_cdm_hook_name-}$'\\1'${_cdm_hook_default-}$'\\1'${_cdm_hook_config-}\n" \
-    "  _cdm_hook_dir= _cdm_hook_seen=\n" \
+    "  _cdm_hook_dir= _cdm_hook_texts=()\n" \
+    "  _cdm_hook_same() { return 1; }\n" \
     "  eval \"$(command cdm activate --hook-state $q --shell " SHELL ")\"\n" \
-    "  # What was read before cdm decided stands for its decision only where cdm read the same,\n" \
-    "  # with cdm's variables as it left them.\n" \
-    "  if [[ $_cdm_hook_dir && $used == \"$_cdm_hook_dir\"$'\\1'$_cdm_hook_name$'\\1'$_cdm_hook_default$'\\1'$_cdm_hook_config ]]; then\n" \
-    "    _cdm_hook_seen=" HOOK_SH_ENV "$'\\5'${f#*$'\\5'}\n" \
+    "  [[ $_cdm_hook_dir && $used == \"$_cdm_hook_dir\"$'\\1'$_cdm_hook_name$'\\1'$_cdm_hook_default$'\\1'$_cdm_hook_config ]] || return\n" \
+    "  _cdm_hook_seen=" HOOK_SH_ENV "\n" \
+    "  [[ $PWD == \"$dir\" ]] || s=' && . -ef $_cdm_hook_dir'$s\n" \
+    "  if [[ $l && $_cdm_hook_target && $_cdm_hook_link == \"$d/$_cdm_hook_name\" ]]; then\n" \
+    "    s+=\" && $l\\$_cdm_hook_name -ef \\$_cdm_hook_target\"\n" \
+    "  else\n" \
+    "    [[ $l ]] && s+=\" && -L $l\\$_cdm_hook_name\"\n" \
+    "    [[ $_cdm_hook_target ]] && s+=' && $_cdm_hook_link -ef $_cdm_hook_target'\n" \
     "  fi\n" \
+    "  _cdm_hook_texts=(\"${x[@]}\")\n" \
+    "  ((${#x[@]})) && s+=' ]] && _cdm_hook_read \"${_cdm_hook_texts[@]}\"' || s+=' ]]'\n" \
+    "  eval '_cdm_hook_same() { [[ $PWD == \"$_CDM_HOOK_PWD\" && " HOOK_SH_ENV " == \"$_cdm_hook_seen\"'\"$s; }\"\n" \
     "}\n"
 
 #define BASH_READ(N) "IFS= read -r -d '' -n " N " t"
@@ -94,7 +125,9 @@
 
 static const char hook_bash[] =
     "# cdm: switch cuDNN with the working folder. In ~/.bashrc: eval \"$(cdm hook bash)\"\n"
-    HOOK_BASH_ZSH(BASH_READ, BASH_REAL, "bash")
+    HOOK_BASH_ZSH(BASH_READ, BASH_REAL, "bash");
+static const char hook_bash_more[] =
+    HOOK_BASH_ZSH_MORE(BASH_READ, BASH_REAL, "bash")
     "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_cdm_hook;\"* ]]; then\n"
     "  if [[ \"$(declare -p PROMPT_COMMAND 2>&1)\" == \"declare -a\"* ]]; then\n"
     "    PROMPT_COMMAND=(_cdm_hook \"${PROMPT_COMMAND[@]}\")\n"
@@ -105,7 +138,9 @@ static const char hook_bash[] =
 
 static const char hook_zsh[] =
     "# cdm: switch cuDNN with the working folder. In ~/.zshrc: eval \"$(cdm hook zsh)\"\n"
-    HOOK_BASH_ZSH(ZSH_READ, ZSH_REAL, "zsh")
+    HOOK_BASH_ZSH(ZSH_READ, ZSH_REAL, "zsh");
+static const char hook_zsh_more[] =
+    HOOK_BASH_ZSH_MORE(ZSH_READ, ZSH_REAL, "zsh")
     "typeset -ag precmd_functions chpwd_functions\n"
     "if (( ! ${precmd_functions[(I)_cdm_hook]} )); then\n"
     "  precmd_functions=(_cdm_hook $precmd_functions)\n"
@@ -279,8 +314,8 @@ static const struct {
     const char *text, *more;
     const char *last; /* after the first state: a call that should see it */
 } hooks[] = {
-    {"bash", hook_bash, "", ""},
-    {"zsh", hook_zsh, "", ""},
+    {"bash", hook_bash, hook_bash_more, ""},
+    {"zsh", hook_zsh, hook_zsh_more, ""},
     /* fish runs the hook once as it is read: with the files to compare known, or that
      * first cdm's answer would be thrown away and the first prompt start cdm again */
     {"fish", hook_fish, "", "__cdm_hook\n"},
