@@ -5,6 +5,7 @@
 CDM_CONFIG_POSIX=$SCRATCH/config.ini
 . "$TESTS_DIR/cli/lib_mirror.sh"
 
+export MIRROR_RATE=300000 # the paced mode below: a 0.6 MB zip in about 2 s
 mirror_up
 fetch_config retries=0 timeout=10
 export CDM_FETCH_BASE
@@ -56,6 +57,32 @@ check "the folder as a file:// base offers what it holds" test "$(json 'len(d)')
 printf '[install]\nsources = %s\n' "$(wpath "$offline")" >"$CDM_CONFIG_POSIX"
 CDM_FETCH_BASE=off run_cdm --root "$(wpath "$SCRATCH/store2")" install 9.27 --cuda 13 --json
 expect_rc 0 "and offline as [install] sources"
+
+# A zip with 600 KB of random bytes as its third entry, from a mirror sending at 300 KB/s:
+# unpacked while it downloads, its directory and the headers past that entry asked for by
+# WinHTTP range requests ahead of the download.
+ZIP=cudnn-windows-x86_64-9.28.0.10_cuda13-archive.zip
+"$MAKE_FIXTURE" "$SCRATCH/$ZIP"
+python3 - "$SCRATCH/$ZIP" <<'PY'
+import os, sys, zipfile
+path = sys.argv[1]
+with zipfile.ZipFile(path) as z, zipfile.ZipFile(path + ".new", "w") as out:
+    for i, info in enumerate(z.infolist()):
+        out.writestr(info, z.read(info), compress_type=info.compress_type)
+        if i == 1:
+            top = info.filename.split("/")[0]
+            out.writestr(top + "/bin/x64/payload.bin", os.urandom(600000), zipfile.ZIP_DEFLATED)
+os.replace(path + ".new", path)
+PY
+python3 "$TESTS_DIR/mirror/make_mirror.py" "$MIRROR" 9.28.0 "windows-x86_64/cuda13=$SCRATCH/$ZIP"
+: >"$SERVER_LOG"
+CDM_FETCH_BASE=$(base paced) run_cdm install 9.28 --cuda 13
+expect_rc 0 "a zip from a mirror at 300 KB/s installs"
+expect_err "unpacking '$ZIP' as it downloads" "unpacked while it downloads"
+check "its directory was asked for by a range with an end, answered 206" \
+  test "$(requests "e['path'].endswith('$ZIP') and (e['range'] or '-').split('-')[1] != '' and e['status'] == 206")" -ge 1
+run_cdm verify 9.28.0.10-cuda13
+expect_rc 0 "and it verifies"
 
 CDM_FETCH_BASE=http://127.0.0.1:1/ run_cdm available
 expect_rc 1 "nothing listening"
