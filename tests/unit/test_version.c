@@ -66,6 +66,9 @@ static void names(void)
     ok(archive_name_parse("cudnn-windows-x86_64-8.8.0.121-cuda11-archive.zip", &n) &&
            n.cuda_major == 11,
        "dash before cuda (the seed's renamed copy)");
+    ok(!archive_name_parse("cudnn-linux-sbsa-8.9.7.29_cuda00-archive.tar.xz", &n) &&
+           !archive_name_parse("cudnn-0.2-linux-x64-v8.2.1.32.tgz", &n),
+       "no archive is for CUDA 0 (a manifest named one, found by fuzz_manifest)");
     ok(archive_name_parse("cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive.tar.xz", &n), "8.3.2");
     ok(n.cuda_major == 11 && n.cuda_minor == 5 && n.layout == 'B', "transitional layout B");
     ok(archive_name_parse("cudnn-linux-sbsa-8.9.7.29_cuda12-archive.tar.xz", &n) &&

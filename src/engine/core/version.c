@@ -196,8 +196,8 @@ static bool parse_old_style(const char *stem, struct archive_name *out)
     const char *p = stem + strlen("cudnn-");
     struct version cuda;
     const char *end;
-    if (!parse_dotted(p, &cuda, &end) || cuda.count != 2 || *end != '-')
-        return false;
+    if (!parse_dotted(p, &cuda, &end) || cuda.count != 2 || *end != '-' || !cuda.part[0])
+        return false; /* (no CUDA 0) */
     const char *platform = end + 1;
     const char *v = strstr(platform, "-v");
     if (!v)
@@ -239,8 +239,9 @@ static bool parse_current_style(const char *stem, struct archive_name *out)
     if ((*end != '_' && *end != '-') || strncmp(end + 1, "cuda", 4))
         return false;
     struct version cuda;
-    if (!parse_dotted(end + 5, &cuda, &end) || cuda.count > 2 || strcmp(end, "-archive"))
-        return false;
+    if (!parse_dotted(end + 5, &cuda, &end) || cuda.count > 2 || strcmp(end, "-archive") ||
+        !cuda.part[0])
+        return false; /* (no CUDA 0) */
     out->cuda_major = cuda.part[0];
     out->cuda_minor = cuda.count == 2 ? cuda.part[1] : -1;
     out->layout = layout_for_version(&out->version);
