@@ -65,6 +65,24 @@ mirror_up() {
   start_server || { not_ok "the mirror server starts"; done_testing; exit 1; }
 }
 
+# zip_with_payload PATH: NVIDIA's zip made by make_fixture (its name says which), with
+# 600 KB of random bytes as its third entry (bin/x64/payload.bin): the headers after it lie
+# past what a download brings first (a zip unpacked while it arrives)
+zip_with_payload() {
+  "$MAKE_FIXTURE" "$1" &&
+    python3 - "$1" <<'PY'
+import os, sys, zipfile
+path = sys.argv[1]
+with zipfile.ZipFile(path) as z, zipfile.ZipFile(path + ".new", "w") as out:
+    for i, info in enumerate(z.infolist()):
+        out.writestr(info, z.read(info), compress_type=info.compress_type)
+        if i == 1:
+            top = info.filename.split("/")[0]
+            out.writestr(top + "/bin/x64/payload.bin", os.urandom(600000), zipfile.ZIP_DEFLATED)
+os.replace(path + ".new", path)
+PY
+}
+
 # base MODE: the mirror's URL with that fault (see tests/mirror/server.py)
 base() { printf 'http://127.0.0.1:%s/%s/\n' "$PORT" "$1"; }
 

@@ -162,18 +162,7 @@ check "nothing installed from wrong bytes" test "$(installed)" -eq 0 -a ! -e "$C
 # third entry: the headers after it lie past what the download brings first.
 ZIP=cudnn-windows-x86_64-9.28.0.10_cuda13-archive.zip
 ZID=9.28.0.10-cuda13
-"$MAKE_FIXTURE" "$SCRATCH/$ZIP"
-python3 - "$SCRATCH/$ZIP" <<'PY'
-import os, sys, zipfile
-path = sys.argv[1]
-with zipfile.ZipFile(path) as z, zipfile.ZipFile(path + ".new", "w") as out:
-    for i, info in enumerate(z.infolist()):
-        out.writestr(info, z.read(info), compress_type=info.compress_type)
-        if i == 1:
-            top = info.filename.split("/")[0]
-            out.writestr(top + "/bin/x64/payload.bin", os.urandom(600000), zipfile.ZIP_DEFLATED)
-os.replace(path + ".new", path)
-PY
+zip_with_payload "$SCRATCH/$ZIP"
 python3 "$TESTS_DIR/mirror/make_mirror.py" "$MIRROR" 9.28.0 "windows-x86_64/cuda13=$SCRATCH/$ZIP"
 zsize=$(stat -c %s "$SCRATCH/$ZIP")
 zip_partial() { stat -c %s "$DL/$ZIP.partial" 2>/dev/null || echo 0; }
@@ -249,8 +238,6 @@ WNAME=$(basename "$WHL")
 WID=9.29.0.11-cuda12
 python3 "$TESTS_DIR/mirror/make_index.py" "$MIRROR" simple "$WHL" >/dev/null
 wsize=$(stat -c %s "$WHL")
-wheel_partial() { stat -c %s "$DL/$WNAME.partial" 2>/dev/null || echo 0; }
-wheel_installed() { "$CDM" list --json 2>/dev/null | grep -c "\"$WID\"" || true; }
 wheel_bg() {
   "$CDM" install 9.29 --cuda 12 --from pypi >"$SCRATCH/out" 2>"$SCRATCH/err" & pid=$!
 }

@@ -62,18 +62,7 @@ expect_rc 0 "and offline as [install] sources"
 # unpacked while it downloads, its directory and the headers past that entry asked for by
 # WinHTTP range requests ahead of the download.
 ZIP=cudnn-windows-x86_64-9.28.0.10_cuda13-archive.zip
-"$MAKE_FIXTURE" "$SCRATCH/$ZIP"
-python3 - "$SCRATCH/$ZIP" <<'PY'
-import os, sys, zipfile
-path = sys.argv[1]
-with zipfile.ZipFile(path) as z, zipfile.ZipFile(path + ".new", "w") as out:
-    for i, info in enumerate(z.infolist()):
-        out.writestr(info, z.read(info), compress_type=info.compress_type)
-        if i == 1:
-            top = info.filename.split("/")[0]
-            out.writestr(top + "/bin/x64/payload.bin", os.urandom(600000), zipfile.ZIP_DEFLATED)
-os.replace(path + ".new", path)
-PY
+zip_with_payload "$SCRATCH/$ZIP"
 python3 "$TESTS_DIR/mirror/make_mirror.py" "$MIRROR" 9.28.0 "windows-x86_64/cuda13=$SCRATCH/$ZIP"
 : >"$SERVER_LOG"
 CDM_FETCH_BASE=$(base paced) run_cdm install 9.28 --cuda 13

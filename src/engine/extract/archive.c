@@ -25,6 +25,7 @@
 #include "platform/thread.h"
 #include "version.h"
 #include "xz_mt.h"
+#include "zip_in.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,10 +78,7 @@ static long long stream_fill(struct stream *s, void *buf, size_t want)
         if (there <= (long long)s->done)
             return there < 0 ? there : 0;
         if (there == said)
-            return cdm_error_set(s->ctx, CDM_EIO,
-                                 "cannot read '%s': it became shorter while it was downloaded "
-                                 "(another program changed it); run the command again",
-                                 s->path);
+            return arriving_cut_short(s->ctx, s->path);
         said = there;
     }
 }

@@ -35,6 +35,14 @@ int zip_in_open(cdm_ctx *ctx, const char *path, const struct arriving *arriving,
     return CDM_OK;
 }
 
+int arriving_cut_short(cdm_ctx *ctx, const char *path)
+{
+    return cdm_error_set(ctx, CDM_EIO,
+                         "cannot read '%s': it became shorter while it was downloaded (another "
+                         "program changed it); run the command again",
+                         path);
+}
+
 /* Up to n bytes from the disk at in->at, which lies below in->there. */
 static long long from_disk(cdm_ctx *ctx, struct zip_in *in, void *buf, size_t n)
 {
@@ -45,10 +53,7 @@ static long long from_disk(cdm_ctx *ctx, struct zip_in *in, void *buf, size_t n)
         return cdm_error_code(ctx);
     long long got = fs_reader_read(ctx, in->reader, buf, n);
     if (got == 0 && n)
-        return cdm_error_set(ctx, CDM_EIO,
-                             "cannot read '%s': it became shorter while it was downloaded "
-                             "(another program changed it); run the command again",
-                             in->path);
+        return arriving_cut_short(ctx, in->path);
     if (got > 0)
         in->at += (uint64_t)got;
     return got;

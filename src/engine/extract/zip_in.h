@@ -22,5 +22,8 @@ int zip_in_open(cdm_ctx *ctx, const char *path, const struct arriving *arriving,
 long long zip_in_read(cdm_ctx *ctx, struct zip_in *in, void *buf, size_t n);
 long long zip_in_seek(cdm_ctx *ctx, struct zip_in *in, long long offset, int whence);
 void zip_in_close(struct zip_in *in);
+/* The error for a file still arriving found shorter than the download said (another
+ * program cut it), here or in a .tar.xz's read: CDM_EIO, naming path. */
+int arriving_cut_short(cdm_ctx *ctx, const char *path);
 
 #endif
